@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+)
+
+// version is stamped by the Makefile (-ldflags "-X main.version=…").
+var version = "dev"
+
+// stdio is the process's standard streams, passed explicitly so every
+// subcommand can be driven from tests.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+type subcommand struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, s stdio) int
+}
+
+func subcommands() []subcommand {
+	return []subcommand{
+		{"serve", "run the proxy between Codex and the model API (default)", runServe},
+		{"translate", "show the exec carrier the router would send for a shell input on stdin", runTranslate},
+		{"version", "print the build version", runVersion},
+	}
+}
+
+func main() {
+	s := stdio{os.Stdin, os.Stdout, os.Stderr}
+	// The shell helper execs the launcher with its own argv, so argv[0] is
+	// "shell": that is how the router binary knows it is a worker.
+	if filepath.Base(os.Args[0]) == "shell" {
+		os.Exit(runWorker(os.Args[1:], s))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := dispatch(ctx, os.Args[1:], s)
+	stop()
+	os.Exit(code)
+}
+
+func dispatch(ctx context.Context, args []string, s stdio) int {
+	name := "serve"
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		usage(s.out)
+		return 0
+	}
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		name, args = args[0], args[1:]
+	}
+	for _, c := range subcommands() {
+		if c.name == name {
+			return c.run(ctx, args, s)
+		}
+	}
+	fmt.Fprintf(s.err, "hpatch-router: unknown subcommand %q; run 'hpatch-router --help' for the list\n", name)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "hpatch-router %s: gives the Codex model a free-form shell tool.\n\nUsage: hpatch-router [subcommand] [flags]\n\nSubcommands:\n", version)
+	for _, c := range subcommands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun 'hpatch-router <subcommand> --help' for its flags.\n")
+}
+
+func runVersion(_ context.Context, _ []string, s stdio) int {
+	fmt.Fprintf(s.out, "hpatch-router %s\n", version)
+	return 0
+}
