@@ -1,0 +1,65 @@
+package retain
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// Row is one line of a file as the private commands and hpatch cite it.
+type Row struct {
+	Num  int    // 1-based line number
+	Text []byte // the line without its terminator
+	Term []byte // "\n", "\r\n", "\r" or empty for a final unterminated line
+}
+
+// Hash is the row hash: the first 2 bytes of SHA-256 of the exact line (no
+// terminator) as 4 lowercase hex digits.
+func Hash(line []byte) string {
+	sum := sha256.Sum256(line)
+	return hex.EncodeToString(sum[:2])
+}
+
+// Cite renders the LINE:HASH position of a row.
+func (r Row) Cite() string {
+	return itoa(r.Num) + ":" + Hash(r.Text)
+}
+
+// Rows splits data into rows on LF, CRLF and lone CR. A final terminator
+// does not start an empty row; empty data has no rows. Text and Term alias
+// data.
+func Rows(data []byte) []Row {
+	var rows []Row
+	start := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '\n':
+			rows = append(rows, Row{len(rows) + 1, data[start:i], data[i : i+1]})
+			start = i + 1
+		case '\r':
+			end := i + 1
+			if end < len(data) && data[end] == '\n' {
+				end++
+			}
+			rows = append(rows, Row{len(rows) + 1, data[start:i], data[i:end]})
+			start = end
+			i = end - 1
+		}
+	}
+	if start < len(data) {
+		rows = append(rows, Row{len(rows) + 1, data[start:], nil})
+	}
+	return rows
+}
+
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package retain
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRows(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string // text|term
+	}{
+		{"empty has no rows", "", nil},
+		{"LF", "a\nb\n", []string{"a|\n", "b|\n"}},
+		{"unterminated tail", "a\nb", []string{"a|\n", "b|"}},
+		{"CRLF", "a\r\nb\r\n", []string{"a|\r\n", "b|\r\n"}},
+		{"lone CR", "a\rb", []string{"a|\r", "b|"}},
+		{"mixed and empty lines", "\n\r\n\r", []string{"|\n", "|\r\n", "|\r"}},
+		{"CR then LF is one terminator", "x\r\n", []string{"x|\r\n"}},
+		{"LF then CR is two", "x\n\ry", []string{"x|\n", "|\r", "y|"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rows := Rows([]byte(tc.in))
+			var got []string
+			for i, r := range rows {
+				if r.Num != i+1 {
+					t.Fatalf("row %d numbered %d", i, r.Num)
+				}
+				got = append(got, string(r.Text)+"|"+string(r.Term))
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Fatalf("Rows(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestHashIsFirstTwoBytesOfSHA256(t *testing.T) {
+	// sha256("") = e3b0c442…, sha256("abc") = ba7816bf…
+	for in, want := range map[string]string{"": "e3b0", "abc": "ba78"} {
+		if got := Hash([]byte(in)); got != want {
+			t.Errorf("Hash(%q) = %s, want %s", in, got, want)
+		}
+	}
+	r := Row{Num: 12, Text: []byte("abc")}
+	if got := r.Cite(); got != "12:ba78" {
+		t.Errorf("Cite = %s", got)
+	}
+}
+
+func TestValidID(t *testing.T) {
+	for _, bad := range []string{"", ".", "..", "a/b", `a\b`, "a\x00b", "/"} {
+		if ValidID(bad) == nil {
+			t.Errorf("ValidID(%q) accepted", bad)
+		}
+	}
+	for _, good := range []string{"call_1", "..x", "a.b", "019a-uuid", ".runtime"} {
+		if err := ValidID(good); err != nil {
+			t.Errorf("ValidID(%q) = %v", good, err)
+		}
+	}
+}
+
+func FuzzRows(f *testing.F) {
+	for _, s := range []string{"", "a\nb", "\r\n\r", "x\r\ny\rz\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var joined []byte
+		for _, r := range Rows(data) {
+			joined = append(joined, r.Text...)
+			joined = append(joined, r.Term...)
+		}
+		if string(joined) != string(data) {
+			t.Fatalf("rows do not reassemble the input")
+		}
+	})
+}
