@@ -40,6 +40,8 @@ func (e *Env) Getenv(key string) string {
 // prefixed with the command's name.
 type Func func(ctx context.Context, env *Env, args []string) int
 
-// Names are the private commands' names; shebang keeps its own copy because
-// it imports nothing of this module.
-var Names = [...]string{"hread", "hgrep", "hsymbol", "inspect_file"}
+// Names returns the private commands' names; shebang keeps its own copy
+// because it imports nothing of this module.
+func Names() []string {
+	return []string{"hread", "hgrep", "hsymbol", "inspect_file"}
+}
