@@ -23,3 +23,10 @@ func ValidID(id string) error {
 	}
 	return nil
 }
+
+// ThreadDirName is the name of a thread's runtime directory below the
+// runtime root. The thread id must pass ValidID first.
+func ThreadDirName(thread string) string { return "hpatch-" + thread }
+
+// ScriptsDirName is the retained-script directory below a thread directory.
+const ScriptsDirName = "scripts"
