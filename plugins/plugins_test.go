@@ -1,0 +1,135 @@
+package plugins
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestPluginBundleFresh fails when plugins/shell.bundle.json no longer
+// matches what build.mjs generates from shell.mjs (run `make bundle`).
+func TestPluginBundleFresh(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed; cannot regenerate the bundle")
+	}
+	out, err := exec.Command(node, "build.mjs", "--stdout").Output()
+	if err != nil {
+		t.Fatalf("node build.mjs: %v", err)
+	}
+	committed, err := os.ReadFile("shell.bundle.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, committed) {
+		t.Fatal("plugins/shell.bundle.json is stale: run `make bundle` and commit it")
+	}
+}
+
+func TestPluginTools(t *testing.T) {
+	tests := []struct {
+		rule string
+		raw  []byte
+		name string
+	}{
+		{"A13: shell is a free-form custom tool", ShellTool(), "shell"},
+		{"§8: hpatch is a free-form custom tool", HpatchTool(), "hpatch"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			var tool struct {
+				Type        string `json:"type"`
+				Name        string `json:"name"`
+				Description string `json:"description"`
+				Format      struct {
+					Type string `json:"type"`
+				} `json:"format"`
+			}
+			if err := json.Unmarshal(tt.raw, &tool); err != nil {
+				t.Fatalf("tool JSON: %v\n%s", err, tt.raw)
+			}
+			if tool.Type != "custom" || tool.Name != tt.name || tool.Format.Type != "text" || tool.Description == "" {
+				t.Fatalf("unexpected tool %+v", tool)
+			}
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, tt.raw); err != nil || !bytes.Equal(buf.Bytes(), tt.raw) {
+				t.Fatalf("tool bytes are not compact JSON: %s", tt.raw)
+			}
+			if !bytes.Equal(tt.raw, func() []byte {
+				if tt.name == "shell" {
+					return ShellTool()
+				}
+				return HpatchTool()
+			}()) {
+				t.Fatal("tool bytes are not deterministic")
+			}
+		})
+	}
+}
+
+func TestPluginShellDescription(t *testing.T) {
+	d := ShellDescription()
+	must := []struct{ rule, text string }{
+		{"A2: bare selector example", "#!python3"},
+		{"A3: env -S example", "#!/usr/bin/env -S python3 -u"},
+		{"A7: no shebang is bash", "no shebang: bash"},
+		{"A4: cmd template with placeholder", "#!cmd="},
+		{"A4: placeholder", "{.}"},
+		{"A12: params directive", "#!params="},
+		{"A17: retained flag", "retained"},
+		{"A17: script_ref", "script_ref"},
+		{"A17: rerun reference", "#!script=@shell/<id>"},
+		{"A17: edit tool", "hpatch"},
+		{"§7: hread rows", "hread PATH [START:END]"},
+		{"§7: hread reference", "hread @shell/<id>"},
+		{"§7: hgrep rows", "\"PATH\":LINE:HASH TEXT"},
+		{"§7: hsymbol syntax", "hsymbol def|refs PATH LINE:HASH SYMBOL [N]"},
+		{"§7: inspect_file", "inspect_file PATH"},
+		{"A10: input limit", "131071"},
+	}
+	for _, m := range must {
+		if !strings.Contains(d, m.text) {
+			t.Errorf("%s: description lacks %q", m.rule, m.text)
+		}
+	}
+	if strings.Contains(d, "tools.exec_command") {
+		t.Error("A13: shell description names tools.exec_command")
+	}
+	if !utf8.ValidString(d) {
+		t.Error("description is not UTF-8")
+	}
+	t.Logf("shell description: %d bytes; hpatch description: %d bytes", len(d), len(HpatchDescription()))
+}
+
+func TestPluginHpatchGrammar(t *testing.T) {
+	d := HpatchDescription()
+	for _, s := range []string{"in @shell/<id>", "type TARGET VALUE", "add DEST VALUE", "L:HASH..L:HASH", "<<PATCH", "EOF", "one row of context"} {
+		if !strings.Contains(d, s) {
+			t.Errorf("§8: hpatch description lacks %q", s)
+		}
+	}
+}
+
+func TestPluginInputLimitMatchesBundle(t *testing.T) {
+	var b struct {
+		InputLimit int `json:"input_limit"`
+	}
+	if err := json.Unmarshal(Bundle(), &b); err != nil {
+		t.Fatal(err)
+	}
+	if b.InputLimit != InputLimit {
+		t.Fatalf("bundle input_limit %d != InputLimit %d", b.InputLimit, InputLimit)
+	}
+}
+
+func TestPluginParamsSection(t *testing.T) {
+	got := ParamsSection("  tty?: boolean;\n")
+	want := "\n\n#!params fields (exec_command arguments except cmd):\n```ts\n{\n  tty?: boolean;\n}\n```"
+	if got != want {
+		t.Fatalf("ParamsSection = %q, want %q", got, want)
+	}
+}
