@@ -1,0 +1,55 @@
+package shebang
+
+import "strings"
+
+// Carrier is the Code Mode JavaScript the router sends as the `exec` call:
+//
+//	const result = await tools.exec_command(ARGS);
+//	text("warning\n");            // one per warning (A16)
+//	text(PROJECTION);
+//
+// The projection forwards the complete native exec_command result — exit
+// code, or session_id while the process is still running (A15) — plus
+// retained and, when retained, script_ref. Should Codex ever hand back a
+// non-object (a plain string), it is printed unchanged rather than turned
+// into "{}". A recovered plan's carrier is the model's JavaScript with the
+// recovery notice and the nested warnings printed first.
+func (p *Plan) Carrier(r Retention) string {
+	if p.Kind == KindRecovered {
+		var pre strings.Builder
+		pre.WriteString(textStatement(recoveryNotice))
+		pre.WriteByte('\n')
+		for _, w := range p.Warnings {
+			pre.WriteString(textStatement(w))
+			pre.WriteByte('\n')
+		}
+		return insertAfterPragma(p.Script, pre.String())
+	}
+	var b strings.Builder
+	b.Grow(len(p.Args) + 256)
+	b.WriteString("const result = await tools.exec_command(")
+	b.Write(p.Args)
+	b.WriteString(");\n")
+	for _, w := range p.Warnings {
+		b.WriteString(textStatement(w))
+		b.WriteByte('\n')
+	}
+	b.WriteString(`text(result !== null && typeof result === "object" ? JSON.stringify(Object.assign({}, result, `)
+	b.WriteString(r.meta())
+	b.WriteString(`)) : String(result));`)
+	return b.String()
+}
+
+// meta is the object merged over the result; it wins over equally named
+// result fields so the model can rely on it.
+func (r Retention) meta() string {
+	if !r.Retained {
+		return `{"retained":false}`
+	}
+	return `{"retained":true,"script_ref":` + jsonString(r.ScriptRef) + `}`
+}
+
+// textStatement prints msg and a line break in the carrier.
+func textStatement(msg string) string {
+	return "text(" + jsonString(msg+"\n") + ");"
+}

@@ -1,0 +1,108 @@
+package shebang
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// param is one #!params field, in the order the model wrote it; value is
+// compact JSON.
+type param struct {
+	key   string
+	value []byte
+}
+
+// parseParams validates the #!params JSON: one object, no duplicate keys,
+// no cmd (the body supplies it), login only as false (the worker relies on
+// a non-login shell), and — when the request told us the exec_command
+// argument shape — only known keys.
+func parseParams(text string, line int, shape []string) ([]param, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, diag(line, fmt.Sprintf("#!params is not valid JSON (%v); write one object, e.g. #!params={\"workdir\":\"/tmp\"}", jsonErr(err)))
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, diag(line, "#!params must be a JSON object, e.g. #!params={\"workdir\":\"/tmp\",\"tty\":true}")
+	}
+	var out []param
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, diag(line, fmt.Sprintf("#!params is not valid JSON (%v)", jsonErr(err)))
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, diag(line, fmt.Sprintf("#!params is not valid JSON (%v)", jsonErr(err)))
+		}
+		switch {
+		case key == "cmd":
+			return nil, diag(line, "#!params must not contain cmd: the script body is the command; remove the cmd field")
+		case key == "login" && string(raw) != "false":
+			return nil, diag(line, "#!params login must be false (the worker needs a non-login shell); remove it or write \"login\":false")
+		case slices.ContainsFunc(out, func(p param) bool { return p.key == key }):
+			return nil, diag(line, fmt.Sprintf("#!params repeats the key %q; keep one", key))
+		case shape != nil && !slices.Contains(shape, key):
+			return nil, diag(line, fmt.Sprintf("#!params key %q is not an exec_command argument; known: %s", key, strings.Join(shape, ", ")))
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, raw); err != nil {
+			return nil, diag(line, fmt.Sprintf("#!params is not valid JSON (%v)", jsonErr(err)))
+		}
+		out = append(out, param{key, buf.Bytes()})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, diag(line, fmt.Sprintf("#!params is not valid JSON (%v)", jsonErr(err)))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, diag(line, "#!params has text after its JSON object; write exactly one object")
+	}
+	return out, nil
+}
+
+// jsonErr names an unexpected end plainly instead of as "EOF".
+func jsonErr(err error) string {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return "unexpected end of input"
+	}
+	return err.Error()
+}
+
+// renderArgs is the exec_command argument object as compact JSON: "cmd"
+// first, the params in the order given, then "login":false unless params
+// gave it, so Codex never wraps the worker in a login shell by default.
+func renderArgs(cmd string, params []param) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"cmd":`)
+	b.WriteString(jsonString(cmd))
+	login := false
+	for _, p := range params {
+		b.WriteByte(',')
+		b.WriteString(jsonString(p.key))
+		b.WriteByte(':')
+		b.Write(p.value)
+		login = login || p.key == "login"
+	}
+	if !login {
+		b.WriteString(`,"login":false`)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// jsonString encodes s as a JSON string without HTML escaping, so the
+// carrier a person reads shows <, > and & as written. The result is also a
+// valid JavaScript string literal (Go escapes U+2028/U+2029).
+func jsonString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}

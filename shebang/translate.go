@@ -1,0 +1,185 @@
+package shebang
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Options carries the request facts translation depends on.
+type Options struct {
+	// ParamsShape lists the exec_command argument names (without cmd) the
+	// request's tool declaration defines. Nil accepts any #!params key;
+	// non-nil rejects keys outside it and names the known ones.
+	ParamsShape []string
+}
+
+// Translate turns one shell input into a Plan, or rejects it with a
+// *Diagnostic before anything runs (REQ-SHELL-001 A1–A8, A10, A12, A16).
+// It does not handle `#!script=@shell/<id>` reruns: the caller detects them
+// with ScriptReference, resolves the id and translates the content.
+func Translate(input string, opts Options) (*Plan, error) {
+	if i := strings.IndexByte(input, 0); i >= 0 {
+		return nil, diag(lineAt(input, i), "the input contains a NUL byte, which no argv value can carry; remove it")
+	}
+	if !utf8.ValidString(input) {
+		return nil, diag(lineAt(input, invalidUTF8(input)), "the input is not valid UTF-8; send text")
+	}
+	if t := trimBlank(chompTerminator(input)); strings.HasPrefix(t, "#!script=") && countLines(input) <= 1 {
+		return nil, diag(1, "invalid script reference; write #!script=@shell/<id> where <id> is a retained script's id (one file name: no /, \\, . or .., not .runtime)")
+	}
+	h, err := parseHeader(input)
+	if err != nil {
+		return nil, err
+	}
+	var params []param
+	if h.hasParams {
+		if params, err = parseParams(h.params, h.paramsLine, opts.ParamsShape); err != nil {
+			return nil, err
+		}
+	}
+	body := input[h.bodyStart:]
+	if h.fields == nil && !h.hasCmd && !h.hasParams && isCodeModeJS(input) {
+		return &Plan{Kind: KindRecovered, Script: input, Body: input, Warnings: jsWarnings(input)}, nil
+	}
+	p := &Plan{Body: body}
+	argv := append(append(make([]string, 0, len(h.fields)+2), h.fields...), body)
+	if h.fields == nil {
+		argv = []string{"bash", body}
+	}
+	p.Interpreter = argv[0]
+	if err := checkArgv(argv, h.bodyLine); err != nil {
+		return nil, err
+	}
+	switch p.Interpreter {
+	case "bash":
+		p.Warnings = shellWarnings(body, syntax.LangBash)
+	case "sh":
+		if err := checkPOSIX(body, h.bodyLine); err != nil {
+			return nil, err
+		}
+		p.Warnings = shellWarnings(body, syntax.LangPOSIX)
+	}
+	if h.hasCmd {
+		p.Warnings = mergeWarnings(p.Warnings, shellWarnings(h.cmd, syntax.LangBash))
+	}
+	p.Retainable = p.Interpreter != "bash" && p.Interpreter != "sh" || countLines(input) > 3
+
+	direct, isDirect := "", false
+	if h.fields == nil && !h.hasCmd && !h.hasParams {
+		direct, isDirect = directCommand(body)
+	}
+	switch {
+	case isDirect:
+		p.Kind, p.Cmd = KindDirect, direct
+	default:
+		wc, err := workerCommand(argv)
+		if err != nil {
+			return nil, err
+		}
+		p.Kind, p.Argv, p.Cmd = KindWorker, argv, wc
+		if h.hasCmd {
+			tmpl, err := expandTemplate(h.cmd, h.cmdLine, wc)
+			if err != nil {
+				return nil, err
+			}
+			p.Kind, p.Cmd = KindTemplate, tmpl
+		}
+	}
+	if err := checkCmd(p.Cmd); err != nil {
+		return nil, err
+	}
+	p.Args = renderArgs(p.Cmd, params)
+	return p, nil
+}
+
+// expandTemplate replaces the single {.} of a #!cmd= template with the
+// quoted worker command; the template's other text is used as written.
+func expandTemplate(tmpl string, line int, worker string) (string, error) {
+	switch n := strings.Count(tmpl, "{.}"); {
+	case n == 0:
+		return "", diag(line, "#!cmd= template has no {.} placeholder; put {.} where the script's command goes, e.g. #!cmd=curl -fsSL URL | {.}")
+	case n > 1:
+		return "", diag(line, fmt.Sprintf("#!cmd= template has %d {.} placeholders; use exactly one", n))
+	}
+	return strings.Replace(tmpl, "{.}", worker, 1), nil
+}
+
+// checkPOSIX rejects Bash-only syntax in an sh body before it runs: the
+// model chose POSIX semantics, and a Bash construct there is a mistake it
+// can fix by choosing #!bash. Syntax that is malformed in Bash too is left
+// to the worker, which reports it like any other parse error.
+func checkPOSIX(body string, bodyLine int) error {
+	_, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(body), "")
+	if err == nil {
+		return nil
+	}
+	if _, berr := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(body), ""); berr != nil {
+		return nil
+	}
+	line := bodyLine
+	msg := err.Error()
+	var pos syntax.Pos
+	switch e := err.(type) {
+	case syntax.ParseError:
+		pos, msg = e.Pos, e.Text
+	case syntax.LangError:
+		pos, msg = e.Pos, e.Error()
+	}
+	if pos.IsValid() {
+		line = bodyLine + int(pos.Line()) - 1
+		msg = strings.TrimPrefix(msg, pos.String()+": ")
+	}
+	return diag(line, fmt.Sprintf("sh selects POSIX syntax and this is Bash-only (%s); use #!bash or POSIX syntax", msg))
+}
+
+func mergeWarnings(a, b []string) []string {
+	for _, w := range b {
+		if !containsString(a, w) {
+			a = append(a, w)
+		}
+	}
+	return a
+}
+
+// invalidUTF8 is the offset of the first invalid byte.
+func invalidUTF8(s string) int {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+				return i
+			}
+		}
+	}
+	return len(s)
+}
+
+// ScriptReference reports a rerun request: the whole input is exactly one
+// `#!script=@shell/<id>` line, with optional ASCII spaces/tabs around it and
+// one optional final line terminator. ok is false for any other input and
+// for ids that are not one safe file name component.
+func ScriptReference(input string) (id string, ok bool) {
+	t := trimBlank(chompTerminator(input))
+	rest, found := strings.CutPrefix(t, "#!script=")
+	if !found {
+		return "", false
+	}
+	id, found = strings.CutPrefix(trimBlank(rest), "@shell/")
+	if !found || !ValidArtifactID(id) {
+		return "", false
+	}
+	return id, true
+}
+
+// ValidArtifactID reports an id usable as one file name in the scripts
+// directory: nonempty, not . or .., no separator or NUL, not the reserved
+// .runtime, and no line terminators or blanks that would not survive a
+// #!script= line.
+func ValidArtifactID(id string) bool {
+	if id == "" || id == "." || id == ".." || id == ".runtime" {
+		return false
+	}
+	return !strings.ContainsAny(id, "/\\\x00\r\n \t")
+}
