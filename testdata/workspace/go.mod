@@ -1,0 +1,3 @@
+module example.com/workspace
+
+go 1.22
