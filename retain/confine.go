@@ -1,0 +1,219 @@
+package retain
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"unicode/utf8"
+)
+
+// MaxScriptBytes bounds a retained script. A rerun must still fit one exec
+// argv string (128 KiB), so this leaves room without reading huge files.
+const MaxScriptBytes = 1 << 20
+
+// checkDir reports why fi cannot hold private storage: it must be a real
+// directory (not a symlink), owned by the current user and not writable by
+// group or others.
+func checkDir(fi fs.FileInfo, what string) error {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symlink; refusing to follow it", what)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", what)
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("%s is writable by group or others (mode %v); it must be 0700", what, fi.Mode().Perm())
+	}
+	if err := checkOwner(fi); err != nil {
+		return fmt.Errorf("%s: %v", what, err)
+	}
+	return nil
+}
+
+// openSafeDir opens the directory name below parent as a Root after
+// checking it with checkDir, and verifies that the opened directory is the
+// one that was checked (a swap between the two steps is refused). It
+// returns the Root and the identity of the directory.
+func openSafeDir(parent *os.Root, name, what string) (*os.Root, fs.FileInfo, error) {
+	fi, err := parent.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("%s is missing: %w", what, fs.ErrNotExist)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", what, err)
+	}
+	if err := checkDir(fi, what); err != nil {
+		return nil, nil, err
+	}
+	r, err := parent.OpenRoot(name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s: %v", what, err)
+	}
+	got, err := r.Stat(".")
+	if err == nil && !os.SameFile(fi, got) {
+		err = fmt.Errorf("it was replaced while being opened")
+	}
+	if err != nil {
+		r.Close()
+		return nil, nil, fmt.Errorf("%s: %v", what, err)
+	}
+	return r, got, nil
+}
+
+// stillSame reports an error unless name below parent is still the real
+// directory identified by want (not a symlink, not a different directory).
+func stillSame(parent *os.Root, name string, want fs.FileInfo, what string) error {
+	fi, err := parent.Lstat(name)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: %v", what, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s has been replaced by a symlink", what)
+	case !os.SameFile(fi, want):
+		return fmt.Errorf("%s is no longer the directory the store opened", what)
+	}
+	return nil
+}
+
+// OpenScripts opens the retained-script directory of thread below the
+// runtime root directory for reading (hread @shell/<id>). It creates
+// nothing and applies the same checks as the store: a valid thread id, and
+// thread and scripts directories that are real directories owned by the
+// current user and not writable by others. Read with ReadScript or ReadRef.
+func OpenScripts(runtimeRoot, thread string) (*os.Root, error) {
+	if err := ValidID(thread); err != nil {
+		return nil, fmt.Errorf("retain: unsafe thread %v", err)
+	}
+	rt, err := os.OpenRoot(runtimeRoot)
+	if err != nil {
+		return nil, fmt.Errorf("retain: open runtime root: %v", err)
+	}
+	defer rt.Close()
+	return OpenScriptsIn(rt, thread)
+}
+
+// OpenScriptsIn is OpenScripts for a runtime root that is already open.
+func OpenScriptsIn(runtime *os.Root, thread string) (*os.Root, error) {
+	if err := ValidID(thread); err != nil {
+		return nil, fmt.Errorf("retain: unsafe thread %v", err)
+	}
+	dir, _, err := openSafeDir(runtime, ThreadDirName(thread), "thread directory "+ThreadDirName(thread))
+	if err != nil {
+		return nil, fmt.Errorf("retain: %w", err)
+	}
+	defer dir.Close()
+	scripts, _, err := openSafeDir(dir, ScriptsDirName, "scripts directory")
+	if err != nil {
+		return nil, fmt.Errorf("retain: %w", err)
+	}
+	return scripts, nil
+}
+
+// ReadRef parses ref ("@shell/<id>") and reads it with ReadScript.
+func ReadRef(scripts *os.Root, ref string) ([]byte, error) {
+	id, err := ParseRef(ref)
+	if err != nil {
+		return nil, fmt.Errorf("retain: %v", err)
+	}
+	return ReadScript(scripts, id)
+}
+
+// ReadScript reads artifact id from an open scripts directory. It accepts
+// only a valid, non-reserved id naming a regular file with a single link
+// (no symlink, directory, device or hard link from elsewhere), at most
+// MaxScriptBytes long and valid UTF-8.
+func ReadScript(scripts *os.Root, id string) ([]byte, error) {
+	if err := ValidArtifactID(id); err != nil {
+		return nil, fmt.Errorf("retain: %v", err)
+	}
+	ref := FormatRef(id)
+	fi, err := scripts.Lstat(id)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("retain: %s does not exist in this thread (expired or never retained): %w", ref, fs.ErrNotExist)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("retain: %s: %v", ref, err)
+	}
+	if err := checkRegular(fi, ref); err != nil {
+		return nil, err
+	}
+	f, err := scripts.OpenFile(id, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("retain: open %s: %v", ref, err)
+	}
+	defer f.Close()
+	got, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("retain: %s: %v", ref, err)
+	}
+	if !os.SameFile(fi, got) {
+		return nil, fmt.Errorf("retain: %s was replaced while being opened; retry", ref)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxScriptBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("retain: read %s: %v", ref, err)
+	}
+	if len(data) > MaxScriptBytes {
+		return nil, fmt.Errorf("retain: %s is larger than %d bytes", ref, MaxScriptBytes)
+	}
+	if !utf8.Valid(data) {
+		return nil, fmt.Errorf("retain: %s is not valid UTF-8", ref)
+	}
+	return data, nil
+}
+
+// checkRegular reports why fi cannot be read as a retained script.
+func checkRegular(fi fs.FileInfo, ref string) error {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("retain: %s is a symlink; references select regular files only", ref)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("retain: %s is not a regular file", ref)
+	case linkCount(fi) != 1:
+		return fmt.Errorf("retain: %s has %d hard links; references select private files only", ref, linkCount(fi))
+	}
+	return nil
+}
+
+// writeTemp writes data to a new temporary file (0600) in root and returns
+// its name. The caller links or renames it into place, or removes it.
+func writeTemp(root *os.Root, data []byte) (string, error) {
+	var rnd [12]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return "", err
+	}
+	name := tempPrefix + hex.EncodeToString(rnd[:])
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		root.Remove(name)
+		return "", err
+	}
+	return name, nil
+}
+
+// createExclusive atomically creates name in root with data: the content
+// is complete before the name appears, and an existing name is never
+// replaced (a hard link fails with EEXIST). It returns the new file's
+// identity.
+func createExclusive(root *os.Root, name string, data []byte) (fs.FileInfo, error) {
+	tmp, err := writeTemp(root, data)
+	if err != nil {
+		return nil, err
+	}
+	err = root.Link(tmp, name)
+	root.Remove(tmp)
+	if err != nil {
+		return nil, err
+	}
+	return root.Lstat(name)
+}

@@ -1,0 +1,253 @@
+package retain
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// DefaultTTL is how long a retained script lives.
+const DefaultTTL = time.Hour
+
+// Timer is a cancellable expiry callback; *time.Timer satisfies it.
+type Timer interface{ Stop() bool }
+
+// Option configures a Store.
+type Option func(*Store)
+
+// TTL sets how long a retained script lives before it is removed.
+func TTL(d time.Duration) Option { return func(s *Store) { s.ttl = d } }
+
+// Logger sets the structured logger. Script bodies are never logged.
+func Logger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
+
+// AfterFunc replaces time.AfterFunc for expiry callbacks (a test seam).
+func AfterFunc(f func(d time.Duration, fn func()) Timer) Option {
+	return func(s *Store) { s.afterFunc = f }
+}
+
+// Store keeps retained `@shell/<id>` scripts below each thread's runtime
+// directory, `<root>/hpatch-<thread>/scripts/`. Every file operation goes
+// through an *os.Root opened on the runtime root, the thread directory and
+// its scripts directory, so no name can leave that storage. It satisfies
+// the router's Scripts interface.
+type Store struct {
+	runtime   *os.Root
+	ttl       time.Duration
+	log       *slog.Logger
+	afterFunc func(time.Duration, func()) Timer
+
+	mu      sync.Mutex
+	closed  bool
+	threads map[string]*threadStore
+}
+
+// threadStore is one thread's opened storage and the artifacts this Store
+// wrote there.
+type threadStore struct {
+	thread         string
+	dir            *os.Root
+	dirInfo        fs.FileInfo
+	scripts        *os.Root
+	scriptsInfo    fs.FileInfo
+	createdScripts bool
+	owned          map[string]*artifact
+}
+
+// artifact is a script this Store wrote: the identity and content digest
+// of the file it put in place, and its expiry timer. Inode numbers are
+// reused, so removal checks the digest as well as the identity.
+type artifact struct {
+	info  fs.FileInfo
+	sum   [sha256.Size]byte
+	timer Timer
+}
+
+// NewStore opens the runtime root directory (which must exist). The store
+// creates no thread directory: the worker runtime prepares those.
+func NewStore(root string, opts ...Option) (*Store, error) {
+	rt, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("retain: open runtime root: %v", err)
+	}
+	s := &Store{
+		runtime: rt,
+		ttl:     DefaultTTL,
+		log:     slog.Default(),
+		afterFunc: func(d time.Duration, fn func()) Timer {
+			return time.AfterFunc(d, fn)
+		},
+		threads: map[string]*threadStore{},
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.ttl <= 0 {
+		rt.Close()
+		return nil, fmt.Errorf("retain: TTL must be positive, got %v", s.ttl)
+	}
+	return s, nil
+}
+
+// Retain stores content, the complete shell input as the model wrote it,
+// as artifact id of thread and returns "@shell/<id>". Any error means
+// retained:false and nothing was written: an unsafe thread or artifact id,
+// missing or unsafe thread storage, an existing artifact of that name
+// (never overwritten), content that is not UTF-8, too large, or itself a
+// sole `#!script=` reference.
+func (s *Store) Retain(ctx context.Context, thread, id, content string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if err := ValidID(thread); err != nil {
+		return "", fmt.Errorf("retain: unsafe thread %v", err)
+	}
+	if err := ValidArtifactID(id); err != nil {
+		return "", fmt.Errorf("retain: %v", err)
+	}
+	switch {
+	case len(content) > MaxScriptBytes:
+		return "", fmt.Errorf("retain: script is %d bytes; at most %d are retained", len(content), MaxScriptBytes)
+	case !utf8.ValidString(content):
+		return "", fmt.Errorf("retain: script is not valid UTF-8")
+	}
+	if _, ok := SoleScriptRef(content); ok {
+		return "", fmt.Errorf("retain: a sole #!script= reference is not retained; retain the resolved body")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ts, err := s.threadLocked(thread, true)
+	if err != nil {
+		return "", err
+	}
+	ref := FormatRef(id)
+	info, err := createExclusive(ts.scripts, id, []byte(content))
+	if errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("retain: %s already exists in this thread; not overwriting it", ref)
+	}
+	if err != nil {
+		return "", fmt.Errorf("retain: write %s: %v", ref, err)
+	}
+	a := &artifact{info: info, sum: sha256.Sum256([]byte(content))}
+	a.timer = s.afterFunc(s.ttl, func() { s.expire(ts, id, a) })
+	ts.owned[id] = a
+	s.log.Info("retained script", "thread", thread, "ref", ref, "bytes", len(content))
+	return ref, nil
+}
+
+// Resolve returns the current content of reference ref ("@shell/<id>") in
+// thread. The reference must be strict, name a regular UTF-8 file in the
+// thread's scripts directory, and that content must not itself be a sole
+// `#!script=` reference (reruns resolve one level; self references and
+// chains are rejected as cyclic).
+func (s *Store) Resolve(ctx context.Context, thread, ref string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if err := ValidID(thread); err != nil {
+		return "", fmt.Errorf("retain: unsafe thread %v", err)
+	}
+	id, err := ParseRef(ref)
+	if err != nil {
+		return "", fmt.Errorf("retain: %v", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ts, err := s.threadLocked(thread, false)
+	if err != nil {
+		return "", err
+	}
+	data, err := ReadScript(ts.scripts, id)
+	if err != nil {
+		return "", err
+	}
+	if inner, ok := SoleScriptRef(string(data)); ok {
+		if innerID, err := ParseRef(inner); err == nil && innerID == id {
+			return "", fmt.Errorf("retain: %s is cyclic: it reruns itself", ref)
+		}
+		return "", fmt.Errorf("retain: %s is itself a rerun of %q; reruns do not chain, rerun that script directly", ref, clip(inner))
+	}
+	return string(data), nil
+}
+
+// Close cancels every expiry callback and removes the scripts this Store
+// wrote (and scripts/ itself when the Store created it and it is empty),
+// but only while the thread and scripts directories are still the ones it
+// opened; storage replaced by anything else, such as a symlink, is left
+// alone. Removal goes through the Roots opened earlier, never through a
+// path. Later calls fail.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var first error
+	for name, ts := range s.threads {
+		for _, a := range ts.owned {
+			a.timer.Stop()
+		}
+		if err := s.cleanupLocked(ts); err != nil && first == nil {
+			first = err
+		}
+		ts.close()
+		delete(s.threads, name)
+	}
+	s.runtime.Close()
+	return first
+}
+
+// cleanupLocked removes ts's owned scripts when its storage is intact.
+func (s *Store) cleanupLocked(ts *threadStore) error {
+	if err := ts.intact(s.runtime); err != nil {
+		s.log.Warn("thread storage changed; leaving it in place", "thread", ts.thread, "err", err)
+		return nil
+	}
+	var first error
+	for id, a := range ts.owned {
+		if err := ts.removeOwned(id, a); err != nil {
+			s.log.Warn("remove retained script", "thread", ts.thread, "ref", FormatRef(id), "err", err)
+			if first == nil {
+				first = fmt.Errorf("retain: remove %s: %v", FormatRef(id), err)
+			}
+		}
+		delete(ts.owned, id)
+	}
+	if ts.createdScripts {
+		if err := ts.dir.Remove(ScriptsDirName); err != nil {
+			s.log.Debug("scripts directory kept", "thread", ts.thread, "err", err)
+		}
+	}
+	return first
+}
+
+// expire removes artifact id when its timer fires, if it is still the file
+// this Store wrote and the storage is still the directory it opened.
+func (s *Store) expire(ts *threadStore, id string, a *artifact) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || ts.owned[id] != a {
+		return
+	}
+	delete(ts.owned, id)
+	if s.threads[ts.thread] != ts {
+		return
+	}
+	if err := ts.intact(s.runtime); err != nil {
+		s.log.Warn("thread storage changed; not expiring", "thread", ts.thread, "ref", FormatRef(id), "err", err)
+		return
+	}
+	if err := ts.removeOwned(id, a); err != nil {
+		s.log.Warn("expire retained script", "thread", ts.thread, "ref", FormatRef(id), "err", err)
+		return
+	}
+	s.log.Info("retained script expired", "thread", ts.thread, "ref", FormatRef(id))
+}

@@ -1,0 +1,111 @@
+package retain
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// threadLocked returns the open storage of thread, opening it when needed.
+// Cached storage whose directories were moved or replaced is dropped (its
+// scripts are no longer reachable by the worker) and reopened from the
+// path, with the full checks. With create, a missing scripts directory is
+// created (0700) inside the thread directory; the thread directory itself
+// is never created here. s.mu must be held.
+func (s *Store) threadLocked(thread string, create bool) (*threadStore, error) {
+	if s.closed {
+		return nil, fmt.Errorf("retain: store is closed")
+	}
+	if err := ValidID(thread); err != nil {
+		return nil, fmt.Errorf("retain: unsafe thread %v", err)
+	}
+	if ts := s.threads[thread]; ts != nil {
+		err := ts.intact(s.runtime)
+		if err == nil {
+			return ts, nil
+		}
+		s.log.Warn("thread storage changed; reopening it", "thread", thread, "err", err)
+		for _, a := range ts.owned {
+			a.timer.Stop()
+		}
+		ts.close()
+		delete(s.threads, thread)
+	}
+	ts, err := openThread(s.runtime, thread, create)
+	if err != nil {
+		return nil, err
+	}
+	s.threads[thread] = ts
+	return ts, nil
+}
+
+// openThread opens the thread directory and its scripts directory.
+func openThread(runtime *os.Root, thread string, create bool) (*threadStore, error) {
+	name := ThreadDirName(thread)
+	dir, dirInfo, err := openSafeDir(runtime, name, "thread directory "+name)
+	if err != nil {
+		return nil, fmt.Errorf("retain: %v", err)
+	}
+	ts := &threadStore{thread: thread, dir: dir, dirInfo: dirInfo, owned: map[string]*artifact{}}
+	scripts, info, err := openSafeDir(dir, ScriptsDirName, "scripts directory")
+	if create && errors.Is(err, fs.ErrNotExist) {
+		if mkErr := dir.Mkdir(ScriptsDirName, 0o700); mkErr != nil && !errors.Is(mkErr, fs.ErrExist) {
+			dir.Close()
+			return nil, fmt.Errorf("retain: create scripts directory: %v", mkErr)
+		} else if mkErr == nil {
+			ts.createdScripts = true
+		}
+		scripts, info, err = openSafeDir(dir, ScriptsDirName, "scripts directory")
+	}
+	if err != nil {
+		dir.Close()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("retain: no retained scripts in thread %s: %v", thread, err)
+		}
+		return nil, fmt.Errorf("retain: %v", err)
+	}
+	ts.scripts, ts.scriptsInfo = scripts, info
+	return ts, nil
+}
+
+// intact reports an error unless the thread directory and its scripts
+// directory, looked up by name now, are still the real directories ts
+// opened.
+func (ts *threadStore) intact(runtime *os.Root) error {
+	name := ThreadDirName(ts.thread)
+	if err := stillSame(runtime, name, ts.dirInfo, "thread directory "+name); err != nil {
+		return err
+	}
+	return stillSame(ts.dir, ScriptsDirName, ts.scriptsInfo, "scripts directory")
+}
+
+// removeOwned removes artifact id through the scripts Root if the name
+// still holds the file this Store wrote (same file, same content);
+// anything else is left alone.
+func (ts *threadStore) removeOwned(id string, a *artifact) error {
+	fi, err := ts.scripts.Lstat(id)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !os.SameFile(fi, a.info) {
+		return fmt.Errorf("%s is no longer the file the store wrote; leaving it", FormatRef(id))
+	}
+	data, err := ReadScript(ts.scripts, id)
+	if err != nil {
+		return err
+	}
+	if sha256.Sum256(data) != a.sum {
+		return fmt.Errorf("%s was changed by someone else; leaving it", FormatRef(id))
+	}
+	return ts.scripts.Remove(id)
+}
+
+func (ts *threadStore) close() {
+	ts.scripts.Close()
+	ts.dir.Close()
+}
