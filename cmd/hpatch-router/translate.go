@@ -2,11 +2,133 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"hpatch-router/shebang"
 )
 
-// runTranslate is replaced by the translator work (issue 2).
-func runTranslate(_ context.Context, _ []string, s stdio) int {
-	fmt.Fprintln(s.err, "hpatch-router: translate is not built yet")
-	return 1
+const translateHelp = `Usage: hpatch-router translate [flags] < INPUT
+
+Reads one shell tool input on stdin and prints, as one JSON object, what the
+router would send Codex for it:
+
+  kind         direct | worker | template | recovered
+  interpreter  "bash", "sh", or the interpreter as written ("python3", …)
+  argv         the argv after the word shell (omitted for direct and recovered)
+  cmd          the exec_command cmd string
+  args         the exec_command argument object
+  carrier      the Code Mode JavaScript sent as the exec call
+  retained     true when the input is retention-eligible and --call-id is a
+               valid artifact id (what the router does; nothing is stored)
+  script_ref   "@shell/<call-id>" when retained, else ""
+  warnings     notices printed before the result (always an array)
+
+A rejected input exits 1 with nothing on stdout and one line on stderr that
+starts with "shell: ". Bad flags exit 2.
+
+--params-shape FILE names the exec_command arguments #!params may use. FILE
+is a JSON array of names (["workdir","tty"]), or TypeScript argument fields
+one per line ("workdir?: string;"; a whole exec_command(args: {…})
+declaration works too), or a Markdown bullet list; cmd is ignored. Without
+it any #!params key is accepted.
+
+A #!script=@shell/<id> rerun needs the router's script store; pipe the
+script's content instead.
+
+Flags:
+`
+
+// translateOutput is the stable JSON contract of `hpatch-router translate`;
+// the acceptance suite drives it, so fields are only ever added.
+type translateOutput struct {
+	Kind        shebang.Kind    `json:"kind"`
+	Interpreter string          `json:"interpreter"`
+	Argv        []string        `json:"argv,omitempty"`
+	Cmd         string          `json:"cmd"`
+	Args        json.RawMessage `json:"args"`
+	Carrier     string          `json:"carrier"`
+	Retained    bool            `json:"retained"`
+	ScriptRef   string          `json:"script_ref"`
+	Warnings    []string        `json:"warnings"`
+}
+
+// runTranslate is `hpatch-router translate`: stdin in, one JSON object out.
+func runTranslate(_ context.Context, args []string, s stdio) int {
+	fs := pflag.NewFlagSet("translate", pflag.ContinueOnError)
+	fs.SetOutput(s.err)
+	callID := fs.String("call-id", "call_cli", "the model's call_id; the retained script's id")
+	shapeFile := fs.String("params-shape", "", "file listing the exec_command argument names #!params may use")
+	retain := fs.Bool("retain", true, "report retention as the router would; --retain=false reports retained:false")
+	fs.Usage = func() {
+		fmt.Fprint(s.err, translateHelp)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(s.out, translateHelp)
+			fs.SetOutput(s.out)
+			fs.PrintDefaults()
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(s.err, "hpatch-router translate: unexpected argument %q; the input is read from stdin\n", fs.Arg(0))
+		return 2
+	}
+	var opts shebang.Options
+	if *shapeFile != "" {
+		text, err := os.ReadFile(*shapeFile)
+		if err != nil {
+			fmt.Fprintf(s.err, "hpatch-router translate: --params-shape: %v\n", err)
+			return 2
+		}
+		if opts.ParamsShape = shebang.ParseParamsShape(string(text)); opts.ParamsShape == nil {
+			fmt.Fprintf(s.err, "hpatch-router translate: --params-shape %s: no argument names found; give a JSON array or name?: type; lines\n", *shapeFile)
+			return 2
+		}
+	}
+	in, err := io.ReadAll(s.in)
+	if err != nil {
+		fmt.Fprintf(s.err, "hpatch-router translate: reading stdin: %v\n", err)
+		return 1
+	}
+	input := string(in)
+	if id, ok := shebang.ScriptReference(input); ok {
+		fmt.Fprintf(s.err, "shell: #!script=@shell/%s reruns a retained script, which only the router can resolve; pipe the script's content to translate instead\n", id)
+		return 1
+	}
+	plan, err := shebang.Translate(input, opts)
+	if err != nil {
+		fmt.Fprintln(s.err, err)
+		return 1
+	}
+	var r shebang.Retention
+	if *retain && plan.Retainable && shebang.ValidArtifactID(*callID) {
+		r = shebang.Retention{Retained: true, ScriptRef: "@shell/" + *callID}
+	}
+	out := translateOutput{
+		Kind: plan.Kind, Interpreter: plan.Interpreter, Argv: plan.Argv,
+		Cmd: plan.Cmd, Args: plan.Args, Carrier: plan.Carrier(r),
+		Retained: r.Retained, ScriptRef: r.ScriptRef, Warnings: plan.Warnings,
+	}
+	if out.Args == nil {
+		out.Args = json.RawMessage("null")
+	}
+	if out.Warnings == nil {
+		out.Warnings = []string{}
+	}
+	enc := json.NewEncoder(s.out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		fmt.Fprintf(s.err, "hpatch-router translate: writing stdout: %v\n", err)
+		return 1
+	}
+	return 0
 }
