@@ -37,12 +37,15 @@ func ShellDescription() string { return gjson.GetBytes(bundle, "tools.shell.desc
 func HpatchDescription() string { return gjson.GetBytes(bundle, "tools.hpatch.description").String() }
 
 // ParamsSection frames fields — the exec_command argument declarations other
-// than cmd, one per line with their comments, as taken from the request's
-// owner description — as the `#!params` section appended to the shell
-// description. fields should end with a newline.
-func ParamsSection(fields string) string {
+// than cmd with their comments (typescript) or the parameter bullets, as
+// taken from the request's owner description — as the `#!params` section
+// appended to the shell description. fields should end with a newline.
+func ParamsSection(fields string, typescript bool) string {
 	s := gjson.GetBytes(bundle, "params_section")
-	return s.Get("prefix").String() + fields + s.Get("suffix").String()
+	if !typescript {
+		return s.Get("heading").String() + fields
+	}
+	return s.Get("heading").String() + s.Get("ts_open").String() + fields + s.Get("ts_close").String()
 }
 
 // rawTool compacts one tool object of the bundle; the committed file is

@@ -127,9 +127,20 @@ func TestPluginInputLimitMatchesBundle(t *testing.T) {
 }
 
 func TestPluginParamsSection(t *testing.T) {
-	got := ParamsSection("  tty?: boolean;\n")
-	want := "\n\n#!params fields (exec_command arguments except cmd):\n```ts\n{\n  tty?: boolean;\n}\n```"
-	if got != want {
-		t.Fatalf("ParamsSection = %q, want %q", got, want)
+	tests := []struct {
+		rule   string
+		fields string
+		ts     bool
+		want   string
+	}{
+		{"A13: TypeScript fields in an object type", "  tty?: boolean;\n", true,
+			"\n\n#!params fields (exec_command arguments except cmd):\n```ts\n{\n  tty?: boolean;\n}\n```"},
+		{"A13: bullet shape appended as is", "- `tty`: allocate a PTY\n", false,
+			"\n\n#!params fields (exec_command arguments except cmd):\n- `tty`: allocate a PTY\n"},
+	}
+	for _, tt := range tests {
+		if got := ParamsSection(tt.fields, tt.ts); got != tt.want {
+			t.Errorf("%s: ParamsSection = %q, want %q", tt.rule, got, tt.want)
+		}
 	}
 }

@@ -71,8 +71,10 @@ export const hpatch = {
 
 // paramsSection frames the request-specific exec_command fields (all but
 // cmd, with their comments) that the router appends to the shell
-// description under a `#!params` heading.
+// description under a `#!params` heading. TypeScript fields are wrapped in
+// an object type; a bullet-list shape is appended as it is.
 export const paramsSection = {
-  prefix: "\n\n#!params fields (exec_command arguments except cmd):\n```ts\n{\n",
-  suffix: "}\n```",
+  heading: "\n\n#!params fields (exec_command arguments except cmd):\n",
+  ts_open: "```ts\n{\n",
+  ts_close: "}\n```",
 };

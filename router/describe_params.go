@@ -1,0 +1,325 @@
+package router
+
+import "strings"
+
+// paramsShape is the request-specific exec_command argument shape, minus
+// cmd, that the router appends to the shell description under #!params.
+// It is taken from the request because Codex versions and configurations
+// differ in which fields exec_command accepts; the model must see the ones
+// this Codex will honour.
+type paramsShape struct {
+	// Fields holds the field declarations (TypeScript, with their comment
+	// lines) or the parameter bullets, each line ending in "\n"; empty when
+	// nothing but cmd was declared.
+	Fields string
+	// Names are the field names in declaration order.
+	Names []string
+	// TypeScript is true for declaration fields, false for bullets.
+	TypeScript bool
+}
+
+// parseParamsShape reads the exec_command section of the exec description:
+// first the app/CLI TypeScript declaration `exec_command(args: { … })`,
+// else a bullet list of parameters that includes cmd. Anything else gives
+// the zero shape, and the shell description stays the base one.
+func parseParamsShape(section string) paramsShape {
+	if s, ok := tsParams(section); ok {
+		return s
+	}
+	if s, ok := bulletParams(section); ok {
+		return s
+	}
+	return paramsShape{}
+}
+
+// tsParams extracts the fields of the argument object literal type.
+func tsParams(section string) (paramsShape, bool) {
+	open, ok := argsObjectStart(section)
+	if !ok {
+		return paramsShape{}, false
+	}
+	segs, ok := splitFields(section, open)
+	if !ok {
+		return paramsShape{}, false
+	}
+	shape := paramsShape{TypeScript: true}
+	var b strings.Builder
+	for _, seg := range segs {
+		name := fieldName(seg)
+		if name == "" || name == "cmd" {
+			continue
+		}
+		shape.Names = append(shape.Names, name)
+		seg = strings.TrimLeft(seg, "\r\n")
+		if strings.ContainsAny(strings.TrimRight(seg, " \t\r\n"), "\n") {
+			b.WriteString(seg)
+			if !strings.HasSuffix(seg, "\n") {
+				b.WriteByte('\n')
+			}
+			continue
+		}
+		line := strings.TrimSpace(seg)
+		if !strings.HasSuffix(line, ";") && !strings.HasSuffix(line, ",") {
+			line += ";"
+		}
+		b.WriteString("  " + line + "\n")
+	}
+	shape.Fields = b.String()
+	if !safeShape(shape.Fields) {
+		return paramsShape{}, false
+	}
+	return shape, true
+}
+
+// argsObjectStart returns the index of the `{` that opens the argument
+// type in `exec_command(args: {`, tolerating whitespace and another
+// parameter name.
+func argsObjectStart(s string) (int, bool) {
+	const fn = "exec_command("
+	i := strings.Index(s, fn)
+	if i < 0 {
+		return 0, false
+	}
+	j := skipSpace(s, i+len(fn))
+	for j < len(s) && isIdentByte(s[j]) {
+		j++
+	}
+	j = skipSpace(s, j)
+	if j < len(s) && s[j] == '?' {
+		j++
+	}
+	if j >= len(s) || s[j] != ':' {
+		return 0, false
+	}
+	j = skipSpace(s, j+1)
+	if j >= len(s) || s[j] != '{' {
+		return 0, false
+	}
+	return j, true
+}
+
+// splitFields splits the object type opened at s[open] into field
+// segments: each runs through its `;` or `,` terminator at nesting depth
+// one, plus the rest of that line when it holds only a comment. Comments
+// before a field belong to it. Strings and comments never count as
+// brackets; `=>` is not a closing angle bracket.
+func splitFields(s string, open int) ([]string, bool) {
+	depth := 0
+	segStart := open + 1
+	var segs []string
+	for i := open; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '/' && i+1 < len(s) && s[i+1] == '/':
+			nl := strings.IndexByte(s[i:], '\n')
+			if nl < 0 {
+				return nil, false
+			}
+			i += nl - 1
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			e := strings.Index(s[i+2:], "*/")
+			if e < 0 {
+				return nil, false
+			}
+			i += e + 3
+		case c == '"' || c == '\'' || c == '`':
+			e := closingQuote(s, i)
+			if e < 0 {
+				return nil, false
+			}
+			i = e
+		case c == '{' || c == '[' || c == '(' || c == '<':
+			depth++
+		case c == '>' && i > 0 && s[i-1] == '=':
+		case c == '}' || c == ']' || c == ')' || c == '>':
+			depth--
+			if depth == 0 {
+				if strings.TrimSpace(s[segStart:i]) != "" {
+					segs = append(segs, s[segStart:i])
+				}
+				return segs, true
+			}
+		case (c == ';' || c == ',') && depth == 1:
+			end := lineRestEnd(s, i+1)
+			segs = append(segs, s[segStart:end])
+			segStart = end
+			i = end - 1
+		}
+	}
+	return nil, false
+}
+
+// lineRestEnd returns where a field segment ends after its terminator at
+// i: past trailing blanks, a same-line // comment and the newline, so the
+// comment stays with its field; otherwise right at i.
+func lineRestEnd(s string, i int) int {
+	j := i
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	if strings.HasPrefix(s[j:], "//") {
+		if nl := strings.IndexByte(s[j:], '\n'); nl >= 0 {
+			return j + nl + 1
+		}
+		return i
+	}
+	if j < len(s) && s[j] == '\r' {
+		j++
+	}
+	if j < len(s) && s[j] == '\n' {
+		return j + 1
+	}
+	return i
+}
+
+// closingQuote returns the index of the quote closing the string that
+// starts at s[i], or -1.
+func closingQuote(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case q:
+			return j
+		case '\n':
+			if q != '`' {
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+// fieldName is the property name that starts a field segment after its
+// leading comments: `name`, `name?`, or a quoted name.
+func fieldName(seg string) string {
+	i := 0
+	for i < len(seg) {
+		i = skipSpace(seg, i)
+		switch {
+		case strings.HasPrefix(seg[i:], "//"):
+			nl := strings.IndexByte(seg[i:], '\n')
+			if nl < 0 {
+				return ""
+			}
+			i += nl + 1
+		case strings.HasPrefix(seg[i:], "/*"):
+			e := strings.Index(seg[i+2:], "*/")
+			if e < 0 {
+				return ""
+			}
+			i += e + 4
+		case i < len(seg) && (seg[i] == '"' || seg[i] == '\''):
+			e := closingQuote(seg, i)
+			if e < 0 {
+				return ""
+			}
+			return seg[i+1 : e]
+		default:
+			j := i
+			for j < len(seg) && isIdentByte(seg[j]) {
+				j++
+			}
+			return seg[i:j]
+		}
+	}
+	return ""
+}
+
+// bulletParams reads a parameter list written as Markdown bullets
+// ("- `workdir` (string, optional): …"). It only accepts a list that
+// names cmd, which is what marks it as exec_command's parameters rather
+// than prose. Continuation lines indented under a bullet stay with it.
+func bulletParams(section string) (paramsShape, bool) {
+	shape := paramsShape{}
+	var b strings.Builder
+	sawCmd, keep, indent := false, false, -1
+	for _, line := range strings.SplitAfter(section, "\n") {
+		name, ind := bulletName(line)
+		switch {
+		case name != "":
+			indent = ind
+			keep = name != "cmd"
+			if name == "cmd" {
+				sawCmd = true
+			} else {
+				shape.Names = append(shape.Names, name)
+			}
+		case indent >= 0 && strings.TrimSpace(line) != "" && leadingSpace(line) > indent:
+			// continuation of the current bullet
+		default:
+			indent, keep = -1, false
+		}
+		if keep {
+			b.WriteString(line)
+			if !strings.HasSuffix(line, "\n") {
+				b.WriteByte('\n')
+			}
+		}
+	}
+	shape.Fields = b.String()
+	if !sawCmd || !safeShape(shape.Fields) {
+		return paramsShape{}, false
+	}
+	return shape, true
+}
+
+// bulletName recognizes "- name:", "- name (…", "- `name` …" and "- name?:"
+// bullets and returns the name and the bullet's indentation.
+func bulletName(line string) (string, int) {
+	ind := leadingSpace(line)
+	t := line[ind:]
+	if !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") {
+		return "", 0
+	}
+	t = t[2:]
+	ticked := strings.HasPrefix(t, "`")
+	if ticked {
+		t = t[1:]
+	}
+	j := 0
+	for j < len(t) && isIdentByte(t[j]) {
+		j++
+	}
+	if j == 0 {
+		return "", 0
+	}
+	name, rest := t[:j], t[j:]
+	if ticked {
+		if !strings.HasPrefix(rest, "`") {
+			return "", 0
+		}
+		return name, ind
+	}
+	rest = strings.TrimPrefix(rest, "?")
+	if strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, " (") {
+		return name, ind
+	}
+	return "", 0
+}
+
+// safeShape rejects extracted text that would break the #!params block or
+// reintroduce the nested exec_command example.
+func safeShape(fields string) bool {
+	return !strings.Contains(fields, "```") && !strings.Contains(fields, nestedExecCommand)
+}
+
+func leadingSpace(s string) int {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
