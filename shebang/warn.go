@@ -65,12 +65,21 @@ func shellWarnings(text string, lang syntax.LangVariant) []string {
 	return out
 }
 
-// literalWords gives each argument's literal text; non-literal words
-// (expansions, quotes) become "" so positions are kept.
+// literalWords gives each argument's leading literal text, enough to see
+// a flag such as --command='…'; a word starting with an expansion or a
+// quote becomes "" so positions are kept.
 func literalWords(args []*syntax.Word) []string {
 	out := make([]string, len(args))
 	for i, w := range args {
-		out[i] = w.Lit()
+		var b strings.Builder
+		for _, part := range w.Parts {
+			lit, ok := part.(*syntax.Lit)
+			if !ok {
+				break
+			}
+			b.WriteString(lit.Value)
+		}
+		out[i] = b.String()
 	}
 	return out
 }
