@@ -12,5 +12,6 @@ require (
 	github.com/tidwall/sjson v1.2.9 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/term v0.45.0 // indirect
 	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

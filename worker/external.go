@@ -1,0 +1,114 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+)
+
+// externalHandler is the last exec middleware: every command that is not a
+// function, builtin or private command runs from PATH as a tracked child
+// (its own process group without a terminal) with the evaluation's
+// streams, directory and exported environment.
+func (r *run) externalHandler(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+	return func(ctx context.Context, args []string) error {
+		hc := interp.HandlerCtx(ctx)
+		path, err := interp.LookPathDir(hc.Dir, hc.Env, args[0])
+		if err != nil {
+			fmt.Fprintf(hc.Stderr, "%s: command not found\n", args[0])
+			return interp.ExitStatus(127)
+		}
+		cmd := &exec.Cmd{Path: path, Args: args, Env: environ(hc.Env), Dir: hc.Dir,
+			Stdout: hc.Stdout, Stderr: hc.Stderr}
+		if hc.Stdin != nil {
+			cmd.Stdin = hc.Stdin
+		}
+		return r.runChild(ctx, cmd, hc.Stderr)
+	}
+}
+
+// runChild starts cmd as a tracked child and waits for it; the status is
+// its exit code, or 128+signal.
+func (r *run) runChild(ctx context.Context, cmd *exec.Cmd, stderr interface{ Write([]byte) (int, error) }) error {
+	c, err := r.procs.start(cmd)
+	if err != nil {
+		return startError(cmd, err, stderr)
+	}
+	// A cancelled evaluation (signal, overflow) is handled by run.finish,
+	// which signals every tracked group; nothing else to watch here.
+	err = cmd.Wait()
+	r.procs.reaped(c)
+	return exitStatus(ctx, err)
+}
+
+func startError(cmd *exec.Cmd, err error, stderr interface{ Write([]byte) (int, error) }) error {
+	name := cmd.Args[0]
+	switch {
+	case errors.Is(err, errStopping):
+		return interp.ExitStatus(130)
+	case errors.Is(err, syscall.ENOEXEC):
+		fmt.Fprintf(stderr, "%s: cannot execute: not an executable format (add a #! line)\n", name)
+	case errors.Is(err, os.ErrPermission):
+		fmt.Fprintf(stderr, "%s: permission denied\n", name)
+	case errors.Is(err, os.ErrNotExist):
+		fmt.Fprintf(stderr, "%s: No such file or directory\n", name)
+		return interp.ExitStatus(127)
+	default:
+		fmt.Fprintf(stderr, "%s: cannot start: %v\n", name, err)
+	}
+	return interp.ExitStatus(126)
+}
+
+func exitStatus(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return interp.ExitStatus(uint8(128 + int(ws.Signal())))
+		}
+		return interp.ExitStatus(uint8(ee.ExitCode()))
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// environ is the exported environment of an evaluation as KEY=VALUE. A
+// name can appear more than once (a global overlaid by a local or an
+// unset); the last one wins.
+func environ(env expand.Environ) []string {
+	list := make([]string, 0, 64)
+	at := map[string]int{}
+	for name, vr := range env.Each {
+		i, seen := at[name]
+		if !vr.IsSet() || !vr.Exported || vr.Kind != expand.String {
+			if seen {
+				list[i] = ""
+			}
+			continue
+		}
+		kv := name + "=" + vr.String()
+		if seen {
+			list[i] = kv
+			continue
+		}
+		at[name] = len(list)
+		list = append(list, kv)
+	}
+	out := list[:0]
+	for _, kv := range list {
+		if kv != "" {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

@@ -1,0 +1,168 @@
+package worker
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"hpatch-router/worker/privcmd"
+)
+
+// Exit statuses of the worker besides the script's own.
+const (
+	// ExitUsage: the worker was started without interpreter and body, or the
+	// middle fields are not valid shell options.
+	ExitUsage = 2
+	// ExitSyntax: the Bash/sh body does not parse (as bash does).
+	ExitSyntax = 2
+	// ExitCannotRun: refused — unauthenticated runtime, interpreter found
+	// but not executable.
+	ExitCannotRun = 126
+	// ExitNotFound: interpreter (or runtime) not found.
+	ExitNotFound = 127
+	// ExitOverflow: stdout+stderr exceeded the output budget; the run was
+	// stopped and the rest of the output discarded.
+	ExitOverflow = 125
+	// A signal ends the run with 128+signal (130 SIGINT, 143 SIGTERM, 129
+	// SIGHUP, 131 SIGQUIT, 141 when stdout or stderr is a broken pipe).
+)
+
+// run is one worker execution: the streams, the tracked processes, and the
+// single completion path every terminal event goes through.
+type run struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	stdin          *os.File
+	stdout, stderr *stream
+	errDst         *os.File // the real stderr, for the worker's own last line
+	out            *output
+	procs          *procs
+	private        map[string]privcmd.Func
+	scripts        *os.Root
+
+	once   sync.Once
+	reason string // "exit", "signal", "overflow", "broken-pipe"
+	code   int
+	sig    syscall.Signal
+}
+
+// runOption adjusts a run before it starts (tests use them).
+type runOption func(*run)
+
+// withOutputLimit sets the shared output budget.
+func withOutputLimit(n int64) runOption { return func(r *run) { r.out.limit = n } }
+
+func newRun(stdin, stdout, stderr *os.File, opts ...runOption) (*run, error) {
+	r := &run{stdin: stdin, errDst: stderr, private: privateCommands()}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	r.procs = &procs{tty: isTerminal(stdin)}
+	r.out = &output{limit: DefaultOutputLimit}
+	r.out.onOver = func() { r.finish("overflow", ExitOverflow, 0) }
+	r.out.onBroken = func() { r.finish("broken-pipe", 128+int(syscall.SIGPIPE), syscall.SIGPIPE) }
+	for _, o := range opts {
+		o(r)
+	}
+	var err error
+	if r.stdout, err = r.out.newStream(stdout); err != nil {
+		return nil, err
+	}
+	if r.stderr, err = r.out.newStream(stderr); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// finish records the run's terminal outcome; the first call wins. Every
+// outcome but a normal exit stops the run: no new command starts, tracked
+// process groups are terminated, the evaluation is cancelled.
+func (r *run) finish(reason string, code int, sig syscall.Signal) {
+	first := false
+	r.once.Do(func() {
+		r.reason, r.code, r.sig, first = reason, code, sig, true
+	})
+	if !first || reason == "exit" {
+		return
+	}
+	r.cancel()
+	stopSig := sig
+	if stopSig == 0 || stopSig == syscall.SIGPIPE {
+		stopSig = syscall.SIGTERM
+	}
+	go r.procs.stop(stopSig)
+}
+
+// watchSignals turns SIGINT/SIGTERM/SIGHUP/SIGQUIT into a cancellation of
+// the run (forwarded to the running commands' groups) and keeps SIGPIPE
+// from killing the worker before it can clean up.
+func (r *run) watchSignals() (stop func()) {
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-ch:
+				sig := s.(syscall.Signal)
+				if sig == syscall.SIGPIPE {
+					continue // writes report EPIPE; output handles it
+				}
+				r.finish("signal", 128+int(sig), sig)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { signal.Stop(ch); close(done) }
+}
+
+// complete ends the run after the evaluation returned with status: records
+// it (unless something else ended the run first), terminates whatever the
+// script left running, drains the output within a bound, writes the one
+// line that explains a non-exit outcome, and returns the exit status.
+func (r *run) complete(status int) int {
+	r.finish("exit", status, 0)
+	r.procs.stop(syscall.SIGTERM)
+	r.stdout.closeWriter()
+	r.stderr.closeWriter()
+	deadline := time.Now().Add(drainWait)
+	okOut := r.stdout.wait(deadline)
+	okErr := r.stderr.wait(deadline)
+	r.cancel()
+	switch r.reason {
+	case "overflow":
+		r.note("output exceeded " + strconv.Itoa(int(r.out.limit)) + " bytes (stdout and stderr together); the rest was discarded and the script was stopped (exit " + strconv.Itoa(ExitOverflow) + "); write large output to a file and read it in parts")
+	case "signal":
+		r.note("stopped by " + signalName(r.sig) + "; running commands and their process groups were terminated")
+	}
+	if !okOut || !okErr {
+		r.note("a process outside the script's process groups still held the output open after " + drainWait.String() + "; it was detached")
+	}
+	return r.code
+}
+
+// note writes one worker line to the real stderr, outside the budget.
+func (r *run) note(line string) {
+	if r.errDst != nil {
+		io.WriteString(r.errDst, "shell: "+line+"\n")
+	}
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	}
+	return "signal " + strconv.Itoa(int(s))
+}

@@ -1,0 +1,320 @@
+package worker
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"hpatch-router/retain"
+	"hpatch-router/worker/snapshot"
+)
+
+// Runtime is the router's side of the runtime directory: one snapshot
+// directory holding the launcher (a link to the router executable) and the
+// per-thread directories whose .runtime link names it. It implements
+// router.Runtime. All methods are safe for concurrent use.
+type Runtime struct {
+	root     string
+	dir      *os.Root
+	log      *slog.Logger
+	uid      int
+	digest   string
+	manifest snapshot.Manifest
+	snapID   fileID
+
+	mu      sync.Mutex
+	closed  bool
+	threads map[string]fileID // thread dir name → identity of the directory we created
+}
+
+// fileID identifies a directory we created, so Close removes only that
+// directory and not one that replaced it.
+type fileID struct{ dev, ino uint64 }
+
+// Option configures NewRuntime.
+type Option func(*runtimeConfig)
+
+type runtimeConfig struct {
+	exe string
+	log *slog.Logger
+}
+
+// WithExecutable names the launcher target instead of the running
+// executable (tests use it to point at a freshly built router binary).
+func WithExecutable(path string) Option { return func(c *runtimeConfig) { c.exe = path } }
+
+// WithLogger sets the logger for reclamation and cleanup events.
+func WithLogger(l *slog.Logger) Option { return func(c *runtimeConfig) { c.log = l } }
+
+// NewRuntime creates the router-owned snapshot directory
+// <root>/hpatch-snapshot-<digest>/ (0700) with its manifest and launcher
+// link, after reclaiming stale snapshot and thread entries that a previous
+// router of this user left behind. root must be absolute; it is created
+// (0700) when missing. Call Close on shutdown.
+func NewRuntime(root string, opts ...Option) (*Runtime, error) {
+	cfg := runtimeConfig{log: slog.Default()}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if !filepath.IsAbs(root) {
+		return nil, fmt.Errorf("runtime root %q is not absolute; pass an absolute --runtime-dir or %s", root, snapshot.RootEnv)
+	}
+	root = filepath.Clean(root)
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, fmt.Errorf("create runtime root: %w", err)
+	}
+	m, err := describeExecutable(cfg.exe)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("open runtime root: %w", err)
+	}
+	rt := &Runtime{root: root, dir: dir, log: cfg.log, uid: os.Getuid(), manifest: m, threads: map[string]fileID{}}
+	rt.reclaim()
+	if err := rt.createSnapshot(); err != nil {
+		dir.Close()
+		return nil, err
+	}
+	return rt, nil
+}
+
+// Root is the runtime root directory.
+func (rt *Runtime) Root() string { return rt.root }
+
+// SnapshotDir is the absolute path of this router's snapshot directory.
+func (rt *Runtime) SnapshotDir() string {
+	return filepath.Join(rt.root, snapshot.DirName(rt.digest))
+}
+
+// describeExecutable builds the manifest of the launcher target: resolved
+// path, content hash, file identity, and this process's pid and start time.
+func describeExecutable(exe string) (snapshot.Manifest, error) {
+	var m snapshot.Manifest
+	var err error
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return m, fmt.Errorf("find the router executable: %w", err)
+		}
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return m, fmt.Errorf("resolve the router executable: %w", err)
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return m, err
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return m, fmt.Errorf("open the router executable: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return m, fmt.Errorf("hash the router executable: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return m, err
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	start, err := procStart(os.Getpid())
+	if err != nil {
+		return m, fmt.Errorf("read this process's start time: %w", err)
+	}
+	return snapshot.Manifest{
+		Exe: exe, SHA256: hex.EncodeToString(h.Sum(nil)),
+		Dev: uint64(st.Dev), Ino: st.Ino, Size: st.Size, MtimeNs: st.Mtim.Nano(),
+		PID: os.Getpid(), Start: start,
+	}, nil
+}
+
+func (rt *Runtime) createSnapshot() error {
+	data := rt.manifest.Encode()
+	rt.digest = snapshot.Digest(data)
+	name := snapshot.DirName(rt.digest)
+	if err := rt.dir.Mkdir(name, 0o700); err != nil {
+		return fmt.Errorf("create runtime snapshot %s: %w", rt.SnapshotDir(), err)
+	}
+	id, err := rt.privateDir(name)
+	if err != nil {
+		return err
+	}
+	rt.snapID = id
+	f, err := rt.dir.OpenFile(name+"/"+snapshot.ManifestName, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("write snapshot manifest: %w", err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write snapshot manifest: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write snapshot manifest: %w", err)
+	}
+	if err := rt.dir.Symlink(rt.manifest.Exe, name+"/"+snapshot.LauncherName); err != nil {
+		return fmt.Errorf("create launcher link: %w", err)
+	}
+	return nil
+}
+
+// privateDir makes a directory we just created 0700 regardless of umask
+// and returns its identity.
+func (rt *Runtime) privateDir(name string) (fileID, error) {
+	if err := rt.dir.Chmod(name, 0o700); err != nil {
+		return fileID{}, fmt.Errorf("chmod %s: %w", name, err)
+	}
+	fi, err := rt.dir.Lstat(name)
+	if err != nil {
+		return fileID{}, err
+	}
+	return idOf(fi), nil
+}
+
+func idOf(fi fs.FileInfo) fileID {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}
+	}
+	return fileID{uint64(st.Dev), st.Ino}
+}
+
+// checkOwned refuses an entry that is not a directory of ours writable
+// only by us.
+func (rt *Runtime) checkOwned(name string, fi fs.FileInfo) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.IsDir():
+		return fmt.Errorf("%s exists and is not a directory; remove it", filepath.Join(rt.root, name))
+	case !ok || int(st.Uid) != rt.uid:
+		return fmt.Errorf("%s is owned by another user; remove it or choose another runtime dir", filepath.Join(rt.root, name))
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("%s is writable by group or others; remove it", filepath.Join(rt.root, name))
+	}
+	return nil
+}
+
+// PrepareThread creates (or verifies) <root>/hpatch-<thread>/ (0700) with
+// scripts/ (0700) and the .runtime link to this router's launcher. It is
+// idempotent; an existing link to another launcher is replaced atomically.
+// It refuses an unsafe thread id before creating anything, and existing
+// entries not owned by the current user or writable by group/others.
+func (rt *Runtime) PrepareThread(ctx context.Context, thread string) error {
+	if err := snapshot.CheckThread(thread); err != nil {
+		return fmt.Errorf("thread id rejected: %w", err)
+	}
+	if err := retain.ValidID(thread); err != nil {
+		return fmt.Errorf("thread id rejected: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.closed {
+		return errors.New("runtime is closed")
+	}
+	name := retain.ThreadDirName(thread)
+	id, err := rt.ensureDir(name)
+	if err != nil {
+		return err
+	}
+	if _, err := rt.ensureDir(name + "/" + retain.ScriptsDirName); err != nil {
+		return err
+	}
+	if err := rt.ensureLink(name); err != nil {
+		return err
+	}
+	if _, ok := rt.threads[name]; !ok {
+		rt.threads[name] = id
+	}
+	return nil
+}
+
+func (rt *Runtime) ensureDir(name string) (fileID, error) {
+	err := rt.dir.Mkdir(name, 0o700)
+	if err == nil {
+		return rt.privateDir(name)
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return fileID{}, fmt.Errorf("create %s: %w", filepath.Join(rt.root, name), err)
+	}
+	fi, err := rt.dir.Lstat(name)
+	if err != nil {
+		return fileID{}, err
+	}
+	if err := rt.checkOwned(name, fi); err != nil {
+		return fileID{}, err
+	}
+	return idOf(fi), nil
+}
+
+func (rt *Runtime) ensureLink(threadDir string) error {
+	link := threadDir + "/" + retain.Reserved
+	want := snapshot.LinkTarget(rt.digest)
+	got, err := rt.dir.Readlink(link)
+	if err == nil && got == want {
+		return nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if fi, lerr := rt.dir.Lstat(link); lerr == nil && fi.Mode()&fs.ModeSymlink == 0 {
+			return fmt.Errorf("%s exists and is not a link; remove %s", filepath.Join(rt.root, link), filepath.Join(rt.root, threadDir))
+		}
+		return fmt.Errorf("read %s: %w", filepath.Join(rt.root, link), err)
+	}
+	// Create beside it and rename over: readers never see a missing link.
+	tmp := threadDir + "/.runtime-new-" + strconv.Itoa(os.Getpid())
+	_ = rt.dir.Remove(tmp)
+	if err := rt.dir.Symlink(want, tmp); err != nil {
+		return fmt.Errorf("create runtime link: %w", err)
+	}
+	if err := rt.dir.Rename(tmp, link); err != nil {
+		_ = rt.dir.Remove(tmp)
+		return fmt.Errorf("install runtime link: %w", err)
+	}
+	return nil
+}
+
+// Close removes the thread directories this runtime created (only while
+// each is still the directory it created and still links to this
+// launcher) and the snapshot directory. Later PrepareThread calls fail.
+func (rt *Runtime) Close() error {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.closed {
+		return nil
+	}
+	rt.closed = true
+	var errs []error
+	want := snapshot.LinkTarget(rt.digest)
+	for name, id := range rt.threads {
+		fi, err := rt.dir.Lstat(name)
+		if err != nil || idOf(fi) != id {
+			continue
+		}
+		if got, err := rt.dir.Readlink(name + "/" + retain.Reserved); err != nil || got != want {
+			continue // another router took the thread over
+		}
+		if err := rt.dir.RemoveAll(name); err != nil {
+			errs = append(errs, fmt.Errorf("remove %s: %w", name, err))
+		}
+	}
+	name := snapshot.DirName(rt.digest)
+	if fi, err := rt.dir.Lstat(name); err == nil && idOf(fi) == rt.snapID {
+		if err := rt.dir.RemoveAll(name); err != nil {
+			errs = append(errs, fmt.Errorf("remove %s: %w", name, err))
+		}
+	}
+	errs = append(errs, rt.dir.Close())
+	return errors.Join(errs...)
+}

@@ -1,0 +1,220 @@
+package snapshot
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// Exit statuses of a refusal, as a shell uses them.
+const (
+	// ExitCannotRun: the runtime exists but cannot be trusted or run.
+	ExitCannotRun = 126
+	// ExitNotFound: the runtime (or what it names) does not exist.
+	ExitNotFound = 127
+)
+
+// Refusal is why a runtime cannot run: Msg is one line without the
+// "shell: " prefix, saying what is wrong and what to do.
+type Refusal struct {
+	Code int
+	Msg  string
+}
+
+func (r *Refusal) Error() string { return r.Msg }
+
+func refuse(code int, msg string) *Refusal { return &Refusal{code, msg} }
+
+// Root is the runtime root for an environment lookup: RootEnv when it is
+// an absolute path, else the temp dir.
+func Root(getenv func(string) string) string {
+	if d := getenv(RootEnv); d != "" && filepath.IsAbs(d) {
+		return filepath.Clean(d)
+	}
+	return os.TempDir()
+}
+
+// CheckThread reports why thread cannot name a runtime thread directory:
+// retain.ValidID's rule (kept here so the helper does not link the retain
+// package; a test keeps the two in step), and no collision with snapshot
+// directory names.
+func CheckThread(thread string) error {
+	switch {
+	case thread == "":
+		return errors.New("id is empty")
+	case thread == "." || thread == "..":
+		return errors.New("id " + quote(thread) + " is not a filename")
+	case strings.ContainsAny(thread, "/\\\x00"):
+		return errors.New("id " + quote(thread) + " contains a path separator or NUL")
+	case strings.HasPrefix(ThreadDirName(thread), DirPrefix):
+		return errors.New("id " + quote(thread) + " collides with the snapshot directory names")
+	}
+	return nil
+}
+
+// ThreadDirName is retain.ThreadDirName, and ReservedLink ReservedLink,
+// repeated for the helper (a test keeps them in step).
+func ThreadDirName(thread string) string { return "hpatch-" + thread }
+
+// ReservedLink is the thread directory's link to the live launcher.
+const ReservedLink = ".runtime"
+
+// Target is a verified launcher: the thread directory, the snapshot that
+// owns its launcher, and the executable the launcher names.
+type Target struct {
+	ThreadDir   string
+	SnapshotDir string
+	Manifest    Manifest
+}
+
+// Locate verifies the runtime of thread below root for the user uid and
+// returns the launcher target, or a *Refusal. Every directory, link and the
+// manifest must belong to uid and be writable by nobody else; the .runtime
+// link must name a snapshot launcher in the same root whose manifest digest
+// matches the snapshot's name and whose link matches the manifest.
+func Locate(root, thread string, uid int) (Target, error) {
+	var t Target
+	if thread == "" {
+		return t, refuse(ExitNotFound, ThreadEnv+" is not set: run shell from a Codex command, which sets it")
+	}
+	if err := CheckThread(thread); err != nil {
+		return t, refuse(ExitCannotRun, ThreadEnv+" is not a usable thread id: "+err.Error())
+	}
+	t.ThreadDir = filepath.Join(root, ThreadDirName(thread))
+	if r := checkEntry(t.ThreadDir, uid, syscall.S_IFDIR, "thread runtime directory"); r != nil {
+		if r.Code == ExitNotFound {
+			r.Msg = "no runtime for this thread at " + t.ThreadDir +
+				": start hpatch-router with the same " + RootEnv + " as Codex and let it serve this thread"
+		}
+		return t, r
+	}
+	link := filepath.Join(t.ThreadDir, ReservedLink)
+	if r := checkEntry(link, uid, syscall.S_IFLNK, "runtime link"); r != nil {
+		return t, r
+	}
+	target, err := os.Readlink(link)
+	if err != nil {
+		return t, refuse(ExitCannotRun, "cannot read "+link+": "+errText(err))
+	}
+	digest := DigestOfLink(target)
+	if digest == "" {
+		return t, refuse(ExitCannotRun, link+" points to "+quote(target)+", which is not a registered launcher; remove "+t.ThreadDir+" and restart hpatch-router")
+	}
+	t.SnapshotDir = filepath.Join(root, DirName(digest))
+	if r := checkEntry(t.SnapshotDir, uid, syscall.S_IFDIR, "runtime snapshot"); r != nil {
+		if r.Code == ExitNotFound {
+			r.Msg = link + " is dangling: the router that created it is gone; restart hpatch-router"
+		}
+		return t, r
+	}
+	data, r := readManifest(filepath.Join(t.SnapshotDir, ManifestName), uid)
+	if r != nil {
+		return t, r
+	}
+	if Digest(data) != digest {
+		return t, refuse(ExitCannotRun, "runtime snapshot "+t.SnapshotDir+" does not match its manifest digest; remove it and restart hpatch-router")
+	}
+	if t.Manifest, err = Parse(data); err != nil {
+		return t, refuse(ExitCannotRun, "runtime snapshot "+t.SnapshotDir+": "+err.Error()+"; remove it and restart hpatch-router")
+	}
+	launcher := filepath.Join(t.SnapshotDir, LauncherName)
+	if r := checkEntry(launcher, uid, syscall.S_IFLNK, "launcher link"); r != nil {
+		return t, r
+	}
+	if exe, err := os.Readlink(launcher); err != nil || exe != t.Manifest.Exe {
+		return t, refuse(ExitCannotRun, "launcher "+launcher+" does not name the executable in its manifest; restart hpatch-router")
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(t.Manifest.Exe, &st); err != nil {
+		if os.IsNotExist(err) {
+			return t, refuse(ExitNotFound, "launcher target "+t.Manifest.Exe+" no longer exists; reinstall or restart hpatch-router")
+		}
+		return t, refuse(ExitCannotRun, "cannot stat launcher target "+t.Manifest.Exe+": "+errText(err))
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Mode&0o111 == 0 {
+		return t, refuse(ExitCannotRun, "launcher target "+t.Manifest.Exe+" is not an executable file; reinstall hpatch-router")
+	}
+	return t, nil
+}
+
+// checkEntry lstat's path and refuses anything but the wanted type owned
+// by uid; directories must not be writable by group or others.
+func checkEntry(path string, uid int, typ uint32, what string) *Refusal {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil {
+		if os.IsNotExist(err) {
+			return refuse(ExitNotFound, what+" "+path+" does not exist; restart hpatch-router")
+		}
+		return refuse(ExitCannotRun, "cannot inspect "+what+" "+path+": "+errText(err))
+	}
+	if st.Mode&syscall.S_IFMT != typ {
+		return refuse(ExitCannotRun, what+" "+path+" has the wrong file type; remove it and restart hpatch-router")
+	}
+	if int(st.Uid) != uid {
+		return refuse(ExitCannotRun, what+" "+path+" is owned by uid "+itoa(int(st.Uid))+", not by you (uid "+itoa(uid)+"); remove it and restart hpatch-router")
+	}
+	if typ != syscall.S_IFLNK && st.Mode&0o022 != 0 {
+		return refuse(ExitCannotRun, what+" "+path+" is writable by group or others; remove it and restart hpatch-router")
+	}
+	return nil
+}
+
+func readManifest(path string, uid int) ([]byte, *Refusal) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, refuse(ExitCannotRun, "runtime snapshot manifest "+path+" is missing; restart hpatch-router")
+		}
+		return nil, refuse(ExitCannotRun, "cannot open runtime snapshot manifest "+path+": "+errText(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, refuse(ExitCannotRun, "cannot stat "+path+": "+errText(err))
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || !fi.Mode().IsRegular() || int(st.Uid) != uid || st.Mode&0o022 != 0 {
+		return nil, refuse(ExitCannotRun, "runtime snapshot manifest "+path+" is not a private regular file of yours; remove the snapshot and restart hpatch-router")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxManifest+1))
+	if err != nil || len(data) > maxManifest {
+		return nil, refuse(ExitCannotRun, "cannot read runtime snapshot manifest "+path)
+	}
+	return data, nil
+}
+
+func errText(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err.Error()
+	}
+	if le, ok := err.(*os.LinkError); ok {
+		return le.Err.Error()
+	}
+	return err.Error()
+}
+
+func quote(s string) string {
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return "\"" + strings.ReplaceAll(s, "\"", "\\\"") + "\""
+}
+
+func itoa(n int) string {
+	if n < 0 {
+		return "-" + itoa(-n)
+	}
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
+}
