@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Bounds for subprocesses. They only stop a hung run; no assertion
+// depends on them.
+const (
+	routerStartBound = 30 * time.Second
+	codexRunBound    = 150 * time.Second
+)
+
+// lockedBuffer collects a subprocess's output while it runs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// routerProc is a running `hpatch-router serve`.
+type routerProc struct {
+	URL        string // http://127.0.0.1:PORT
+	RuntimeDir string
+	StateDir   string
+	Output     *lockedBuffer // stdout and stderr
+	cmd        *exec.Cmd
+	exited     chan struct{}
+}
+
+// startRouter runs `hpatch-router serve` against upstream on a free
+// loopback port and waits until /healthz answers 200. It is stopped at the
+// end of the test; its output is logged when the test fails.
+func startRouter(t *testing.T, binDir, upstream, runtimeDir string, extra ...string) *routerProc {
+	t.Helper()
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		p, err := tryStartRouter(t, binDir, upstream, runtimeDir, extra)
+		if err == nil {
+			return p
+		}
+		lastErr = err
+		if !strings.Contains(err.Error(), "address already in use") {
+			break
+		}
+	}
+	if strings.Contains(lastErr.Error(), "not built yet") {
+		t.Skipf("e2e: router serve has not landed: %v", lastErr)
+	}
+	t.Fatalf("e2e: %v", lastErr)
+	return nil
+}
+
+func tryStartRouter(t *testing.T, binDir, upstream, runtimeDir string, extra []string) (*routerProc, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	p := &routerProc{
+		URL: "http://" + addr, RuntimeDir: runtimeDir, StateDir: t.TempDir(),
+		Output: &lockedBuffer{}, exited: make(chan struct{}),
+	}
+	args := append([]string{"serve", "--listen", addr, "--upstream", upstream,
+		"--runtime-dir", runtimeDir, "--state-dir", p.StateDir}, extra...)
+	p.cmd = exec.Command(filepath.Join(binDir, "hpatch-router"), args...)
+	p.cmd.Stdout, p.cmd.Stderr = p.Output, p.Output
+	p.cmd.Env = append(cleanEnv(), "HPATCH_RUNTIME_DIR="+runtimeDir)
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := p.cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { _ = p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() {
+		p.stop()
+		if t.Failed() {
+			t.Logf("router %s output:\n%s", strings.Join(args, " "), p.Output.String())
+		}
+	})
+	deadline := time.After(routerStartBound)
+	client := &http.Client{Timeout: time.Second}
+	for {
+		resp, err := client.Get(p.URL + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p, nil
+			}
+		}
+		select {
+		case <-p.exited:
+			return nil, fmt.Errorf("hpatch-router %s exited before /healthz answered (%v):\n%s",
+				strings.Join(args, " "), p.cmd.ProcessState, p.Output.String())
+		case <-deadline:
+			p.stop()
+			return nil, fmt.Errorf("hpatch-router /healthz did not answer 200 within %s:\n%s", routerStartBound, p.Output.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// stop sends SIGTERM to the router's process group, then SIGKILL if it
+// has not exited after a grace period.
+func (p *routerProc) stop() {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.exited
+	}
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// cleanEnv is the test process environment without variables that would
+// leak the developer's Codex, OpenAI or router settings into a run.
+func cleanEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(name, "CODEX_"), strings.HasPrefix(name, "OPENAI_"),
+			strings.HasPrefix(name, "HPATCH_"), name == "MOCK_KEY":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// codexConfig selects a CODEX_HOME config template from testdata/e2e.
+type codexConfig string
+
+const (
+	// configCatalog: custom provider + model_catalog_json with
+	// use_responses_lite and tool_mode code_mode_only (FACTS §1.3).
+	configCatalog codexConfig = "catalog"
+	// configBundledSol: bundled slug gpt-5.6-sol (same layout, no catalog).
+	configBundledSol codexConfig = "bundled-sol"
+	// configGPT55: bundled gpt-5.5; with --enable code_mode --enable
+	// code_mode_only it sends the top-level tools layout (FACTS §1.1).
+	configGPT55 codexConfig = "gpt55"
+)
+
+// writeCodexHome makes a throw-away CODEX_HOME whose provider points at
+// baseURL (".../v1").
+func writeCodexHome(t *testing.T, cfg codexConfig, baseURL string) string {
+	t.Helper()
+	if cfg == "" {
+		cfg = configCatalog
+	}
+	tmpl, err := os.ReadFile(repoPath(t, "testdata", "e2e", "config-"+string(cfg)+".toml"))
+	if err != nil {
+		t.Fatalf("e2e: codex config %q: %v", cfg, err)
+	}
+	text := strings.NewReplacer(
+		"@BASE_URL@", baseURL,
+		"@CATALOG@", repoPath(t, "testdata", "e2e", "catalog-lite-code-mode-only.json"),
+	).Replace(string(tmpl))
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// codexRun is the outcome of one `codex exec`.
+type codexRun struct {
+	Output   string // stdout and stderr
+	ExitCode int
+}
+
+// runCodex runs `codex exec --skip-git-repo-check ARGS… PROMPT` in
+// workspace with stdin /dev/null, binDir (when set) first on PATH and
+// HPATCH_RUNTIME_DIR set. The whole process group is killed if it
+// outlives codexRunBound.
+func runCodex(t *testing.T, codex, home, binDir, runtimeDir, workspace, prompt string, args ...string) codexRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), codexRunBound)
+	defer cancel()
+	argv := append(append([]string{"exec", "--skip-git-repo-check"}, args...), prompt)
+	cmd := exec.CommandContext(ctx, codex, argv...)
+	cmd.Dir = workspace
+	path := os.Getenv("PATH")
+	if binDir != "" {
+		path = binDir + string(os.PathListSeparator) + path
+	}
+	cmd.Env = append(cleanEnv(), "CODEX_HOME="+home, "MOCK_KEY=sk-test", "PATH="+path,
+		"HPATCH_RUNTIME_DIR="+runtimeDir)
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	// Codex may leave yielded sessions behind; reap the whole group.
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	run := codexRun{Output: out.String()}
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		run.ExitCode = exitErr.ExitCode()
+	default:
+		t.Fatalf("e2e: codex %s: %v\n%s", strings.Join(argv, " "), err, run.Output)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("e2e: codex did not finish within %s:\n%s", codexRunBound, run.Output)
+	}
+	return run
+}

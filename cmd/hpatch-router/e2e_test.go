@@ -1,0 +1,108 @@
+package main
+
+// End-to-end tests with the real Codex CLI: Codex → hpatch-router (built
+// from this tree, run as a subprocess) → routertest fake upstream playing a
+// scenario from testdata/scenarios/e2e. Codex executes the carriers through
+// the real `shell` helper and router worker, both built into a temporary
+// directory that is put first on Codex's PATH.
+//
+// Codex is found through HPATCH_CODEX_BIN, then the CI install path, then
+// `codex` on PATH. Without it the tests skip, except under CI=true where
+// they fail. `go test -short` skips them.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// ciCodexPath is where CI installs @openai/codex@0.169.0.
+const ciCodexPath = "/opt/hpatch-ci/codex/node_modules/.bin/codex"
+
+// e2eBinaries builds hpatch-router and the shell helper once per test
+// binary, on first use, into a directory TestMain removes.
+type e2eBinaries struct {
+	dir  string
+	once sync.Once
+	err  error
+}
+
+// e2eBins is set once by TestMain before any test runs.
+var e2eBins *e2eBinaries
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hpatch-e2e-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)
+		os.Exit(1)
+	}
+	e2eBins = &e2eBinaries{dir: dir}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// binDir returns the directory holding the freshly built `hpatch-router`
+// and `shell`, building them on the first call.
+func (b *e2eBinaries) binDir(t testing.TB) string {
+	t.Helper()
+	b.once.Do(func() {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		}
+		for _, target := range []struct{ out, pkg string }{
+			{"hpatch-router", "hpatch-router/cmd/hpatch-router"},
+			{"shell", "hpatch-router/cmd/shell-helper"},
+		} {
+			cmd := exec.Command(goBin, "build", "-o", filepath.Join(b.dir, target.out), target.pkg)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.err = fmt.Errorf("go build %s: %v\n%s", target.pkg, err, out)
+				return
+			}
+		}
+	})
+	if b.err != nil {
+		t.Fatalf("e2e: %v", b.err)
+	}
+	return b.dir
+}
+
+// codexBin finds the real Codex CLI or skips (fails under CI=true).
+func codexBin(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("e2e: skipped with -short")
+	}
+	candidates := []string{os.Getenv("HPATCH_CODEX_BIN"), ciCodexPath}
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		if _, err := os.Stat(c); err == nil {
+			return c
+		}
+	}
+	if p, err := exec.LookPath("codex"); err == nil {
+		return p
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("e2e: no Codex CLI (HPATCH_CODEX_BIN=%q, %s, PATH) and CI=true", os.Getenv("HPATCH_CODEX_BIN"), ciCodexPath)
+	}
+	t.Skip("e2e: no Codex CLI found; set HPATCH_CODEX_BIN")
+	return ""
+}
+
+// repoPath returns an absolute path under the repository root.
+func repoPath(t testing.TB, rel ...string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join(append([]string{"..", ".."}, rel...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
