@@ -1,6 +1,7 @@
 package retain
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,10 @@ func TestSwappedStorageStaysConfined(t *testing.T) {
 		{"Close", func(e *env) error { return e.store.Close() }},
 		{"Retain", func(e *env) error { _, err := e.retain("T1", "call_2", py); return err }},
 		{"Resolve", func(e *env) error { _, err := e.resolve("T1", "@shell/call_1"); return err }},
+		{"Apply", func(e *env) error {
+			_, err := e.store.Apply(context.Background(), "T1", "in @shell/call_1\nadd EOF \"print(2)\"\n")
+			return err
+		}},
 	}
 	for _, sw := range swaps {
 		for _, op := range ops {

@@ -1,0 +1,217 @@
+package retain
+
+import (
+	"bytes"
+	"sort"
+	"unicode/utf8"
+)
+
+// Edit is the outcome of a patch for one script.
+type Edit struct {
+	ID     string
+	Old    []byte
+	New    []byte
+	Report string // the script's part of the report, header included
+}
+
+// Apply resolves and verifies every target of p against baseline (the
+// current content of each script by artifact id) and returns the edited
+// scripts in section order. It is pure: nothing is written, and any stale
+// hash, out-of-range row, overlap or missing script rejects the whole
+// patch.
+func (p *Patch) Apply(baseline map[string][]byte) ([]Edit, error) {
+	edits := make([]Edit, 0, len(p.Sections))
+	for _, s := range p.Sections {
+		base, ok := baseline[s.ID]
+		if !ok {
+			return nil, errAt(s.Line, "%s does not exist in this thread (expired or never retained)", FormatRef(s.ID))
+		}
+		e, err := applySection(s, base)
+		if err != nil {
+			return nil, err
+		}
+		edits = append(edits, e)
+	}
+	return edits, nil
+}
+
+// outLine is one row of the edited script and whether the edit wrote it.
+type outLine struct {
+	text    []byte
+	term    []byte
+	changed bool
+}
+
+// delMark records rows deleted just before out[at].
+type delMark struct {
+	at       int
+	from, to int // old row numbers
+}
+
+func applySection(s *Section, base []byte) (Edit, error) {
+	rows := Rows(base)
+	if err := verify(s, rows); err != nil {
+		return Edit{}, err
+	}
+	n := len(rows)
+	eol := dominantEOL(rows)
+	addsAt := map[int][]*Op{} // insertion point: 1..n, n+1 for EOF
+	typeAt := map[int]*Op{}
+	for i := range s.Ops {
+		op := &s.Ops[i]
+		switch {
+		case op.Kind == OpType:
+			typeAt[op.From.Line] = op
+		case op.From.EOF:
+			addsAt[n+1] = append(addsAt[n+1], op)
+		default:
+			addsAt[op.From.Line] = append(addsAt[op.From.Line], op)
+		}
+	}
+	var out []outLine
+	var dels []delMark
+	unterminated := false
+	for i := 1; i <= n+1; {
+		if i == n+1 && len(addsAt[i]) > 0 && len(out) > 0 && len(out[len(out)-1].term) == 0 {
+			// Appending after an unterminated last row: it gets the file's
+			// line ending, and the appended text ends unterminated instead,
+			// so the file keeps "no final line ending".
+			out[len(out)-1].term = eol
+			unterminated = true
+		}
+		for _, op := range addsAt[i] {
+			for _, v := range op.Value {
+				out = append(out, outLine{[]byte(v), eol, true})
+			}
+		}
+		if i == n+1 {
+			break
+		}
+		op := typeAt[i]
+		if op == nil {
+			out = append(out, outLine{rows[i-1].Text, rows[i-1].Term, false})
+			i++
+			continue
+		}
+		if len(op.Value) == 0 {
+			dels = append(dels, delMark{len(out), op.From.Line, op.To.Line})
+		}
+		for k, v := range op.Value {
+			term := eol
+			if k == len(op.Value)-1 {
+				term = rows[op.To.Line-1].Term
+			}
+			out = append(out, outLine{[]byte(v), term, true})
+		}
+		i = op.To.Line + 1
+	}
+	if unterminated {
+		out[len(out)-1].term = nil
+	}
+	return finish(s, base, out, dels)
+}
+
+// finish assembles the edited script and its report.
+func finish(s *Section, base []byte, out []outLine, dels []delMark) (Edit, error) {
+	var buf bytes.Buffer
+	for _, l := range out {
+		buf.Write(l.text)
+		buf.Write(l.term)
+	}
+	if buf.Len() > MaxScriptBytes {
+		return Edit{}, errAt(s.Line, "the edited %s would be %d bytes; at most %d are allowed", FormatRef(s.ID), buf.Len(), MaxScriptBytes)
+	}
+	if !utf8.Valid(buf.Bytes()) {
+		return Edit{}, errAt(s.Line, "the edited %s would not be valid UTF-8", FormatRef(s.ID))
+	}
+	return Edit{ID: s.ID, Old: base, New: buf.Bytes(), Report: report(s.ID, out, dels)}, nil
+}
+
+// verify checks every target of s against rows, the one baseline: rows
+// in range, hashes current, no two `type` ranges overlapping, and no
+// `add` inside a replaced range. Several adds at one insertion point are
+// allowed and insert in the order written; an add at the first row of a
+// replaced range inserts before the replacement.
+func verify(s *Section, rows []Row) error {
+	ref := FormatRef(s.ID)
+	check := func(op *Op, p Pos) error {
+		if p.EOF {
+			return nil
+		}
+		if p.Line > len(rows) {
+			return errAt(op.Line, "row %d is past the end of %s (%d rows); cite rows from `hread %s` or the last report", p.Line, ref, len(rows), ref)
+		}
+		r := rows[p.Line-1]
+		if h := Hash(r.Text); h != p.Hash {
+			return errAt(op.Line, "%s is stale: row %d of %s is now `%s %s`; nothing was changed", p, p.Line, ref, r.Cite(), clip(string(r.Text)))
+		}
+		return nil
+	}
+	var types []*Op
+	for i := range s.Ops {
+		op := &s.Ops[i]
+		if err := check(op, op.From); err != nil {
+			return err
+		}
+		if op.Kind == OpType {
+			if err := check(op, op.To); err != nil {
+				return err
+			}
+			types = append(types, op)
+		}
+	}
+	sort.SliceStable(types, func(i, j int) bool { return types[i].From.Line < types[j].From.Line })
+	for i := 1; i < len(types); i++ {
+		a, b := types[i-1], types[i]
+		if b.From.Line <= a.To.Line {
+			later, earlier := b, a
+			if a.Line > b.Line {
+				later, earlier = a, b
+			}
+			return errAt(later.Line, "rows %s overlap rows %s targeted at line %d; merge them into one type", span(later), span(earlier), earlier.Line)
+		}
+	}
+	for i := range s.Ops {
+		op := &s.Ops[i]
+		if op.Kind != OpAdd || op.From.EOF {
+			continue
+		}
+		for _, t := range types {
+			if op.From.Line > t.From.Line && op.From.Line <= t.To.Line {
+				return errAt(op.Line, "add before row %d falls inside rows %s replaced at line %d; put the text in that type's VALUE", op.From.Line, span(t), t.Line)
+			}
+		}
+	}
+	return nil
+}
+
+func span(op *Op) string {
+	if op.From.Line == op.To.Line {
+		return itoa(op.From.Line)
+	}
+	return itoa(op.From.Line) + ".." + itoa(op.To.Line)
+}
+
+// dominantEOL is the most frequent line ending of rows; ties prefer LF,
+// then CRLF. A script without line endings uses LF.
+func dominantEOL(rows []Row) []byte {
+	var lf, crlf, cr int
+	for _, r := range rows {
+		switch string(r.Term) {
+		case "\n":
+			lf++
+		case "\r\n":
+			crlf++
+		case "\r":
+			cr++
+		}
+	}
+	switch {
+	case lf >= crlf && lf >= cr:
+		return []byte("\n")
+	case crlf >= cr:
+		return []byte("\r\n")
+	default:
+		return []byte("\r")
+	}
+}

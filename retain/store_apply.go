@@ -1,0 +1,112 @@
+package retain
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+)
+
+// Apply runs one hpatch edit against thread's retained scripts and returns
+// the report the model sees. It parses the edit, reads every named script
+// once as the baseline, verifies and applies all sections in memory, then
+// writes every new version to a temporary file and renames each into
+// place. Nothing changes unless every step before the renames succeeds; if
+// a rename fails, the scripts already renamed are restored from the
+// baseline. Errors are one line and start with "hpatch: ".
+func (s *Store) Apply(ctx context.Context, thread, patch string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	p, err := ParsePatch(patch)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ts, err := s.threadLocked(thread, false)
+	if err != nil {
+		return "", fmt.Errorf("hpatch: %s", strings.TrimPrefix(err.Error(), "retain: "))
+	}
+	baseline := make(map[string][]byte, len(p.Sections))
+	for _, sec := range p.Sections {
+		data, err := ReadScript(ts.scripts, sec.ID)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", errAt(sec.Line, "%s does not exist in this thread (expired or never retained)", FormatRef(sec.ID))
+		}
+		if err != nil {
+			return "", errAt(sec.Line, "%s", strings.TrimPrefix(err.Error(), "retain: "))
+		}
+		baseline[sec.ID] = data
+	}
+	edits, err := p.Apply(baseline)
+	if err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if err := s.commitLocked(ts, edits); err != nil {
+		return "", err
+	}
+	s.log.Info("hpatch applied", "thread", thread, "scripts", len(edits))
+	return FormatReport(edits), nil
+}
+
+// commitLocked writes edits: all temporary files first, then the renames.
+func (s *Store) commitLocked(ts *threadStore, edits []Edit) error {
+	temps := make([]string, 0, len(edits))
+	removeTemps := func(from int) {
+		for _, t := range temps[from:] {
+			ts.scripts.Remove(t)
+		}
+	}
+	for _, e := range edits {
+		t, err := writeTemp(ts.scripts, e.New)
+		if err != nil {
+			removeTemps(0)
+			return fmt.Errorf("hpatch: write %s: %v; nothing was changed", FormatRef(e.ID), err)
+		}
+		temps = append(temps, t)
+	}
+	for i, e := range edits {
+		if err := ts.scripts.Rename(temps[i], e.ID); err != nil {
+			removeTemps(i)
+			s.restoreLocked(ts, edits[:i])
+			return fmt.Errorf("hpatch: replace %s: %v; the edit was rolled back", FormatRef(e.ID), err)
+		}
+	}
+	for _, e := range edits {
+		s.trackLocked(ts, e.ID, e.New)
+	}
+	return nil
+}
+
+// restoreLocked puts the baseline of already renamed edits back.
+func (s *Store) restoreLocked(ts *threadStore, done []Edit) {
+	for _, e := range done {
+		t, err := writeTemp(ts.scripts, e.Old)
+		if err == nil {
+			err = ts.scripts.Rename(t, e.ID)
+		}
+		if err != nil {
+			s.log.Error("hpatch rollback failed", "thread", ts.thread, "ref", FormatRef(e.ID), "err", err)
+		}
+	}
+}
+
+// trackLocked updates the identity of an owned artifact after an edit so
+// expiry and cleanup still recognise it.
+func (s *Store) trackLocked(ts *threadStore, id string, content []byte) {
+	a := ts.owned[id]
+	if a == nil {
+		return
+	}
+	fi, err := ts.scripts.Lstat(id)
+	if err != nil {
+		return
+	}
+	a.info, a.sum = fi, sha256.Sum256(content)
+}
