@@ -2,11 +2,256 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"hpatch-router/retain"
+	"hpatch-router/router"
+	"hpatch-router/worker"
 )
 
-// runServe is replaced by the router work (issue 3).
-func runServe(_ context.Context, _ []string, s stdio) int {
-	fmt.Fprintln(s.err, "hpatch-router: serve is not built yet")
-	return 1
+// serveConfig is everything `serve` reads from its flags and environment.
+type serveConfig struct {
+	listen               string
+	upstream             *url.URL
+	mode                 router.Mode
+	runtimeDir           string
+	stateDir             string
+	logLevel             slog.Level
+	responseStartTimeout time.Duration
+	streamIdleTimeout    time.Duration
+	maxRequestBody       int64
+	shutdownGrace        time.Duration
+}
+
+// serveEnv is the environment lookups serve's defaults depend on.
+type serveEnv struct {
+	getenv  func(string) string
+	tempDir func() string
+	homeDir func() (string, error)
+}
+
+func osServeEnv() serveEnv { return serveEnv{os.Getenv, os.TempDir, os.UserHomeDir} }
+
+func defaultRuntimeDir(e serveEnv) string {
+	if d := e.getenv("HPATCH_RUNTIME_DIR"); d != "" {
+		return d
+	}
+	return e.tempDir()
+}
+
+func defaultStateDir(e serveEnv) string {
+	if d := e.getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "hpatch-router")
+	}
+	if h, err := e.homeDir(); err == nil && h != "" {
+		return filepath.Join(h, ".local", "state", "hpatch-router")
+	}
+	return ""
+}
+
+// parseServeFlags parses args; it returns (nil, 0) after printing --help
+// and (nil, 2) after a usage error.
+func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	fs.SetOutput(s.err)
+	listen := fs.String("listen", "127.0.0.1:8080", "address to serve on; Codex's provider base_url is http://<listen>/v1")
+	upstream := fs.String("upstream", "https://chatgpt.com/backend-api/codex", "model API base URL; /v1/<rest> is forwarded to <upstream>/<rest>")
+	mode := fs.String("mode", string(router.ModeHPatch), "hpatch: give the model the shell tool and rewrite its calls; passthrough: forward everything unchanged")
+	runtimeDir := fs.String("runtime-dir", defaultRuntimeDir(e), "absolute runtime root shared with Codex's shell helper (default $HPATCH_RUNTIME_DIR, else the temp dir); export the same HPATCH_RUNTIME_DIR to Codex when you change it")
+	stateDir := fs.String("state-dir", defaultStateDir(e), "directory of the durable replay store (default $XDG_STATE_HOME/hpatch-router or ~/.local/state/hpatch-router); empty keeps replay in memory only")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error (logs go to stderr; never auth headers or script bodies)")
+	startTimeout := fs.Duration("response-start-timeout", router.DefaultResponseStartTimeout, "longest wait for the upstream response headers before answering 504")
+	idleTimeout := fs.Duration("stream-idle-timeout", router.DefaultStreamIdleTimeout, "longest silence inside an upstream stream before the router ends it (Codex then retries)")
+	maxBody := fs.Int64("max-request-body", router.DefaultMaxRequestBody, "largest request body in bytes the router reads (413 beyond it)")
+	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests before closing them")
+	fs.Usage = func() {
+		fmt.Fprintf(s.err, "Usage: hpatch-router serve [flags]\n\nRun the proxy between Codex and the model API.\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fs.SetOutput(s.out)
+			fmt.Fprintf(s.out, "Usage: hpatch-router serve [flags]\n\nRun the proxy between Codex and the model API.\n\nFlags:\n%s", fs.FlagUsages())
+			return nil, 0
+		}
+		return nil, 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(s.err, "hpatch-router serve: unexpected arguments %q\n", fs.Args())
+		return nil, 2
+	}
+	cfg := &serveConfig{
+		listen: *listen, runtimeDir: *runtimeDir, stateDir: *stateDir,
+		responseStartTimeout: *startTimeout, streamIdleTimeout: *idleTimeout,
+		maxRequestBody: *maxBody, shutdownGrace: *grace,
+	}
+	var err error
+	if cfg.upstream, err = url.Parse(*upstream); err != nil || cfg.upstream.Host == "" {
+		fmt.Fprintf(s.err, "hpatch-router serve: --upstream %q is not an absolute URL\n", *upstream)
+		return nil, 2
+	}
+	if cfg.mode, err = router.ParseMode(*mode); err != nil {
+		fmt.Fprintf(s.err, "hpatch-router serve: --mode: %v\n", err)
+		return nil, 2
+	}
+	if err := cfg.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
+		fmt.Fprintf(s.err, "hpatch-router serve: --log-level %q: use debug, info, warn or error\n", *logLevel)
+		return nil, 2
+	}
+	if cfg.mode == router.ModeHPatch && !filepath.IsAbs(cfg.runtimeDir) {
+		fmt.Fprintf(s.err, "hpatch-router serve: --runtime-dir %q must be absolute\n", cfg.runtimeDir)
+		return nil, 2
+	}
+	return cfg, 0
+}
+
+// runServe is `hpatch-router serve`.
+func runServe(ctx context.Context, args []string, s stdio) int {
+	cfg, code := parseServeFlags(args, osServeEnv(), s)
+	if cfg == nil {
+		return code
+	}
+	log := slog.New(slog.NewTextHandler(s.err, &slog.HandlerOptions{Level: cfg.logLevel}))
+	if err := serve(ctx, cfg, log, nil); err != nil {
+		log.Error("serve failed", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// serve runs the router until ctx ends, then shuts down gracefully. ready,
+// when not nil, receives the bound address once the listener is up.
+func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(addr string)) error {
+	opts := []router.Option{
+		router.Upstream(cfg.upstream),
+		router.WithMode(cfg.mode),
+		router.Logger(log),
+		router.StateDir(cfg.stateDir),
+		router.ResponseStartTimeout(cfg.responseStartTimeout),
+		router.StreamIdleTimeout(cfg.streamIdleTimeout),
+		router.MaxRequestBody(cfg.maxRequestBody),
+	}
+	var closers []io.Closer
+	defer func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			if err := closers[i].Close(); err != nil {
+				log.Warn("shutdown cleanup", "err", err)
+			}
+		}
+	}()
+	if cfg.mode == router.ModeHPatch {
+		hooks, cl, err := buildHooks(cfg.runtimeDir, log)
+		closers = append(closers, cl...)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, hooks...)
+	}
+	rt, err := router.New(opts...)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, rt)
+
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           rt,
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	log.Info("hpatch-router listening", "addr", ln.Addr().String(), "upstream", redactedURL(cfg.upstream),
+		"mode", cfg.mode, "runtime_dir", cfg.runtimeDir, "state_dir", cfg.stateDir)
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", cfg.shutdownGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("in-flight requests cut at the end of the grace period", "err", err)
+		_ = srv.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// buildHooks is the seam where the worker runtime (package worker) and the
+// retained-script store (package retain) are constructed and handed to the
+// router. Both are opened on the runtime root; both are closed on shutdown
+// (the runtime removes its snapshot and thread directories, the store its
+// artifacts).
+func buildHooks(runtimeDir string, log *slog.Logger) ([]router.Option, []io.Closer, error) {
+	var opts []router.Option
+	var closers []io.Closer
+	wr, err := worker.NewRuntime(runtimeDir, worker.WithLogger(log))
+	if err != nil {
+		return nil, nil, fmt.Errorf("worker runtime: %w", err)
+	}
+	if c, ok := any(wr).(io.Closer); ok {
+		closers = append(closers, c)
+	}
+	if r, ok := any(wr).(router.Runtime); ok {
+		opts = append(opts, router.WithRuntime(r))
+	} else {
+		log.Warn("the worker runtime does not prepare threads yet; carriers that run the worker will fail")
+	}
+	store, err := retain.NewStore(runtimeDir, retain.Logger(log))
+	if err != nil {
+		return nil, closers, fmt.Errorf("retained scripts: %w", err)
+	}
+	closers = append(closers, store)
+	opts = append(opts, router.WithScripts(scriptsOf(store)))
+	return opts, closers, nil
+}
+
+// scriptsOf adapts the retain store to router.Scripts, with a clear error
+// for hpatch edits while the store has no Apply.
+func scriptsOf(store any) router.Scripts {
+	if s, ok := store.(router.Scripts); ok {
+		return s
+	}
+	return partialScripts{store.(retainResolver)}
+}
+
+type retainResolver interface {
+	Retain(ctx context.Context, thread, id, content string) (string, error)
+	Resolve(ctx context.Context, thread, ref string) (string, error)
+}
+
+type partialScripts struct{ retainResolver }
+
+func (partialScripts) Apply(context.Context, string, string) (string, error) {
+	return "", errors.New("hpatch: editing retained scripts is not available in this build")
+}
+
+// redactedURL drops user info and query from a URL for logs.
+func redactedURL(u *url.URL) string {
+	c := *u
+	c.User = nil
+	c.RawQuery = ""
+	return strings.TrimRight(c.String(), "?")
 }

@@ -1,0 +1,196 @@
+package router
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// metrics is the router's Prometheus registry, written by hand in the text
+// exposition format (no client library). Label values the model controls
+// (the interpreter) are sanitized and capped in number.
+type metrics struct {
+	mu           sync.Mutex
+	counters     map[counterKey]uint64
+	interpreters map[string]bool
+	buckets      []float64 // upper bounds in seconds
+	counts       []uint64  // per bucket (not cumulative), +Inf last
+	sum          float64
+	total        uint64
+}
+
+type counterKey struct{ name, labels string }
+
+// maxInterpreterLabels caps the distinct interpreter label values; later
+// ones are counted as "other".
+const maxInterpreterLabels = 32
+
+type counterDef struct {
+	name, help string
+	labelled   bool
+}
+
+// counterDefs lists every counter in output order.
+func counterDefs() []counterDef {
+	return []counterDef{
+		{"hpatch_router_requests_total", "Requests received, by route.", true},
+		{"hpatch_router_request_rewrites_total", "Requests whose Code Mode exec owner was rewritten.", false},
+		{"hpatch_router_carriers_total", "Exec carriers emitted in place of model calls.", false},
+		{"hpatch_router_shell_calls_total", "Translated shell calls, by plan kind and interpreter.", true},
+		{"hpatch_router_hpatch_calls_total", "hpatch edit calls.", false},
+		{"hpatch_router_exec_annotations_total", "Model exec calls annotated for calling tools.exec_command directly.", false},
+		{"hpatch_router_rejections_total", "Calls answered with a diagnostic carrier, by reason.", true},
+		{"hpatch_router_warnings_total", "Shell warnings placed in carriers.", false},
+		{"hpatch_router_replay_total", "Replay outcomes (restored, mismatch, store_error).", true},
+		{"hpatch_router_faults_total", "Faults and early ends, by kind.", true},
+		{"hpatch_router_errors_total", "Error responses the router answered itself, by code.", true},
+	}
+}
+
+func newMetrics() *metrics {
+	b := []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120}
+	return &metrics{
+		counters:     map[counterKey]uint64{},
+		interpreters: map[string]bool{},
+		buckets:      b,
+		counts:       make([]uint64, len(b)+1),
+	}
+}
+
+func (m *metrics) add(name, labels string, n uint64) {
+	m.mu.Lock()
+	m.counters[counterKey{name, labels}] += n
+	m.mu.Unlock()
+}
+
+func label(k, v string) string { return fmt.Sprintf("%s=%q", k, v) }
+
+func (m *metrics) request(route string) {
+	m.add("hpatch_router_requests_total", label("route", route), 1)
+}
+func (m *metrics) rewrite()       { m.add("hpatch_router_request_rewrites_total", "", 1) }
+func (m *metrics) carrier()       { m.add("hpatch_router_carriers_total", "", 1) }
+func (m *metrics) hpatchCall()    { m.add("hpatch_router_hpatch_calls_total", "", 1) }
+func (m *metrics) execAnnotated() { m.add("hpatch_router_exec_annotations_total", "", 1) }
+func (m *metrics) rejection(reason string) {
+	m.add("hpatch_router_rejections_total", label("reason", reason), 1)
+}
+func (m *metrics) replay(outcome string) {
+	m.add("hpatch_router_replay_total", label("outcome", outcome), 1)
+}
+func (m *metrics) fault(kind string) { m.add("hpatch_router_faults_total", label("kind", kind), 1) }
+func (m *metrics) routerError(code string) {
+	m.add("hpatch_router_errors_total", label("code", code), 1)
+}
+
+func (m *metrics) shellCall(kind, interpreter string, warnings int) {
+	interp := m.interpreterLabel(interpreter)
+	m.add("hpatch_router_shell_calls_total", label("kind", kind)+","+label("interpreter", interp), 1)
+	if warnings > 0 {
+		m.add("hpatch_router_warnings_total", "", uint64(warnings))
+	}
+}
+
+// interpreterLabel keeps the basename, restricted to a safe alphabet and
+// length, and caps the number of distinct values.
+func (m *metrics) interpreterLabel(s string) string {
+	s = path.Base(s)
+	if s == "." || s == "/" {
+		s = ""
+	}
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-', r == '+':
+			return r
+		}
+		return -1
+	}, s)
+	if len(s) > 32 {
+		s = s[:32]
+	}
+	if s == "" {
+		s = "none"
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.interpreters[s] {
+		if len(m.interpreters) >= maxInterpreterLabels {
+			return "other"
+		}
+		m.interpreters[s] = true
+	}
+	return s
+}
+
+// upstreamLatency observes the time until the upstream response headers.
+func (m *metrics) upstreamLatency(d time.Duration) {
+	sec := d.Seconds()
+	m.mu.Lock()
+	i := sort.SearchFloat64s(m.buckets, sec)
+	m.counts[i]++
+	m.sum += sec
+	m.total++
+	m.mu.Unlock()
+}
+
+// write renders every metric in the Prometheus text format.
+func (m *metrics) write(w io.Writer) {
+	m.mu.Lock()
+	keys := make([]counterKey, 0, len(m.counters))
+	for k := range m.counters {
+		keys = append(keys, k)
+	}
+	values := make(map[counterKey]uint64, len(keys))
+	for _, k := range keys {
+		values[k] = m.counters[k]
+	}
+	counts := append([]uint64(nil), m.counts...)
+	sum, total := m.sum, m.total
+	m.mu.Unlock()
+
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].name != keys[j].name {
+			return keys[i].name < keys[j].name
+		}
+		return keys[i].labels < keys[j].labels
+	})
+	for _, d := range counterDefs() {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n", d.name, d.help, d.name)
+		seen := false
+		for _, k := range keys {
+			if k.name != d.name {
+				continue
+			}
+			seen = true
+			if k.labels == "" {
+				fmt.Fprintf(w, "%s %d\n", d.name, values[k])
+			} else {
+				fmt.Fprintf(w, "%s{%s} %d\n", d.name, k.labels, values[k])
+			}
+		}
+		if !seen && !d.labelled {
+			fmt.Fprintf(w, "%s 0\n", d.name)
+		}
+	}
+	const h = "hpatch_router_upstream_latency_seconds"
+	fmt.Fprintf(w, "# HELP %s Time until the upstream response headers arrived.\n# TYPE %s histogram\n", h, h)
+	var cum uint64
+	for i, b := range m.buckets {
+		cum += counts[i]
+		fmt.Fprintf(w, "%s_bucket{le=%q} %d\n", h, formatFloat(b), cum)
+	}
+	cum += counts[len(counts)-1]
+	fmt.Fprintf(w, "%s_bucket{le=\"+Inf\"} %d\n%s_sum %s\n%s_count %d\n", h, cum, h, formatFloat(sum), h, total)
+}
+
+func formatFloat(f float64) string {
+	if math.IsInf(f, 1) {
+		return "+Inf"
+	}
+	return fmt.Sprintf("%g", f)
+}

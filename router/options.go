@@ -1,0 +1,180 @@
+package router
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Mode selects what the router does to the traffic it forwards.
+type Mode string
+
+const (
+	// ModeHPatch rewrites Code Mode requests (inject `shell`/`hpatch`) and
+	// replaces the model's calls to them with exec carriers.
+	ModeHPatch Mode = "hpatch"
+	// ModePassthrough forwards every request and response unchanged.
+	ModePassthrough Mode = "passthrough"
+)
+
+// ParseMode accepts "hpatch" or "passthrough".
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModeHPatch, ModePassthrough:
+		return m, nil
+	}
+	return "", fmt.Errorf("mode %q is neither %q nor %q", s, ModeHPatch, ModePassthrough)
+}
+
+// Defaults used when the matching Option is not given.
+const (
+	DefaultResponseStartTimeout = 2 * time.Minute
+	DefaultStreamIdleTimeout    = 5 * time.Minute
+	DefaultMaxRequestBody       = 64 << 20
+	DefaultMaxEventSize         = 32 << 20
+)
+
+// Option configures a Router (see New).
+type Option func(*config) error
+
+type config struct {
+	upstream             *url.URL
+	mode                 Mode
+	logger               *slog.Logger
+	stateDir             string
+	runtime              Runtime
+	scripts              Scripts
+	responseStartTimeout time.Duration
+	streamIdleTimeout    time.Duration
+	maxRequestBody       int64
+	maxEventSize         int
+	transport            http.RoundTripper
+	replayLimits         ReplayLimits
+
+	// Seams for tests and for the packages this one is built with.
+	rewrite    requestRewriteFunc
+	translator translator
+}
+
+// Upstream is the model API base URL; `/v1/<rest>` is forwarded to
+// `<upstream>/<rest>`. Required.
+func Upstream(u *url.URL) Option {
+	return func(c *config) error {
+		if u == nil || u.Scheme == "" || u.Host == "" {
+			return errors.New("upstream URL needs a scheme and a host")
+		}
+		if u.Scheme != "http" && u.Scheme != "https" {
+			return fmt.Errorf("upstream scheme %q is not http or https", u.Scheme)
+		}
+		cp := *u
+		c.upstream = &cp
+		return nil
+	}
+}
+
+// WithMode selects ModeHPatch (the default) or ModePassthrough.
+func WithMode(m Mode) Option {
+	return func(c *config) error {
+		if _, err := ParseMode(string(m)); err != nil {
+			return err
+		}
+		c.mode = m
+		return nil
+	}
+}
+
+// Logger sets the structured logger (default: slog.Default()).
+func Logger(l *slog.Logger) Option {
+	return func(c *config) error { c.logger = l; return nil }
+}
+
+// StateDir is where the durable replay store keeps one file per thread. An
+// empty dir (the default) keeps replay mappings in memory only, so they do
+// not survive a restart.
+func StateDir(dir string) Option {
+	return func(c *config) error { c.stateDir = dir; return nil }
+}
+
+// WithRuntime sets the worker runtime hook (nil: no runtime preparation).
+func WithRuntime(r Runtime) Option {
+	return func(c *config) error { c.runtime = r; return nil }
+}
+
+// WithScripts sets the retained-script store (nil: nothing is retained and
+// `hpatch` calls get a diagnostic).
+func WithScripts(s Scripts) Option {
+	return func(c *config) error { c.scripts = s; return nil }
+}
+
+// ResponseStartTimeout bounds the wait for the upstream response headers;
+// past it the client gets a 504 OpenAI-shaped error.
+func ResponseStartTimeout(d time.Duration) Option {
+	return func(c *config) error { return positive("response start timeout", d, &c.responseStartTimeout) }
+}
+
+// StreamIdleTimeout bounds the silence between two reads of an upstream
+// body; past it the stream is ended (Codex sees no response.completed and
+// retries).
+func StreamIdleTimeout(d time.Duration) Option {
+	return func(c *config) error { return positive("stream idle timeout", d, &c.streamIdleTimeout) }
+}
+
+// MaxRequestBody bounds request bodies the router reads (413 beyond it).
+func MaxRequestBody(n int64) Option {
+	return func(c *config) error {
+		if n <= 0 {
+			return errors.New("max request body must be positive")
+		}
+		c.maxRequestBody = n
+		return nil
+	}
+}
+
+// MaxEventSize bounds one SSE event of a rewritten stream.
+func MaxEventSize(n int) Option {
+	return func(c *config) error {
+		if n <= 0 {
+			return errors.New("max event size must be positive")
+		}
+		c.maxEventSize = n
+		return nil
+	}
+}
+
+// Transport replaces the upstream round tripper (default: a clone of
+// http.DefaultTransport with transparent compression off, so bodies pass
+// through as the upstream sent them).
+func Transport(rt http.RoundTripper) Option {
+	return func(c *config) error { c.transport = rt; return nil }
+}
+
+// WithReplayLimits overrides the replay store bounds (zero fields keep the
+// defaults).
+func WithReplayLimits(l ReplayLimits) Option {
+	return func(c *config) error {
+		if l.MaxEntriesPerThread > 0 {
+			c.replayLimits.MaxEntriesPerThread = l.MaxEntriesPerThread
+		}
+		if l.MaxBytesPerThread > 0 {
+			c.replayLimits.MaxBytesPerThread = l.MaxBytesPerThread
+		}
+		if l.MaxThreads > 0 {
+			c.replayLimits.MaxThreads = l.MaxThreads
+		}
+		if l.MaxCachedThreads > 0 {
+			c.replayLimits.MaxCachedThreads = l.MaxCachedThreads
+		}
+		return nil
+	}
+}
+
+func positive(what string, d time.Duration, dst *time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("%s must be positive, got %s", what, d)
+	}
+	*dst = d
+	return nil
+}

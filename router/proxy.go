@@ -1,0 +1,236 @@
+package router
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Causes attached to the upstream request context when the router gives up.
+var (
+	errResponseStart = errors.New("upstream did not start a response in time")
+	errStreamIdle    = errors.New("upstream stream went idle")
+)
+
+func defaultTransport() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	// Relay bodies exactly as the upstream encoded them; the rewrite path
+	// asks for identity encoding instead (see outboundRequest).
+	t.DisableCompression = true
+	t.MaxIdleConnsPerHost = 64
+	return t
+}
+
+// hopHeaders are connection-scoped and never forwarded (RFC 9110 §7.6.1).
+var hopHeaders = []string{
+	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+}
+
+// copyHeaders copies every end-to-end header of src into dst.
+func copyHeaders(dst, src http.Header) {
+	var named []string
+	for _, v := range src.Values("Connection") {
+		for f := range strings.SplitSeq(v, ",") {
+			if f = textproto.TrimString(f); f != "" {
+				named = append(named, http.CanonicalHeaderKey(f))
+			}
+		}
+	}
+outer:
+	for k, vv := range src {
+		for _, h := range hopHeaders {
+			if k == h {
+				continue outer
+			}
+		}
+		for _, h := range named {
+			if k == h {
+				continue outer
+			}
+		}
+		dst[k] = append(dst[k][:0:0], vv...)
+	}
+}
+
+// upstreamURL maps /v1/<rest>?q to <upstream>/<rest>?q, keeping the
+// client's path escaping and query bytes.
+func (rt *Router) upstreamURL(r *http.Request) *url.URL {
+	u := *rt.cfg.upstream
+	rest := strings.TrimPrefix(r.URL.EscapedPath(), "/v1")
+	base := strings.TrimRight(u.EscapedPath(), "/")
+	raw := base + rest
+	if p, err := url.PathUnescape(raw); err == nil {
+		u.Path = p
+		u.RawPath = raw
+		if u.EscapedPath() == p {
+			u.RawPath = ""
+		}
+	} else {
+		u.Path = strings.TrimRight(u.Path, "/") + r.URL.Path[len("/v1"):]
+		u.RawPath = ""
+	}
+	u.RawQuery = r.URL.RawQuery
+	u.Fragment, u.RawFragment = "", ""
+	return &u
+}
+
+// outboundRequest builds the upstream request. body nil streams r.Body
+// through; otherwise body is sent with its exact length. identity asks the
+// upstream for an unencoded response (the rewrite path must read it).
+func (rt *Router) outboundRequest(ctx context.Context, r *http.Request, body []byte, identity bool) *http.Request {
+	out := r.Clone(ctx)
+	out.RequestURI = ""
+	out.URL = rt.upstreamURL(r)
+	out.Host = ""
+	out.Header = make(http.Header, len(r.Header))
+	copyHeaders(out.Header, r.Header)
+	if _, ok := out.Header["User-Agent"]; !ok {
+		out.Header["User-Agent"] = nil // do not let net/http add one
+	}
+	if identity {
+		out.Header.Del("Accept-Encoding")
+	}
+	if body != nil {
+		out.Body = io.NopCloser(bytes.NewReader(body))
+		out.ContentLength = int64(len(body))
+		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		out.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	} else if r.ContentLength == 0 {
+		out.Body = nil
+	}
+	out.Close = false
+	return out
+}
+
+// roundTrip sends out and waits for the response headers at most the
+// response start timeout. The returned cancel must be called when the
+// response body is done; the body is wrapped with the idle timeout.
+func (rt *Router) roundTrip(parent context.Context, build func(ctx context.Context) *http.Request) (*http.Response, context.CancelCauseFunc, error) {
+	ctx, cancel := context.WithCancelCause(parent)
+	timer := time.AfterFunc(rt.cfg.responseStartTimeout, func() { cancel(errResponseStart) })
+	start := time.Now()
+	resp, err := rt.transport.RoundTrip(build(ctx))
+	stopped := timer.Stop()
+	rt.metrics.upstreamLatency(time.Since(start))
+	if err == nil && !stopped {
+		resp.Body.Close()
+		err = errResponseStart
+	}
+	if err != nil {
+		if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+			err = c
+		}
+		cancel(nil)
+		return nil, nil, err
+	}
+	resp.Body = newIdleBody(resp.Body, rt.cfg.streamIdleTimeout, cancel)
+	return resp, cancel, nil
+}
+
+// upstreamFailed answers a request whose upstream round trip failed.
+func (rt *Router) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case r.Context().Err() != nil:
+		rt.metrics.fault("client_gone")
+		rt.log.Info("client went away before the upstream answered", "path", r.URL.Path)
+	case errors.Is(err, errResponseStart):
+		rt.metrics.fault("response_start_timeout")
+		rt.log.Warn("upstream response start timeout", "path", r.URL.Path, "timeout", rt.cfg.responseStartTimeout)
+		writeRouterError(w, http.StatusGatewayTimeout, "upstream_error", "upstream_timeout",
+			fmt.Sprintf("upstream did not start a response within %s", rt.cfg.responseStartTimeout))
+	default:
+		rt.metrics.fault("upstream_unreachable")
+		rt.log.Warn("upstream request failed", "path", r.URL.Path, "err", redactURLError(err))
+		writeRouterError(w, http.StatusBadGateway, "upstream_error", "upstream_unreachable",
+			"upstream request failed: "+redactURLError(err))
+	}
+}
+
+// redactURLError drops the URL (which may carry a query) from a transport
+// error and keeps the cause.
+func redactURLError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return "timeout: " + err.Error()
+	}
+	return err.Error()
+}
+
+// forward relays r to the upstream unchanged (body nil: stream r.Body;
+// otherwise send body) and the response back unchanged, flushing as bytes
+// arrive.
+func (rt *Router) forward(w http.ResponseWriter, r *http.Request, body []byte) {
+	resp, cancel, err := rt.roundTrip(r.Context(), func(ctx context.Context) *http.Request {
+		return rt.outboundRequest(ctx, r, body, false)
+	})
+	if err != nil {
+		rt.upstreamFailed(w, r, err)
+		return
+	}
+	defer cancel(nil)
+	defer resp.Body.Close()
+	rt.relayRaw(w, r, resp)
+}
+
+// writeResponseHeader copies the upstream status and end-to-end headers.
+func writeResponseHeader(w http.ResponseWriter, resp *http.Response, dropLength bool) {
+	copyHeaders(w.Header(), resp.Header)
+	if dropLength {
+		w.Header().Del("Content-Length")
+	}
+	w.WriteHeader(resp.StatusCode)
+}
+
+// relayRaw copies the response body as it arrives, flushing after every
+// read so event streams are not buffered.
+func (rt *Router) relayRaw(w http.ResponseWriter, r *http.Request, resp *http.Response) {
+	writeResponseHeader(w, resp, false)
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				rt.metrics.fault("client_gone")
+				return
+			}
+			_ = rc.Flush()
+		}
+		if err != nil {
+			if err != io.EOF {
+				rt.streamEnded(r, err)
+			}
+			return
+		}
+	}
+}
+
+// streamEnded records why an upstream body ended early. Nothing more can
+// be said to the client: the headers are out, so the stream just ends.
+func (rt *Router) streamEnded(r *http.Request, err error) {
+	switch {
+	case r.Context().Err() != nil:
+		rt.metrics.fault("client_gone")
+		rt.log.Info("client went away mid-stream", "path", r.URL.Path)
+	case errors.Is(err, errStreamIdle):
+		rt.metrics.fault("stream_idle_timeout")
+		rt.log.Warn("upstream stream idle timeout; ending the stream", "path", r.URL.Path, "timeout", rt.cfg.streamIdleTimeout)
+	default:
+		rt.metrics.fault("upstream_reset")
+		rt.log.Warn("upstream stream ended early", "path", r.URL.Path, "err", redactURLError(err))
+	}
+}

@@ -1,0 +1,286 @@
+package router
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"hpatch-router/retain"
+)
+
+// ReplayLimits bound the replay store. When a thread holds more than
+// MaxEntriesPerThread entries or MaxBytesPerThread bytes of original items,
+// its oldest entries are dropped; when the state directory holds more than
+// MaxThreads thread files, the least recently written file is removed.
+// MaxCachedThreads bounds the threads kept in memory (files stay on disk).
+type ReplayLimits struct {
+	MaxEntriesPerThread int
+	MaxBytesPerThread   int
+	MaxThreads          int
+	MaxCachedThreads    int
+}
+
+// DefaultReplayLimits: 4096 entries or 16 MiB per thread, 1024 thread
+// files, 128 threads cached in memory.
+func DefaultReplayLimits() ReplayLimits {
+	return ReplayLimits{
+		MaxEntriesPerThread: 4096,
+		MaxBytesPerThread:   16 << 20,
+		MaxThreads:          1024,
+		MaxCachedThreads:    128,
+	}
+}
+
+// replayEntry maps one carrier the router emitted back to the model's
+// original call item.
+type replayEntry struct {
+	CallID string `json:"call_id"`
+	// Carrier is the hex SHA-256 of the carrier item's input string.
+	Carrier string `json:"carrier_sha256"`
+	// Item is the model's original item, byte for byte as the upstream
+	// sent it in output_item.done (kept as a string so no encoder can
+	// touch its bytes).
+	Item string `json:"item"`
+}
+
+type replayFile struct {
+	Version int           `json:"version"`
+	Thread  string        `json:"thread"`
+	Entries []replayEntry `json:"entries"`
+}
+
+// threadReplay is the in-memory copy of one thread's entries, oldest first.
+type threadReplay struct {
+	mu      sync.Mutex
+	entries []replayEntry
+	bytes   int
+	used    uint64 // store clock at last use, for cache eviction
+}
+
+// replayStore keeps replay entries per thread: in memory, and when dir is
+// set also durably, one file per thread written atomically (temporary file,
+// fsync, rename) with mode 0600 in a 0700 directory opened as an os.Root.
+type replayStore struct {
+	root    *os.Root // nil: memory only
+	lim     ReplayLimits
+	mu      sync.Mutex
+	threads map[string]*threadReplay
+	clock   uint64
+}
+
+const replayFileSuffix = ".replay.json"
+
+func newReplayStore(dir string, lim ReplayLimits) (*replayStore, error) {
+	s := &replayStore{lim: lim, threads: map[string]*threadReplay{}}
+	if dir == "" {
+		return s, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("replay state dir: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("replay state dir: %w", err)
+	}
+	s.root = root
+	return s, nil
+}
+
+// Close releases the state directory.
+func (s *replayStore) Close() error {
+	if s.root == nil {
+		return nil
+	}
+	return s.root.Close()
+}
+
+func carrierDigest(input string) string {
+	sum := sha256.Sum256([]byte(input))
+	return hex.EncodeToString(sum[:])
+}
+
+// thread returns the thread's entries, loading its file on first use. It
+// never creates anything.
+func (s *replayStore) thread(id string) *threadReplay {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock++
+	if t, ok := s.threads[id]; ok {
+		t.used = s.clock
+		return t
+	}
+	t := &threadReplay{used: s.clock}
+	if s.root != nil {
+		b, err := s.root.ReadFile(id + replayFileSuffix)
+		var f replayFile
+		switch {
+		case err == nil && json.Unmarshal(b, &f) == nil && f.Thread == id:
+			t.entries = f.Entries
+			for _, e := range f.Entries {
+				t.bytes += len(e.Item)
+			}
+		case err == nil:
+			// Unreadable content: start empty; the next write replaces it.
+		case !errors.Is(err, fs.ErrNotExist):
+			// Unreadable file: behave as empty.
+		}
+	}
+	s.threads[id] = t
+	s.evictCacheLocked()
+	return t
+}
+
+// evictCacheLocked drops the least recently used threads from memory. In
+// memory-only mode that forgets them, so the cache bound is MaxThreads.
+func (s *replayStore) evictCacheLocked() {
+	max := s.lim.MaxCachedThreads
+	if s.root == nil {
+		max = s.lim.MaxThreads
+	}
+	for len(s.threads) > max {
+		var oldest string
+		var at uint64
+		for id, t := range s.threads {
+			if oldest == "" || t.used < at {
+				oldest, at = id, t.used
+			}
+		}
+		delete(s.threads, oldest)
+	}
+}
+
+// get returns the entry for callID.
+func (t *threadReplay) get(callID string) (replayEntry, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		if t.entries[i].CallID == callID {
+			return t.entries[i], true
+		}
+	}
+	return replayEntry{}, false
+}
+
+func (t *threadReplay) empty() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.entries) == 0
+}
+
+// put records that carrier (the carrier item's input) stands for the model
+// item original in thread.
+func (s *replayStore) put(thread, callID, carrier string, original []byte) error {
+	if err := retain.ValidID(thread); err != nil {
+		return fmt.Errorf("replay: thread id: %w", err)
+	}
+	t := s.thread(thread)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fresh := len(t.entries) == 0
+	kept := t.entries[:0:0]
+	for _, e := range t.entries {
+		if e.CallID == callID {
+			t.bytes -= len(e.Item)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	kept = append(kept, replayEntry{CallID: callID, Carrier: carrierDigest(carrier), Item: string(original)})
+	t.bytes += len(original)
+	for len(kept) > 1 && (len(kept) > s.lim.MaxEntriesPerThread || t.bytes > s.lim.MaxBytesPerThread) {
+		t.bytes -= len(kept[0].Item)
+		kept = kept[1:]
+	}
+	t.entries = kept
+	if s.root == nil {
+		return nil
+	}
+	if fresh {
+		s.evictFiles(thread)
+	}
+	return s.write(thread, t.entries)
+}
+
+// write replaces the thread's file atomically.
+func (s *replayStore) write(thread string, entries []replayEntry) error {
+	b, err := json.Marshal(replayFile{Version: 1, Thread: thread, Entries: entries})
+	if err != nil {
+		return err
+	}
+	name := thread + replayFileSuffix
+	tmp := ".tmp-" + rand.Text()
+	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	_, werr := f.Write(b)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = s.root.Rename(tmp, name)
+	}
+	if werr != nil {
+		_ = s.root.Remove(tmp)
+		return fmt.Errorf("replay: writing %s: %w", name, werr)
+	}
+	return nil
+}
+
+// evictFiles keeps the directory under MaxThreads thread files (the new
+// thread's file is about to be written) and clears stale temporary files.
+func (s *replayStore) evictFiles(newThread string) {
+	dir, err := s.root.Open(".")
+	if err != nil {
+		return
+	}
+	ents, err := dir.ReadDir(-1)
+	dir.Close()
+	if err != nil {
+		return
+	}
+	type file struct {
+		name string
+		mod  time.Time
+	}
+	var files []file
+	for _, e := range ents {
+		name := e.Name()
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		if strings.HasPrefix(name, ".tmp-") {
+			if time.Since(info.ModTime()) > time.Hour {
+				_ = s.root.Remove(name)
+			}
+			continue
+		}
+		if strings.HasSuffix(name, replayFileSuffix) && name != newThread+replayFileSuffix {
+			files = append(files, file{name, info.ModTime()})
+		}
+	}
+	excess := len(files) + 1 - s.lim.MaxThreads
+	if excess <= 0 {
+		return
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mod.Before(files[j].mod) })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range files[:excess] {
+		_ = s.root.Remove(f.name)
+		delete(s.threads, strings.TrimSuffix(f.name, replayFileSuffix))
+	}
+}

@@ -1,0 +1,84 @@
+package router
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+
+	"github.com/tidwall/gjson"
+)
+
+// CodeReplayMismatch: the request echoes a carrier whose input differs from
+// the one the router emitted for that call.
+const CodeReplayMismatch = "replay_mismatch"
+
+// restoreReplay replaces every carrier Codex echoes in the request input
+// (a custom_tool_call named exec whose call_id the store knows) with the
+// model's original item, byte for byte. A known call_id whose input no
+// longer matches is an error, never a guess. Outputs are left untouched.
+func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
+	if thread == "" || !bytes.Contains(body, []byte(`"custom_tool_call"`)) {
+		return body, nil
+	}
+	input := gjson.GetBytes(body, "input")
+	if !input.IsArray() {
+		return body, nil
+	}
+	t := rt.replay.thread(thread)
+	if t.empty() {
+		return body, nil
+	}
+	type splice struct {
+		start, end int
+		with       string
+	}
+	var (
+		sp       []splice
+		mismatch string
+	)
+	input.ForEach(func(_, v gjson.Result) bool {
+		if v.Get("type").String() != "custom_tool_call" || v.Get("name").String() != toolExec {
+			return true
+		}
+		id := v.Get("call_id").String()
+		e, ok := t.get(id)
+		if !ok {
+			return true
+		}
+		if carrierDigest(v.Get("input").String()) != e.Carrier {
+			mismatch = id
+			return false
+		}
+		sp = append(sp, splice{v.Index, v.Index + len(v.Raw), e.Item})
+		return true
+	})
+	if mismatch != "" {
+		rt.metrics.replay("mismatch")
+		return nil, &Error{
+			Status: http.StatusConflict,
+			Type:   "invalid_request_error",
+			Code:   CodeReplayMismatch,
+			Message: fmt.Sprintf("the exec call %q in the request input does not match the carrier the router sent for it; "+
+				"the model's original call cannot be restored", mismatch),
+		}
+	}
+	if len(sp) == 0 {
+		return body, nil
+	}
+	out := make([]byte, 0, len(body)+len(body)/8)
+	prev := 0
+	for _, p := range sp {
+		if p.start <= prev && prev != 0 || p.start <= 0 || p.end > len(body) {
+			return nil, &Error{Status: http.StatusInternalServerError, Type: "server_error", Code: "replay_internal",
+				Message: "cannot locate a replayed call in the request body"}
+		}
+		out = append(out, body[prev:p.start]...)
+		out = append(out, p.with...)
+		prev = p.end
+	}
+	out = append(out, body[prev:]...)
+	for range sp {
+		rt.metrics.replay("restored")
+	}
+	return out, nil
+}

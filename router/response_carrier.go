@@ -1,0 +1,212 @@
+package router
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"hpatch-router/shebang"
+)
+
+// rewriteSession holds what one upstream response's rewrite needs: the
+// request facts, the thread, and the carriers already made (by call_id), so
+// a call seen in output_item.done and again in response.completed gets the
+// same carrier and is translated, retained and stored once.
+type rewriteSession struct {
+	rt       *Router
+	ctx      context.Context
+	thread   string // a valid thread id, or "" (then nothing is retained or stored)
+	facts    requestFacts
+	carriers map[string][]byte
+	prepared bool
+	prepErr  error
+}
+
+func (rt *Router) newRewriteSession(ctx context.Context, thread string, facts requestFacts) *rewriteSession {
+	return &rewriteSession{rt: rt, ctx: ctx, thread: thread, facts: facts, carriers: map[string][]byte{}}
+}
+
+// Model tool names the router owns, and the owner it turns them into.
+const (
+	toolShell  = "shell"
+	toolHPatch = "hpatch"
+	toolExec   = "exec"
+)
+
+// inScope reports whether item is a custom_tool_call the rewrite looks at:
+// shell, hpatch or exec, in the owner's namespace or in none.
+func (s *rewriteSession) inScope(item gjson.Result) bool {
+	if item.Get("type").String() != "custom_tool_call" {
+		return false
+	}
+	switch item.Get("name").String() {
+	case toolShell, toolHPatch, toolExec:
+	default:
+		return false
+	}
+	ns := item.Get("namespace")
+	return !ns.Exists() || ns.Type == gjson.Null || ns.String() == "" || ns.String() == s.facts.Namespace
+}
+
+// withholds reports whether item (in scope) is replaced as a whole, so its
+// streamed input must not reach the client.
+func withholds(item gjson.Result) bool {
+	n := item.Get("name").String()
+	return n == toolShell || n == toolHPatch
+}
+
+// carrierItem returns the item Codex receives in place of the model's
+// completed item raw, or nil when it passes unchanged. The carrier is the
+// model item with name "exec" and the carrier JavaScript as input; every
+// other field (id, call_id, namespace or its absence, status) is kept.
+func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
+	callID := item.Get("call_id").String()
+	if c, ok := s.carriers[callID]; ok && callID != "" {
+		return c
+	}
+	input := item.Get("input").String()
+	var carrier string
+	switch item.Get("name").String() {
+	case toolShell:
+		carrier = s.shellCarrier(callID, input)
+	case toolHPatch:
+		carrier = s.hpatchCarrier(input)
+	case toolExec:
+		annotated, changed := s.rt.cfg.translator.AnnotateExec(input)
+		if !changed {
+			return nil
+		}
+		s.rt.metrics.execAnnotated()
+		carrier = annotated
+	default:
+		return nil
+	}
+	original := []byte(item.Raw)
+	out, err := sjson.SetBytes(append([]byte(nil), original...), "name", toolExec)
+	if err == nil {
+		out, err = sjson.SetBytes(out, "input", carrier)
+	}
+	if err != nil {
+		s.rt.log.Error("cannot build the carrier item", "call_id", callID, "err", err)
+		return nil
+	}
+	if s.thread != "" && callID != "" {
+		if err := s.rt.replay.put(s.thread, callID, carrier, original); err != nil {
+			s.rt.metrics.replay("store_error")
+			s.rt.log.Error("cannot store the replay entry", "call_id", callID, "err", err)
+		}
+	}
+	s.rt.metrics.carrier()
+	if callID != "" {
+		s.carriers[callID] = out
+	}
+	return out
+}
+
+// shellCarrier translates one shell input into its carrier JavaScript.
+func (s *rewriteSession) shellCarrier(callID, input string) string {
+	tr := s.rt.cfg.translator
+	content := input
+	rerun := false
+	if id, ok := tr.ScriptReference(input); ok {
+		resolved, err := s.resolve(id)
+		if err != nil {
+			s.rt.metrics.rejection("script_reference")
+			return tr.Rejection(err)
+		}
+		content, rerun = resolved, true
+	}
+	plan, err := tr.Translate(content, s.facts.ParamNames)
+	if err != nil {
+		s.rt.metrics.rejection("translate")
+		return tr.Rejection(err)
+	}
+	if plan.Kind == shebang.KindWorker || plan.Kind == shebang.KindTemplate {
+		if err := s.prepareRuntime(); err != nil {
+			s.rt.metrics.rejection("runtime")
+			return tr.Rejection(err)
+		}
+	}
+	if rerun {
+		plan.Kind = shebang.KindRerun
+	}
+	s.rt.metrics.shellCall(string(plan.Kind), plan.Interpreter, len(plan.Warnings))
+	var ret shebang.Retention
+	if plan.Retainable && s.rt.cfg.scripts != nil && s.thread != "" && callID != "" {
+		ref, err := s.rt.cfg.scripts.Retain(s.ctx, s.thread, callID, content)
+		if err == nil {
+			ret = shebang.Retention{Retained: true, ScriptRef: ref}
+		} else {
+			s.rt.log.Info("script not retained", "call_id", callID, "err", err)
+		}
+	}
+	return tr.Carrier(plan, ret)
+}
+
+func (s *rewriteSession) resolve(id string) (string, error) {
+	switch {
+	case s.rt.cfg.scripts == nil:
+		return "", errString("shell: retained scripts are not available in this router")
+	case s.thread == "":
+		return "", errString("shell: no thread id, so @shell/" + id + " cannot be resolved")
+	}
+	return s.rt.cfg.scripts.Resolve(s.ctx, s.thread, "@shell/"+id)
+}
+
+// prepareRuntime calls Runtime.PrepareThread once per response, before the
+// first carrier that runs the worker.
+func (s *rewriteSession) prepareRuntime() error {
+	if s.prepared {
+		return s.prepErr
+	}
+	s.prepared = true
+	if s.rt.cfg.runtime == nil || s.thread == "" {
+		return nil
+	}
+	if err := s.rt.cfg.runtime.PrepareThread(s.ctx, s.thread); err != nil {
+		s.rt.log.Error("cannot prepare the thread runtime", "err", err)
+		s.prepErr = errString("shell: the router could not prepare this thread's runtime: " + oneLineText(err.Error()))
+	}
+	return s.prepErr
+}
+
+// hpatchCarrier applies one hpatch edit and returns a carrier that only
+// prints the report (or the one-line error).
+func (s *rewriteSession) hpatchCarrier(input string) string {
+	s.rt.metrics.hpatchCall()
+	switch {
+	case s.rt.cfg.scripts == nil:
+		s.rt.metrics.rejection("hpatch")
+		return printCarrier("hpatch: retained scripts are not available in this router, so there is nothing to edit")
+	case s.thread == "":
+		s.rt.metrics.rejection("hpatch")
+		return printCarrier("hpatch: the request carried no thread id, so no retained script can be edited")
+	}
+	report, err := s.rt.cfg.scripts.Apply(s.ctx, s.thread, input)
+	if err != nil {
+		s.rt.metrics.rejection("hpatch")
+		msg := oneLineText(err.Error())
+		if !strings.HasPrefix(msg, "hpatch: ") {
+			msg = "hpatch: " + msg
+		}
+		return printCarrier(msg)
+	}
+	return printCarrier(report)
+}
+
+// printCarrier is Code Mode JavaScript that prints s and runs nothing.
+func printCarrier(s string) string {
+	b, _ := json.Marshal(s)
+	return "text(" + string(b) + ");"
+}
+
+func oneLineText(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }

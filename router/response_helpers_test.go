@@ -1,0 +1,264 @@
+package router
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/url"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+
+	"hpatch-router/shebang"
+)
+
+// fakeTranslator pins carrier text so rewrite tests do not depend on the
+// translation rules: inputs starting "#!bad" reject, "#!" inputs are worker
+// plans (retainable), anything else is direct.
+type fakeTranslator struct{}
+
+func (fakeTranslator) Translate(input string, params []string) (*shebang.Plan, error) {
+	if strings.HasPrefix(input, "#!bad") {
+		return nil, &shebang.Diagnostic{Line: 1, Msg: "bad selector"}
+	}
+	p := &shebang.Plan{Kind: shebang.KindDirect, Cmd: input, Interpreter: "bash"}
+	if strings.HasPrefix(input, "#!") {
+		line, _, _ := strings.Cut(input[2:], "\n")
+		p.Kind, p.Interpreter, p.Retainable = shebang.KindWorker, strings.Fields(line)[0], true
+	}
+	if strings.Contains(input, "python3 -c") {
+		p.Warnings = []string{"wrapper"}
+	}
+	if len(params) > 0 {
+		p.Cmd += " params=" + strings.Join(params, ",")
+	}
+	return p, nil
+}
+
+func (fakeTranslator) Carrier(p *shebang.Plan, r shebang.Retention) string {
+	return fmt.Sprintf("carrier(%s|%s|%v|%s)", p.Kind, p.Cmd, r.Retained, r.ScriptRef)
+}
+
+func (fakeTranslator) Rejection(err error) string { return "rejected(" + err.Error() + ")" }
+
+func (fakeTranslator) ScriptReference(input string) (string, bool) {
+	if id, ok := strings.CutPrefix(input, "#!script=@shell/"); ok && !strings.Contains(id, "\n") {
+		return id, true
+	}
+	return "", false
+}
+
+func (fakeTranslator) AnnotateExec(js string) (string, bool) {
+	const notice = "text(\"notice: use shell\");\n"
+	if !strings.Contains(js, "tools.exec_command") || strings.HasPrefix(js, notice) {
+		return js, false
+	}
+	return notice + js, true
+}
+
+// fakeScripts is an in-memory Scripts.
+type fakeScripts struct {
+	retained map[string]string // thread/id → content
+	applied  []string
+	failRet  bool
+}
+
+func newFakeScripts() *fakeScripts { return &fakeScripts{retained: map[string]string{}} }
+
+func (f *fakeScripts) Retain(_ ctxT, thread, id, content string) (string, error) {
+	if f.failRet {
+		return "", errors.New("no")
+	}
+	f.retained[thread+"/"+id] = content
+	return "@shell/" + id, nil
+}
+
+func (f *fakeScripts) Resolve(_ ctxT, thread, ref string) (string, error) {
+	c, ok := f.retained[thread+"/"+strings.TrimPrefix(ref, "@shell/")]
+	if !ok {
+		return "", errors.New("shell: " + ref + " does not exist")
+	}
+	return c, nil
+}
+
+func (f *fakeScripts) Apply(_ ctxT, thread, patch string) (string, error) {
+	if strings.HasPrefix(patch, "fail") {
+		return "", errors.New("hpatch: line 1: no such target\nsecond line")
+	}
+	f.applied = append(f.applied, patch)
+	return "1:abcd edited", nil
+}
+
+// fakeRuntime counts PrepareThread calls.
+type fakeRuntime struct {
+	calls []string
+	err   error
+}
+
+func (f *fakeRuntime) PrepareThread(_ ctxT, thread string) error {
+	f.calls = append(f.calls, thread)
+	return f.err
+}
+
+// stream builds an upstream SSE body shaped like the Responses API (and
+// like codex/captures/fake_upstream.py): event + data lines, a
+// sequence_number on every event, a response.completed listing the
+// completed items.
+type stream struct {
+	seq    int
+	idx    int
+	frames []string
+	items  []string
+	noName bool // omit the event: lines
+}
+
+func jstr(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func (s *stream) event(typ, fields string) {
+	data := `{"type":` + jstr(typ)
+	if fields != "" {
+		data += "," + fields
+	}
+	data += `,"sequence_number":` + strconv.Itoa(s.seq) + "}"
+	s.seq++
+	f := "data: " + data + "\n\n"
+	if !s.noName {
+		f = "event: " + typ + "\n" + f
+	}
+	s.frames = append(s.frames, f)
+}
+
+func (s *stream) created() {
+	s.event("response.created", `"response":{"id":"resp_1","object":"response","status":"in_progress","output":[]}`)
+}
+
+func callItem(id, callID, name, ns, input, status string) string {
+	b := `{"type":"custom_tool_call","id":` + jstr(id) + `,"call_id":` + jstr(callID) + `,"name":` + jstr(name)
+	if ns != "" {
+		b += `,"namespace":` + jstr(ns)
+	}
+	return b + `,"input":` + jstr(input) + `,"status":` + jstr(status) + "}"
+}
+
+// call streams one custom tool call with its input split in deltas.
+func (s *stream) call(id, callID, name, ns, input string, deltas int) string {
+	oi := `"output_index":` + strconv.Itoa(s.idx)
+	s.event("response.output_item.added", oi+`,"item":`+callItem(id, callID, name, ns, "", "in_progress"))
+	size := max(1, (len(input)+deltas-1)/max(1, deltas))
+	for i := 0; i < len(input); i += size {
+		s.event("response.custom_tool_call_input.delta", `"item_id":`+jstr(id)+","+oi+`,"delta":`+jstr(input[i:min(len(input), i+size)]))
+	}
+	s.event("response.custom_tool_call_input.done", `"item_id":`+jstr(id)+","+oi+`,"input":`+jstr(input))
+	done := callItem(id, callID, name, ns, input, "completed")
+	s.event("response.output_item.done", oi+`,"item":`+done)
+	s.items = append(s.items, done)
+	s.idx++
+	return done
+}
+
+func (s *stream) message(id, text string) {
+	oi := `"output_index":` + strconv.Itoa(s.idx)
+	s.event("response.output_item.added", oi+`,"item":{"type":"message","id":`+jstr(id)+`,"role":"assistant","status":"in_progress","content":[]}`)
+	s.event("response.output_text.delta", `"item_id":`+jstr(id)+","+oi+`,"content_index":0,"delta":`+jstr(text))
+	done := `{"type":"message","id":` + jstr(id) + `,"role":"assistant","status":"completed","content":[{"type":"output_text","text":` + jstr(text) + `,"annotations":[]}]}`
+	s.event("response.output_item.done", oi+`,"item":`+done)
+	s.items = append(s.items, done)
+	s.idx++
+}
+
+func (s *stream) reasoning(id string) {
+	oi := `"output_index":` + strconv.Itoa(s.idx)
+	item := `{"type":"reasoning","id":` + jstr(id) + `,"summary":[],"encrypted_content":"gAAAA"}`
+	s.event("response.output_item.added", oi+`,"item":`+item)
+	s.event("response.output_item.done", oi+`,"item":`+item)
+	s.items = append(s.items, item)
+	s.idx++
+}
+
+func (s *stream) completed() {
+	s.event("response.completed", `"response":{"id":"resp_1","object":"response","status":"completed","output":[`+strings.Join(s.items, ",")+`],"usage":{"input_tokens":10,"output_tokens":5,"total_tokens":15}}`)
+}
+
+func (s *stream) String() string { return strings.Join(s.frames, "") }
+
+// parsedEvent is an output event decoded for assertions.
+type parsedEvent struct {
+	raw  string
+	name string
+	data map[string]any
+}
+
+func parseEvents(t testing.TB, body []byte) []parsedEvent {
+	t.Helper()
+	r := newSSEReader(bytes.NewReader(body), 1<<30)
+	var out []parsedEvent
+	for {
+		ev, err := r.Next()
+		if ev != nil && ev.HasData {
+			var m map[string]any
+			if err := json.Unmarshal(ev.Data, &m); err != nil {
+				t.Fatalf("output event is not JSON: %v\n%s", err, ev.Data)
+			}
+			out = append(out, parsedEvent{string(ev.Raw), ev.Name, m})
+		}
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// withTranslator and withRequestRewrite are the test seams.
+func withTranslator(t translator) Option {
+	return func(c *config) error { c.translator = t; return nil }
+}
+
+func withRequestRewrite(f requestRewriteFunc) Option {
+	return func(c *config) error { c.rewrite = f; return nil }
+}
+
+// ownedBy is a request rewrite that keeps the body and reports an owner in
+// namespace ns.
+func ownedBy(ns string, params ...string) requestRewriteFunc {
+	return func(b []byte) ([]byte, requestFacts, error) {
+		return b, requestFacts{Owned: true, Namespace: ns, ParamNames: params}, nil
+	}
+}
+
+func newTestRouter(t testing.TB, opts ...Option) *Router {
+	t.Helper()
+	u, _ := url.Parse("http://upstream.invalid/base")
+	all := append([]Option{Upstream(u), withTranslator(fakeTranslator{}), Logger(slog.New(slog.DiscardHandler))}, opts...)
+	rt, err := New(all...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt
+}
+
+// rewriteStream runs the SSE rewrite over in, as one response.
+func rewriteStream(t testing.TB, rt *Router, thread string, facts requestFacts, in string) []byte {
+	t.Helper()
+	w := newSSERewriter(rt.newRewriteSession(context.Background(), thread, facts))
+	r := newSSEReader(strings.NewReader(in), 1<<20)
+	var out []byte
+	for {
+		ev, err := r.Next()
+		if ev != nil {
+			out = w.handle(ev, out)
+		}
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package router
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// rewriteOutput replaces every in-scope call of the output array at path in
+// doc by its carrier, splicing the carrier bytes in place so the rest of
+// the document stays byte-identical. It reports whether anything changed.
+func (s *rewriteSession) rewriteOutput(doc []byte, path string) ([]byte, bool) {
+	arr := gjson.GetBytes(doc, path)
+	if !arr.IsArray() {
+		return doc, false
+	}
+	type splice struct {
+		index      int
+		start, end int
+		with       []byte
+	}
+	var sp []splice
+	i := 0
+	arr.ForEach(func(_, v gjson.Result) bool {
+		if s.inScope(v) {
+			if c := s.carrierItem(v); c != nil {
+				sp = append(sp, splice{i, v.Index, v.Index + len(v.Raw), c})
+			}
+		}
+		i++
+		return true
+	})
+	if len(sp) == 0 {
+		return doc, false
+	}
+	exact := arr.Index > 0
+	for _, p := range sp {
+		if p.start <= 0 || p.end > len(doc) || !bytes.Equal(doc[p.start:p.end], []byte(gjson.GetBytes(doc, fmt.Sprintf("%s.%d", path, p.index)).Raw)) {
+			exact = false
+			break
+		}
+	}
+	if !exact { // positions unknown: edit by path instead
+		out := append([]byte(nil), doc...)
+		for _, p := range sp {
+			nd, err := sjson.SetRawBytes(out, fmt.Sprintf("%s.%d", path, p.index), p.with)
+			if err != nil {
+				return doc, false
+			}
+			out = nd
+		}
+		return out, true
+	}
+	out := make([]byte, 0, len(doc)+256*len(sp))
+	prev := 0
+	for _, p := range sp {
+		out = append(out, doc[prev:p.start]...)
+		out = append(out, p.with...)
+		prev = p.end
+	}
+	return append(out, doc[prev:]...), true
+}
+
+// relayJSON rewrites a non-streaming response object: its output array
+// gets the same carriers the stream would have.
+func (rt *Router) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Response, s *rewriteSession) {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(rt.cfg.maxEventSize)+1))
+	if err != nil {
+		rt.streamEnded(r, err)
+		writeRouterError(w, http.StatusBadGateway, "upstream_error", "upstream_reset",
+			"upstream response ended early: "+redactURLError(err))
+		return
+	}
+	if len(body) > rt.cfg.maxEventSize {
+		rt.metrics.fault("response_too_large")
+		writeRouterError(w, http.StatusBadGateway, "upstream_error", "response_too_large",
+			fmt.Sprintf("upstream JSON response exceeds %d bytes", rt.cfg.maxEventSize))
+		return
+	}
+	if nb, ok := s.rewriteOutput(body, "output"); ok {
+		body = nb
+	}
+	copyHeaders(w.Header(), resp.Header)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,211 @@
+package router
+
+import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// sseRewriter rewrites one upstream event stream, event by event (DESIGN
+// §4). A model shell/hpatch call is withheld from its output_item.added to
+// its output_item.done, which is replaced by the carrier's added,
+// custom_tool_call_input.done and output_item.done events. Every other
+// event passes byte for byte unless its sequence_number has to move to stay
+// strictly increasing.
+type sseRewriter struct {
+	s        *rewriteSession
+	withheld map[string]withheldCall // by item id
+	lastSeq  int64
+	seqSeen  bool
+}
+
+type withheldCall struct {
+	seq    int64
+	hasSeq bool
+}
+
+func newSSERewriter(s *rewriteSession) *sseRewriter {
+	return &sseRewriter{s: s, withheld: map[string]withheldCall{}}
+}
+
+// pending is the number of calls withheld and not completed yet.
+func (w *sseRewriter) pending() int { return len(w.withheld) }
+
+// handle appends what the client receives for ev to out.
+func (w *sseRewriter) handle(ev *sseEvent, out []byte) []byte {
+	if !ev.HasData || len(ev.Data) == 0 || ev.Data[0] != '{' {
+		return append(out, ev.Raw...)
+	}
+	data := ev.Data
+	typ := gjson.GetBytes(data, "type").String()
+	if typ == "" {
+		typ = ev.Name
+	}
+	if !ev.Complete {
+		// The stream ended inside this event; the client would discard it.
+		// Pass it as it is unless it may belong to a withheld call.
+		if w.pending() > 0 || w.touches(typ, data) {
+			return out
+		}
+		return append(out, ev.Raw...)
+	}
+	changed := false
+	switch typ {
+	case "response.output_item.added":
+		item := gjson.GetBytes(data, "item")
+		if w.s.inScope(item) && withholds(item) {
+			seq := gjson.GetBytes(data, "sequence_number")
+			w.withheld[item.Get("id").String()] = withheldCall{seq: seq.Int(), hasSeq: seq.Type == gjson.Number}
+			return out
+		}
+	case "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done":
+		id := gjson.GetBytes(data, "item_id").String()
+		if _, ok := w.withheld[id]; ok {
+			return out
+		}
+		if typ == "response.custom_tool_call_input.done" {
+			data, changed = w.annotateInputDone(data)
+		}
+	case "response.output_item.done":
+		item := gjson.GetBytes(data, "item")
+		if !w.s.inScope(item) {
+			break
+		}
+		if withholds(item) {
+			return w.carrierEvents(ev, data, item, out)
+		}
+		if c := w.s.carrierItem(item); c != nil {
+			if nd, err := sjson.SetRawBytes(append([]byte(nil), data...), "item", c); err == nil {
+				data, changed = nd, true
+			}
+		}
+	case "response.completed", "response.incomplete":
+		if nd, ok := w.s.rewriteOutput(data, "response.output"); ok {
+			data, changed = nd, true
+		}
+	}
+	data, moved := w.renumber(data)
+	if !changed && !moved {
+		return append(out, ev.Raw...)
+	}
+	return appendSSE(out, ev.Name, data)
+}
+
+// touches reports whether an event concerns a withheld call.
+func (w *sseRewriter) touches(typ string, data []byte) bool {
+	switch typ {
+	case "response.output_item.added", "response.output_item.done":
+		item := gjson.GetBytes(data, "item")
+		return w.s.inScope(item) && withholds(item)
+	case "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done":
+		_, ok := w.withheld[gjson.GetBytes(data, "item_id").String()]
+		return ok
+	case "response.completed", "response.incomplete":
+		return true
+	}
+	return false
+}
+
+// annotateInputDone gives a model exec call's input.done the annotated
+// input when AnnotateExec changes it (the item done event follows suit).
+func (w *sseRewriter) annotateInputDone(data []byte) ([]byte, bool) {
+	input := gjson.GetBytes(data, "input")
+	if input.Type != gjson.String {
+		return data, false
+	}
+	annotated, ok := w.s.rt.cfg.translator.AnnotateExec(input.String())
+	if !ok {
+		return data, false
+	}
+	nd, err := sjson.SetBytes(append([]byte(nil), data...), "input", annotated)
+	if err != nil {
+		return data, false
+	}
+	return nd, true
+}
+
+// renumber keeps sequence_number strictly increasing: an event keeps the
+// upstream number unless an inserted event already used it.
+func (w *sseRewriter) renumber(data []byte) ([]byte, bool) {
+	r := gjson.GetBytes(data, "sequence_number")
+	if r.Type != gjson.Number {
+		return data, false
+	}
+	n := w.nextSeq(r.Int())
+	if n == r.Int() {
+		return data, false
+	}
+	nd, err := sjson.SetBytes(append([]byte(nil), data...), "sequence_number", n)
+	if err != nil {
+		return data, false
+	}
+	return nd, true
+}
+
+func (w *sseRewriter) nextSeq(want int64) int64 {
+	if w.seqSeen && want <= w.lastSeq {
+		want = w.lastSeq + 1
+	}
+	w.lastSeq, w.seqSeen = want, true
+	return want
+}
+
+// carrierEvents emits the carrier for a withheld call whose
+// output_item.done is data.
+func (w *sseRewriter) carrierEvents(ev *sseEvent, data []byte, item gjson.Result, out []byte) []byte {
+	id := item.Get("id")
+	held, wasAdded := w.withheld[id.String()]
+	delete(w.withheld, id.String())
+	c := w.s.carrierItem(item)
+	if c == nil { // cannot happen for shell/hpatch unless the item is malformed
+		return append(out, ev.Raw...)
+	}
+	doneSeq := gjson.GetBytes(data, "sequence_number")
+	hasSeq := doneSeq.Type == gjson.Number
+	base := doneSeq.Int()
+	if wasAdded && held.hasSeq {
+		base = held.seq
+	}
+	outputIndex := gjson.GetBytes(data, "output_index")
+	added, _ := sjson.SetBytes(append([]byte(nil), c...), "input", "")
+	if gjson.GetBytes(added, "status").Exists() {
+		added, _ = sjson.SetBytes(added, "status", "in_progress")
+	}
+	carrierInput := gjson.GetBytes(c, "input").Raw
+
+	var b []byte
+	frame := func(typ string, fields func([]byte) []byte) {
+		b = append(b[:0], `{"type":`...)
+		b = strconv.AppendQuote(b, typ)
+		if hasSeq {
+			b = append(b, `,"sequence_number":`...)
+			b = strconv.AppendInt(b, w.nextSeq(base), 10)
+			base++
+		}
+		if outputIndex.Exists() {
+			b = append(b, `,"output_index":`...)
+			b = append(b, outputIndex.Raw...)
+		}
+		b = fields(b)
+		b = append(b, '}')
+		name := ""
+		if ev.Name != "" {
+			name = typ
+		}
+		out = appendSSE(out, name, b)
+	}
+	frame("response.output_item.added", func(b []byte) []byte {
+		return append(append(b, `,"item":`...), added...)
+	})
+	frame("response.custom_tool_call_input.done", func(b []byte) []byte {
+		if id.Exists() {
+			b = append(append(b, `,"item_id":`...), id.Raw...)
+		}
+		return append(append(b, `,"input":`...), carrierInput...)
+	})
+	frame("response.output_item.done", func(b []byte) []byte {
+		return append(append(b, `,"item":`...), c...)
+	})
+	return out
+}

@@ -1,0 +1,103 @@
+package router
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Router is the proxy between Codex and the model API. It is an
+// http.Handler:
+//
+//	POST /v1/responses  rewritten (ModeHPatch) and forwarded to <upstream>/responses
+//	any other /v1/...   forwarded as it is to <upstream>/...
+//	GET /healthz        "ok"
+//	GET /metrics        Prometheus text format
+type Router struct {
+	cfg       config
+	log       *slog.Logger
+	transport http.RoundTripper
+	metrics   *metrics
+	replay    *replayStore
+}
+
+// New builds a Router. Upstream is required.
+func New(opts ...Option) (*Router, error) {
+	cfg := config{
+		mode:                 ModeHPatch,
+		responseStartTimeout: DefaultResponseStartTimeout,
+		streamIdleTimeout:    DefaultStreamIdleTimeout,
+		maxRequestBody:       DefaultMaxRequestBody,
+		maxEventSize:         DefaultMaxEventSize,
+		replayLimits:         DefaultReplayLimits(),
+	}
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.upstream == nil {
+		return nil, errors.New("router: an upstream URL is required")
+	}
+	if cfg.logger == nil {
+		cfg.logger = slog.Default()
+	}
+	if cfg.transport == nil {
+		cfg.transport = defaultTransport()
+	}
+	if cfg.rewrite == nil {
+		cfg.rewrite = defaultRequestRewrite
+	}
+	if cfg.translator == nil {
+		cfg.translator = shebangTranslator{}
+	}
+	store, err := newReplayStore(cfg.stateDir, cfg.replayLimits)
+	if err != nil {
+		return nil, err
+	}
+	return &Router{
+		cfg:       cfg,
+		log:       cfg.logger,
+		transport: cfg.transport,
+		metrics:   newMetrics(),
+		replay:    store,
+	}, nil
+}
+
+// Close releases idle upstream connections. In-flight requests are not
+// affected; shut the http.Server down first.
+func (rt *Router) Close() error {
+	if ci, ok := rt.transport.(interface{ CloseIdleConnections() }); ok {
+		ci.CloseIdleConnections()
+	}
+	return rt.replay.Close()
+}
+
+// ServeHTTP routes one request.
+func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	path := r.URL.Path
+	switch {
+	case path == "/healthz":
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+		return
+	case path == "/metrics" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		rt.metrics.write(w)
+		return
+	case path == "/v1/responses" && r.Method == http.MethodPost:
+		rt.metrics.request("responses")
+		rt.serveResponses(w, r)
+	case strings.HasPrefix(path, "/v1/"):
+		rt.metrics.request("forward")
+		rt.forward(w, r, nil)
+	default:
+		rt.metrics.request("not_found")
+		writeRouterError(w, http.StatusNotFound, "invalid_request_error", "not_found",
+			"no route for "+r.Method+" "+path+"; the router serves /v1/..., /healthz and /metrics")
+	}
+	rt.log.Debug("request done", "method", r.Method, "path", path, "elapsed", time.Since(start))
+}

@@ -1,0 +1,193 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"hpatch-router/retain"
+)
+
+// serveResponses handles POST /v1/responses: read the body (bounded),
+// restore replayed carriers, rewrite the request, forward it and rewrite
+// the response.
+func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
+	if rt.cfg.mode == ModePassthrough {
+		rt.forward(w, r, nil)
+		return
+	}
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		// A compressed body (zstd with ChatGPT login, FACTS §6.1) cannot be
+		// rewritten without decoding it; it is relayed unchanged.
+		rt.metrics.fault("encoded_request_passthrough")
+		rt.log.Warn("request body is content-encoded; forwarding it unchanged", "encoding", ce)
+		rt.forward(w, r, nil)
+		return
+	}
+	body, err := readBounded(r.Body, rt.cfg.maxRequestBody)
+	if err != nil {
+		rt.requestBodyFailed(w, r, err)
+		return
+	}
+	if !isJSONObject(body) {
+		rt.metrics.fault("invalid_json")
+		writeRouterError(w, http.StatusBadRequest, "invalid_request_error", CodeInvalidJSON,
+			"the request body is not a JSON object")
+		return
+	}
+	thread := rt.threadID(r)
+	body, err = rt.restoreReplay(thread, body)
+	if err != nil {
+		rt.answerError(w, err)
+		return
+	}
+	body, facts, err := rt.cfg.rewrite(body)
+	if err != nil {
+		rt.answerError(w, err)
+		return
+	}
+	if facts.Owned {
+		rt.metrics.rewrite()
+	}
+	resp, cancel, err := rt.roundTrip(r.Context(), func(ctx context.Context) *http.Request {
+		return rt.outboundRequest(ctx, r, body, facts.Owned)
+	})
+	if err != nil {
+		rt.upstreamFailed(w, r, err)
+		return
+	}
+	defer cancel(nil)
+	defer resp.Body.Close()
+	if !facts.Owned || resp.StatusCode/100 != 2 {
+		rt.relayRaw(w, r, resp)
+		return
+	}
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		rt.metrics.fault("encoded_response_passthrough")
+		rt.log.Warn("upstream response is content-encoded; relaying it without rewrite", "encoding", ce)
+		rt.relayRaw(w, r, resp)
+		return
+	}
+	s := rt.newRewriteSession(r.Context(), thread, facts)
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch mt {
+	case "text/event-stream":
+		rt.relaySSE(w, r, resp, s)
+	case "application/json":
+		rt.relayJSON(w, r, resp, s)
+	default:
+		rt.relayRaw(w, r, resp)
+	}
+}
+
+// relaySSE streams the rewritten events, flushing after each one.
+func (rt *Router) relaySSE(w http.ResponseWriter, r *http.Request, resp *http.Response, s *rewriteSession) {
+	writeResponseHeader(w, resp, true)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	events := newSSEReader(resp.Body, rt.cfg.maxEventSize)
+	rw := newSSERewriter(s)
+	var buf []byte
+	for {
+		ev, err := events.Next()
+		if ev != nil {
+			buf = rw.handle(ev, buf[:0])
+			if len(buf) > 0 {
+				if _, werr := w.Write(buf); werr != nil {
+					rt.metrics.fault("client_gone")
+					rt.log.Info("client went away mid-stream", "path", r.URL.Path)
+					return
+				}
+				_ = rc.Flush()
+			}
+		}
+		if err == nil {
+			continue
+		}
+		if n := rw.pending(); n > 0 {
+			rt.log.Warn("stream ended while calls were withheld; they are dropped", "calls", n)
+		}
+		switch {
+		case errors.Is(err, io.EOF):
+		case errors.Is(err, errEventTooLarge):
+			rt.metrics.fault("event_too_large")
+			rt.log.Warn("upstream event too large; ending the stream", "max", rt.cfg.maxEventSize)
+		default:
+			rt.streamEnded(r, err)
+		}
+		return
+	}
+}
+
+// threadID is the request's valid `thread-id` header, or "".
+func (rt *Router) threadID(r *http.Request) string {
+	t := r.Header.Get("Thread-Id")
+	if t == "" {
+		return ""
+	}
+	if err := retain.ValidID(t); err != nil {
+		rt.log.Warn("ignoring an invalid thread-id header", "err", err)
+		return ""
+	}
+	return t
+}
+
+// errBodyTooLarge is reported by readBounded.
+var errBodyTooLarge = errors.New("request body too large")
+
+func readBounded(rc io.Reader, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(rc, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, errBodyTooLarge
+	}
+	return b, nil
+}
+
+func (rt *Router) requestBodyFailed(w http.ResponseWriter, r *http.Request, err error) {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.Is(err, errBodyTooLarge) || errors.As(err, &mbe):
+		rt.metrics.fault("request_too_large")
+		writeRouterError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large",
+			fmt.Sprintf("the request body exceeds %d bytes", rt.cfg.maxRequestBody))
+	case r.Context().Err() != nil:
+		rt.metrics.fault("client_gone")
+	default:
+		rt.metrics.fault("request_read_error")
+		writeRouterError(w, http.StatusBadRequest, "invalid_request_error", "request_read_error",
+			"cannot read the request body: "+err.Error())
+	}
+}
+
+// answerError writes err as the router's own error response.
+func (rt *Router) answerError(w http.ResponseWriter, err error) {
+	var e *Error
+	if !errors.As(err, &e) {
+		e = &Error{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_request", Message: err.Error()}
+	}
+	rt.metrics.routerError(e.Code)
+	rt.log.Info("request refused", "status", e.Status, "code", e.Code, "msg", e.Message)
+	writeErrorBody(w, e.Status, e.Body())
+}
+
+func isJSONObject(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return gjson.ValidBytes(b)
+		}
+		return false
+	}
+	return false
+}

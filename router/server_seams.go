@@ -1,0 +1,18 @@
+package router
+
+// requestFacts is what the response rewrite needs to know about the
+// request: whether the router owns a Code Mode exec tool in it, in which
+// namespace ("" for the flat layout) and the #!params shape it offered.
+type requestFacts struct {
+	Owned      bool
+	Namespace  string
+	ParamNames []string
+}
+
+// requestRewriteFunc is the request rewrite seam (RewriteRequest).
+type requestRewriteFunc func(body []byte) ([]byte, requestFacts, error)
+
+// defaultRequestRewrite adapts the package's request rewrite.
+func defaultRequestRewrite(body []byte) ([]byte, requestFacts, error) {
+	return body, requestFacts{}, nil
+}

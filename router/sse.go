@@ -1,0 +1,147 @@
+package router
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// sseEvent is one server-sent event as it arrived: Raw holds its exact
+// bytes, including the blank line that ended it, so an event the router
+// does not change is written back byte for byte.
+type sseEvent struct {
+	Raw     []byte
+	Name    string // the `event:` field, "" when absent
+	Data    []byte // `data:` lines joined with "\n"
+	HasData bool
+	// Complete is false for trailing bytes the stream ended in before the
+	// blank line that would have dispatched them.
+	Complete bool
+}
+
+// errEventTooLarge reports an event over the size bound.
+var errEventTooLarge = errors.New("server-sent event exceeds the size bound")
+
+// sseReader splits a byte stream into events. Lines end in LF or CRLF (a
+// lone CR stays part of the line).
+type sseReader struct {
+	br  *bufio.Reader
+	max int
+}
+
+func newSSEReader(r io.Reader, max int) *sseReader {
+	return &sseReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// Next returns the next event. At the end of the stream it returns io.EOF,
+// after returning any trailing bytes as an event with Complete false.
+func (s *sseReader) Next() (*sseEvent, error) {
+	ev := &sseEvent{}
+	var data bytes.Buffer
+	for {
+		line, err := s.readLine(len(ev.Raw))
+		if len(line) > 0 {
+			ev.Raw = append(ev.Raw, line...)
+			content := trimEOL(line)
+			if len(content) == len(line) { // no terminator: stream ended mid-line
+				s.field(ev, &data, content)
+				break
+			}
+			if len(content) == 0 {
+				ev.Complete = true
+				break
+			}
+			s.field(ev, &data, content)
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) && len(ev.Raw) == 0 {
+				return nil, io.EOF
+			}
+			if !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			break
+		}
+	}
+	if ev.HasData {
+		ev.Data = data.Bytes()
+	}
+	return ev, nil
+}
+
+// readLine reads one line with its terminator; have is the size of the
+// event so far, for the bound.
+func (s *sseReader) readLine(have int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := s.br.ReadSlice('\n')
+		if have+len(line)+len(chunk) > s.max {
+			return nil, fmt.Errorf("%w (%d bytes)", errEventTooLarge, s.max)
+		}
+		line = append(line, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return line, err
+	}
+}
+
+func trimEOL(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+	}
+	return line
+}
+
+// field applies one non-empty line to ev (comments are ignored).
+func (s *sseReader) field(ev *sseEvent, data *bytes.Buffer, line []byte) {
+	if line[0] == ':' {
+		return
+	}
+	name, value := line, []byte(nil)
+	if i := bytes.IndexByte(line, ':'); i >= 0 {
+		name, value = line[:i], line[i+1:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+	}
+	switch string(name) {
+	case "event":
+		ev.Name = string(value)
+	case "data":
+		if ev.HasData {
+			data.WriteByte('\n')
+		}
+		data.Write(value)
+		ev.HasData = true
+	}
+}
+
+// appendSSE renders an event the router makes or changes: an `event:`
+// line when name is not empty, one `data:` line per line of data and the
+// blank line.
+func appendSSE(dst []byte, name string, data []byte) []byte {
+	if name != "" {
+		dst = append(dst, "event: "...)
+		dst = append(dst, name...)
+		dst = append(dst, '\n')
+	}
+	for {
+		i := bytes.IndexByte(data, '\n')
+		dst = append(dst, "data: "...)
+		if i < 0 {
+			dst = append(dst, data...)
+			break
+		}
+		dst = append(dst, data[:i]...)
+		dst = append(dst, '\n')
+		data = data[i+1:]
+	}
+	return append(dst, '\n', '\n')
+}
