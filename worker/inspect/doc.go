@@ -1,0 +1,16 @@
+// Package inspect owns the private command inspect_file: one JSON envelope
+// with a file's metadata and a bounded structural outline whose positions
+// are LINE:HASH strings, so an agent can cite and edit a declaration without
+// reading the file.
+//
+// Parsers, one file each: Go through go/parser (golang.go); Markdown through
+// goldmark with YAML front matter through go.yaml.in/yaml/v3 (markdown.go);
+// JSON by streaming encoding/json tokens (jsonfile.go); Python, JavaScript
+// and TypeScript through tree-sitter (treesitter.go) where built. Positions
+// come from byte offsets mapped onto the project's rows (LF, CRLF and lone
+// CR end a line; lines.go), never from a parser's own line counting.
+//
+// The outline never carries source bodies or values: names, kinds,
+// receivers, heading levels, front matter keys and JSON value types only.
+// Outline (for hsymbol) exposes the same entries with numeric lines.
+package inspect

@@ -1,0 +1,113 @@
+package inspect
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"strconv"
+	"strings"
+)
+
+// outlineGo lists a Go file's imports and top-level declarations. A file
+// with syntax errors still gives what go/parser recovered, with
+// ParseComplete false; one without a package clause is a parse error.
+func outlineGo(data []byte, lines *Lines) (Result, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", data, parser.SkipObjectResolution|parser.AllErrors)
+	if f == nil || f.Name == nil || !f.Package.IsValid() || f.Name.Name == "_" && err != nil {
+		return Result{}, goParseError(err)
+	}
+	res := Result{Kind: "source", ParseComplete: err == nil}
+	line := func(p token.Pos) int {
+		return lines.LineOf(fset.Position(p).Offset)
+	}
+	// End positions point one past the last byte.
+	lineEnd := func(p token.Pos) int {
+		off := fset.Position(p).Offset - 1
+		if off < 0 {
+			off = 0
+		}
+		return lines.LineOf(off)
+	}
+	add := func(kind, name string, from, to token.Pos) *Entry {
+		res.Entries = append(res.Entries, Entry{Kind: kind, Name: name, Start: line(from), End: lineEnd(to)})
+		return &res.Entries[len(res.Entries)-1]
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			grouped := d.Lparen.IsValid()
+			for _, s := range d.Specs {
+				from, to := s.Pos(), s.End()
+				if !grouped {
+					from, to = d.Pos(), d.End()
+				}
+				switch s := s.(type) {
+				case *ast.ImportSpec:
+					path, uerr := strconv.Unquote(s.Path.Value)
+					if uerr != nil {
+						path = s.Path.Value
+					}
+					add(KindImport, path, from, to)
+				case *ast.TypeSpec:
+					add(KindType, s.Name.Name, from, to)
+				case *ast.ValueSpec:
+					kind := KindVariable
+					if d.Tok == token.CONST {
+						kind = KindConstant
+					}
+					for _, n := range s.Names {
+						add(kind, n.Name, from, to)
+					}
+				}
+			}
+		case *ast.FuncDecl:
+			if d.Name == nil {
+				continue
+			}
+			if d.Recv != nil && len(d.Recv.List) > 0 {
+				e := add(KindMethod, d.Name.Name, d.Pos(), d.End())
+				e.Receiver = receiverType(d.Recv.List[0].Type)
+				continue
+			}
+			add(KindFunction, d.Name.Name, d.Pos(), d.End())
+		}
+	}
+	return res, nil
+}
+
+// receiverType renders a receiver's type: "T", "*T", "*T[K]".
+func receiverType(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.StarExpr:
+		return "*" + receiverType(e.X)
+	case *ast.Ident:
+		return e.Name
+	case *ast.IndexExpr:
+		return receiverType(e.X) + "[" + receiverType(e.Index) + "]"
+	case *ast.IndexListExpr:
+		var params []string
+		for _, x := range e.Indices {
+			params = append(params, receiverType(x))
+		}
+		return receiverType(e.X) + "[" + strings.Join(params, ", ") + "]"
+	case *ast.ParenExpr:
+		return receiverType(e.X)
+	}
+	return "?"
+}
+
+// goParseError is go/parser's first error as one line.
+func goParseError(err error) error {
+	var list scanner.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		err = list[0]
+	}
+	if err == nil {
+		return fmt.Errorf("not a Go source file: no package clause")
+	}
+	return fmt.Errorf("Go syntax: %s", strings.ReplaceAll(err.Error(), "\n", " "))
+}

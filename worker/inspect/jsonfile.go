@@ -1,0 +1,127 @@
+package inspect
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// maxPointerDepth bounds how deep the JSON outline goes; deeper values are
+// summarized by their ancestor's entry (type and line span).
+const maxPointerDepth = 3
+
+// outlineJSON streams a JSON document's tokens and lists one entry per value
+// down to maxPointerDepth: its JSON Pointer (RFC 6901; "" is the root), its
+// type and its line span. Values are never shown. Invalid JSON after some
+// entries gives those entries with ParseComplete false; invalid JSON before
+// any is a parse error.
+func outlineJSON(data []byte, lines *Lines) (Result, error) {
+	res := Result{Kind: "data", ParseComplete: true}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	w := jsonWalker{dec: dec, data: data, lines: lines, res: &res}
+	err := w.value("", 0)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			err = fmt.Errorf("data after the top-level value at line %d", lines.LineOf(int(dec.InputOffset())))
+		}
+	}
+	if err != nil {
+		if len(res.Entries) == 0 {
+			return res, fmt.Errorf("JSON: %v", oneLine(err))
+		}
+		res.ParseComplete = false
+	}
+	return res, nil
+}
+
+type jsonWalker struct {
+	dec   *json.Decoder
+	data  []byte
+	lines *Lines
+	res   *Result
+}
+
+// start is the offset of the next token: InputOffset is the end of the
+// previous one, and separators and spaces follow it.
+func (w *jsonWalker) start() int {
+	off := int(w.dec.InputOffset())
+	for off < len(w.data) && strings.IndexByte(" \t\r\n,:", w.data[off]) >= 0 {
+		off++
+	}
+	return off
+}
+
+// value reads one value whose pointer is ptr at depth depth.
+func (w *jsonWalker) value(ptr string, depth int) error {
+	from := w.start()
+	tok, err := w.dec.Token()
+	if err != nil {
+		return err
+	}
+	var e *Entry
+	if depth <= maxPointerDepth {
+		w.res.Entries = append(w.res.Entries, Entry{Kind: KindPointer, Name: ptr, Start: w.lines.LineOf(from)})
+		e = &w.res.Entries[len(w.res.Entries)-1]
+	}
+	idx := len(w.res.Entries) - 1
+	typ := "null"
+	switch t := tok.(type) {
+	case json.Delim:
+		typ = "object"
+		if t == '[' {
+			typ = "array"
+		}
+		for i := 0; w.dec.More(); i++ {
+			child := ptr + "/" + strconv.Itoa(i)
+			if t == '{' {
+				kt, err := w.dec.Token()
+				if err != nil {
+					return err
+				}
+				k, _ := kt.(string)
+				child = ptr + "/" + escapePointer(k)
+			}
+			if err := w.value(child, depth+1); err != nil {
+				return err
+			}
+		}
+		if _, err := w.dec.Token(); err != nil { // closing delimiter
+			return err
+		}
+	case string:
+		typ = "string"
+	case json.Number:
+		typ = "number"
+	case bool:
+		typ = "boolean"
+	}
+	if e != nil {
+		// Children may have grown the slice: address the entry again.
+		e = &w.res.Entries[idx]
+		e.ValueType = typ
+		e.End = w.lines.LineOf(int(w.dec.InputOffset()) - 1)
+	}
+	return nil
+}
+
+// escapePointer escapes one reference token (RFC 6901: ~ → ~0, / → ~1).
+func escapePointer(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}
+
+func oneLine(err error) string {
+	var se *json.SyntaxError
+	msg := err.Error()
+	if errors.As(err, &se) {
+		msg = fmt.Sprintf("%s (byte %d)", se.Error(), se.Offset)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		msg = "unexpected end of input"
+	}
+	return strings.ReplaceAll(msg, "\n", " ")
+}

@@ -1,0 +1,55 @@
+package inspect
+
+import (
+	"sort"
+
+	"hpatch-router/retain"
+)
+
+// Lines maps byte offsets of one file onto its rows.
+type Lines struct {
+	rows   []retain.Row
+	starts []int // start offset of each row
+}
+
+// NewLines indexes data's rows by the project's row rule.
+func NewLines(data []byte) *Lines {
+	l := &Lines{rows: retain.Rows(data)}
+	off := 0
+	for _, r := range l.rows {
+		l.starts = append(l.starts, off)
+		off += len(r.Text) + len(r.Term)
+	}
+	return l
+}
+
+// Count is the number of rows.
+func (l *Lines) Count() int { return len(l.rows) }
+
+// LineOf returns the 1-based row holding byte offset off (clamped).
+func (l *Lines) LineOf(off int) int {
+	if len(l.starts) == 0 {
+		return 1
+	}
+	i := sort.SearchInts(l.starts, off+1) // rows starting at or before off
+	if i < 1 {
+		i = 1
+	}
+	return i
+}
+
+// Row returns row n (1-based); ok is false when out of range.
+func (l *Lines) Row(n int) (retain.Row, bool) {
+	if n < 1 || n > len(l.rows) {
+		return retain.Row{}, false
+	}
+	return l.rows[n-1], true
+}
+
+// Cite renders row n as LINE:HASH; an out-of-range row cites the empty line.
+func (l *Lines) Cite(n int) string {
+	if r, ok := l.Row(n); ok {
+		return r.Cite()
+	}
+	return retain.Row{Num: n}.Cite()
+}

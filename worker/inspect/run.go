@@ -1,0 +1,163 @@
+package inspect
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"unicode/utf8"
+
+	"hpatch-router/worker/privcmd"
+)
+
+// MaxOutput bounds the envelope inspect_file prints, in bytes (newline
+// included). Outline entries past the bound are left out and the envelope
+// says so; entries are never cut.
+const MaxOutput = 64 << 10
+
+// Error codes of {"ok":false,"error":{"code":…}}; stable for callers.
+const (
+	CodeUsage       = "usage"
+	CodeNotFound    = "not_found"
+	CodeNotRegular  = "not_regular"
+	CodeNotUTF8     = "not_utf8"
+	CodeParse       = "parse"
+	CodeOutputLimit = "output_limit"
+)
+
+type data struct {
+	Path          string  `json:"path"`
+	Kind          string  `json:"kind"`
+	Language      string  `json:"language"`
+	SizeBytes     int     `json:"size_bytes"`
+	LineCount     int     `json:"line_count"`
+	ParseComplete bool    `json:"parse_complete"`
+	Outline       []Entry `json:"outline"`
+}
+
+type truncation struct {
+	LimitBytes   int `json:"limit_bytes"`
+	EntriesShown int `json:"entries_shown"`
+	EntriesTotal int `json:"entries_total"`
+}
+
+type envelope struct {
+	OK         bool        `json:"ok"`
+	Data       *data       `json:"data"`
+	Truncated  bool        `json:"truncated"`
+	Truncation *truncation `json:"truncation"`
+}
+
+type failure struct {
+	OK    bool `json:"ok"`
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// Run is the private command inspect_file; args[0] is the command name.
+func Run(ctx context.Context, env *privcmd.Env, args []string) int {
+	return run(ctx, env, args, MaxOutput)
+}
+
+func run(_ context.Context, env *privcmd.Env, args []string, limit int) int {
+	fail := func(code, msg string) int {
+		var f failure
+		f.Error.Code, f.Error.Message = code, "inspect_file: "+msg
+		_, _ = env.Stdout.Write(append(marshal(f), '\n'))
+		return 1
+	}
+	if len(args) != 2 || args[1] == "" {
+		return fail(CodeUsage, "usage: inspect_file PATH (one file)")
+	}
+	path := args[1]
+	name := path
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(env.Dir, name)
+	}
+	fi, err := os.Stat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fail(CodeNotFound, path+" does not exist; check the path (relative paths start at the shell's cwd)")
+	case err != nil:
+		return fail(CodeNotFound, path+": "+err.Error())
+	case !fi.Mode().IsRegular():
+		what := "a special file"
+		if fi.IsDir() {
+			what = "a directory"
+		}
+		return fail(CodeNotRegular, path+" is "+what+", not a regular file; name a file")
+	}
+	src, err := os.ReadFile(name)
+	if err != nil {
+		return fail(CodeNotFound, path+": "+err.Error())
+	}
+	if !utf8.Valid(src) {
+		return fail(CodeNotUTF8, path+" is not UTF-8 text; inspect_file outlines text files only")
+	}
+	res, err := Outline(path, src)
+	if err != nil {
+		return fail(CodeParse, path+": "+err.Error())
+	}
+	d := &data{
+		Path: path, Kind: res.Kind, Language: res.Language, SizeBytes: len(src),
+		LineCount: NewLines(src).Count(), ParseComplete: res.ParseComplete, Outline: res.Entries,
+	}
+	if d.Outline == nil {
+		d.Outline = []Entry{}
+	}
+	out, ok := bounded(d, limit)
+	if !ok {
+		return fail(CodeOutputLimit, "even an empty outline exceeds the output bound; use hread on "+path)
+	}
+	_, _ = env.Stdout.Write(out)
+	return 0
+}
+
+// bounded encodes the envelope within limit bytes, keeping the longest
+// prefix of the outline that fits. ok is false when none fits.
+func bounded(d *data, limit int) ([]byte, bool) {
+	full := marshal(envelope{OK: true, Data: d})
+	if len(full)+1 <= limit {
+		return append(full, '\n'), true
+	}
+	all := d.Outline
+	defer func() { d.Outline = all }()
+	tr := &truncation{LimitBytes: limit, EntriesTotal: len(all)}
+	// Entries are encoded once; the envelope around them is measured with
+	// the largest truncation numbers it can hold.
+	sizes := make([]int, len(all))
+	for i, e := range all {
+		sizes[i] = len(marshal(e)) + 1 // a comma or the closing bracket
+	}
+	d.Outline = []Entry{}
+	tr.EntriesShown = len(all)
+	base := len(marshal(envelope{OK: true, Data: d, Truncated: true, Truncation: tr})) + 1
+	n, used := 0, base
+	for n < len(all) && used+sizes[n] <= limit {
+		used += sizes[n]
+		n++
+	}
+	d.Outline = all[:n]
+	tr.EntriesShown = n
+	out := append(marshal(envelope{OK: true, Data: d, Truncated: true, Truncation: tr}), '\n')
+	if len(out) > limit || n == 0 && len(all) > 0 && base > limit {
+		return nil, false
+	}
+	return out, true
+}
+
+// marshal encodes v as compact JSON without HTML escaping.
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return []byte(`{"ok":false,"error":{"code":"output_limit","message":"inspect_file: cannot encode the outline"}}`)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
+}
