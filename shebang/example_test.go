@@ -1,0 +1,68 @@
+package shebang_test
+
+import (
+	"fmt"
+
+	"hpatch-router/shebang"
+)
+
+func ExampleTranslate() {
+	p, err := shebang.Translate("#!/usr/bin/env python3\nprint('hi')\n", shebang.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.Kind, p.Interpreter, p.Retainable)
+	fmt.Println(p.Cmd)
+	fmt.Println(string(p.Args))
+	// Output:
+	// worker python3 true
+	// shell python3 $'print(\'hi\')\n'
+	// {"cmd":"shell python3 $'print(\\'hi\\')\\n'","login":false}
+}
+
+func ExampleTranslate_direct() {
+	p, _ := shebang.Translate("rtk shadowtree test . -run='^$'\n", shebang.Options{})
+	fmt.Println(p.Kind, p.Cmd)
+	// Output: direct rtk shadowtree test . -run='^$'
+}
+
+func ExampleTranslate_template() {
+	p, _ := shebang.Translate("#!params={\"workdir\":\"/tmp\"}\n#!cmd=curl -fsSL URL | {.} | jq\necho hi\n", shebang.Options{})
+	fmt.Println(p.Kind, string(p.Args))
+	// Output: template {"cmd":"curl -fsSL URL | shell bash $'echo hi\\n' | jq","workdir":"/tmp","login":false}
+}
+
+func ExampleTranslate_rejected() {
+	_, err := shebang.Translate("#!/usr/bin/env\nprint(1)\n", shebang.Options{})
+	fmt.Println(err)
+	fmt.Println(shebang.RejectionCarrier(err))
+	// Output:
+	// shell: line 1: env selector names no executable; write e.g. #!/usr/bin/env python3
+	// text("shell: line 1: env selector names no executable; write e.g. #!/usr/bin/env python3\n");
+}
+
+func ExamplePlan_Carrier() {
+	p, _ := shebang.Translate("#!python3\nprint(1)", shebang.Options{})
+	fmt.Println(p.Carrier(shebang.Retention{Retained: true, ScriptRef: "@shell/call_1"}))
+	// Output:
+	// const result = await tools.exec_command({"cmd":"shell python3 'print(1)'","login":false});
+	// text(result !== null && typeof result === "object" ? JSON.stringify(Object.assign({}, result, {"retained":true,"script_ref":"@shell/call_1"})) : String(result));
+}
+
+func ExampleScriptReference() {
+	id, ok := shebang.ScriptReference("#!script=@shell/call_7\n")
+	fmt.Println(id, ok)
+	// Output: call_7 true
+}
+
+func ExampleAnnotateExec() {
+	out, changed := shebang.AnnotateExec("// @exec: {}\nawait tools.exec_command({cmd: \"ls\"});")
+	fmt.Println(changed)
+	fmt.Println(out)
+	// Output:
+	// true
+	// // @exec: {}
+	// text("exec: note: tools.exec_command is available through the shell tool: send the program itself (e.g. #!python3 or a bash script) with no JavaScript or quoting.\n");
+	// await tools.exec_command({cmd: "ls"});
+}

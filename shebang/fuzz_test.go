@@ -1,0 +1,78 @@
+package shebang
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func fuzzSeeds(f *testing.F) {
+	for _, s := range []string{
+		"", "#!", "#!python3\nprint(1)\n", "#!/usr/bin/env -S python3 -u\r\nx\r\n", " #!sh \rls",
+		"#!cmd=curl URL | {.} | jq\necho hi\n", "#!params={\"workdir\":\"/tmp\",\"tty\":true}\n#!cmd={.}\nls",
+		"# !params {\"login\":false}\nls", "rtk shadowtree test . -run='^$'\n", "echo hi", "ls &", "$(pwd)",
+		"#!sh\na=(1)\n", "#!script=@shell/x", "await tools.exec_command({cmd:'ls'}); text(1)", "a\x00b", "\xff",
+		"python3 -c 1\ncat <<EOF\nx\nEOF\n",
+	} {
+		f.Add(s)
+	}
+}
+
+// FuzzTranslate: the parser never panics; an accepted input's body is a
+// byte-exact suffix of the input, its argv ends with that body, its cmd is
+// one physical line within the argv limit, and its carrier renders.
+func FuzzTranslate(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, in string) {
+		p, err := Translate(in, Options{})
+		if err != nil {
+			if _, ok := err.(*Diagnostic); !ok {
+				t.Fatalf("error %T is not a *Diagnostic: %v", err, err)
+			}
+			if msg := err.Error(); strings.ContainsAny(msg, "\r\n") || !strings.HasPrefix(msg, "shell: ") {
+				t.Fatalf("diagnostic is not one shell: line: %q", msg)
+			}
+			return
+		}
+		if !strings.HasSuffix(in, p.Body) || !utf8.ValidString(in) || strings.IndexByte(in, 0) >= 0 {
+			t.Fatalf("accepted %q with body %q that is not a suffix", in, p.Body)
+		}
+		if p.Kind == KindRecovered {
+			return
+		}
+		if p.Kind != KindDirect && (len(p.Argv) == 0 || p.Argv[len(p.Argv)-1] != p.Body) {
+			t.Fatalf("argv %q does not end with the body %q", p.Argv, p.Body)
+		}
+		if strings.ContainsAny(p.Cmd, "\r\n") || len(p.Cmd) > MaxArgBytes {
+			t.Fatalf("cmd %q is not one bounded physical line", p.Cmd)
+		}
+		_ = p.Carrier(Retention{Retained: true, ScriptRef: "@shell/x"})
+	})
+}
+
+// FuzzDirect: direct eligibility never panics, and a direct command is the
+// body with at most one final line terminator removed.
+func FuzzDirect(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, body string) {
+		cmd, ok := directCommand(body)
+		if !ok {
+			return
+		}
+		if cmd != chompTerminator(body) || strings.ContainsAny(cmd, "\r\n") {
+			t.Fatalf("direct %q from body %q changed more than one final terminator", cmd, body)
+		}
+	})
+}
+
+// FuzzQuote: whatever bytes survive Translate's checks, quoting either
+// fails with a diagnostic or yields one line.
+func FuzzQuote(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, v string) {
+		q, err := quoteWord(v)
+		if err == nil && strings.ContainsAny(q, "\r\n") {
+			t.Fatalf("quoted %q spans lines: %q", v, q)
+		}
+	})
+}
