@@ -108,6 +108,10 @@ func applySection(s *Section, base []byte) (Edit, error) {
 	if unterminated {
 		out[len(out)-1].term = nil
 	}
+	if k := len(out) - 1; k >= 0 && len(out[k].term) == 0 && len(out[k].text) == 0 {
+		// An empty last row exists only with a terminator.
+		out[k].term = eol
+	}
 	return finish(s, base, out, dels)
 }
 

@@ -68,6 +68,8 @@ func TestApplyRules(t *testing.T) {
 		{"CR script keeps CR", "a\rb\r", "in @shell/s\nadd {2} \"x\"", "a\rx\rb\r"},
 		{"mixed endings use the dominant one", "a\r\nb\r\nc\n", "in @shell/s\nadd EOF \"d\"", "a\r\nb\r\nc\nd\r\n"},
 		{"replaced row keeps its own terminator in a mixed file", "a\nb\r\nc\n", "in @shell/s\ntype {2} \"x\\ny\"", "a\nx\ny\r\nc\n"},
+		{"an empty unterminated last row gets the file's ending", "a\nb", "in @shell/s\ntype {2} \"x\\n\\n\"", "a\nx\n\n"},
+		{"appending an empty row after an unterminated row", "a\r\nb", "in @shell/s\nadd EOF \"\\n\"", "a\r\nb\r\n\r\n"},
 		{"deleting the unterminated last row", "a\nb", "in @shell/s\ntype {2} \"\"", "a\n"},
 		{"deleting every row", abcd, "in @shell/s\ntype {1}..{4} \"\"", ""},
 		{"several in lines for one script merge", abcd, "in @shell/s\ntype {1} \"A\"\n\nin @shell/s\ntype {4} \"D\"", "A\nb\nc\nD\n"},

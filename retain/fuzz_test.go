@@ -1,0 +1,195 @@
+package retain
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func FuzzParsePatch(f *testing.F) {
+	base := "a\nb\r\nc\rd"
+	rows := Rows([]byte(base))
+	c := func(i int) string { return rows[i-1].Cite() }
+	for _, s := range []string{
+		"in @shell/s\ntype " + c(2) + " \"B\"",
+		"in @shell/s\ntype " + c(1) + ".." + c(3) + " <<PATCH\nx\n\nPATCH\nadd EOF \"z\\n\"",
+		"in @shell/s\nadd " + c(4) + " \"q\"\nadd " + c(4) + " \"r\"\ntype " + c(4) + " \"\"",
+		"in @shell/s\ntype " + c(2) + " \"\"\nin @shell/t\nadd EOF <<PATCH\nPATCH",
+		"in src/main.go\ntype 1:abcd \"x\"",
+		"in @shell/../x\n",
+		"type 1:0000 \"x\"",
+		"in @shell/s\r\ntype " + c(1) + " \"\\u00e9\\r\\n\"\r\n",
+		"",
+		"in @shell/s\ntype 99:ffff..100:ffff \"x\"",
+	} {
+		f.Add(s, []byte(base))
+	}
+	f.Fuzz(func(t *testing.T, text string, base []byte) {
+		p, err := ParsePatch(text)
+		if err != nil {
+			checkPatchError(t, err)
+			return
+		}
+		if p2, err := ParsePatch(text); err != nil || !reflect.DeepEqual(p, p2) {
+			t.Fatalf("ParsePatch is not deterministic")
+		}
+		baseline := map[string][]byte{}
+		for _, s := range p.Sections {
+			if len(s.Ops) == 0 {
+				t.Fatalf("accepted a section without ops")
+			}
+			baseline[s.ID] = base
+		}
+		e1, err1 := p.Apply(baseline)
+		e2, err2 := p.Apply(baseline)
+		if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) {
+			t.Fatalf("Apply is not deterministic: %v / %v", err1, err2)
+		}
+		if err1 != nil {
+			checkPatchError(t, err1)
+			return
+		}
+		if len(e1) != len(p.Sections) {
+			t.Fatalf("%d edits for %d sections", len(e1), len(p.Sections))
+		}
+		for i := range e1 {
+			if !bytes.Equal(e1[i].New, e2[i].New) || e1[i].Report != e2[i].Report {
+				t.Fatalf("Apply is not deterministic for %s", e1[i].ID)
+			}
+			if !utf8.Valid(e1[i].New) {
+				t.Fatalf("edit produced invalid UTF-8")
+			}
+			if !strings.HasPrefix(e1[i].Report, FormatRef(e1[i].ID)+"\n") {
+				t.Fatalf("report without header: %q", e1[i].Report)
+			}
+			if !bytes.Equal(base, e1[i].Old) {
+				t.Fatalf("Apply changed its baseline")
+			}
+		}
+	})
+}
+
+func checkPatchError(t *testing.T, err error) {
+	t.Helper()
+	if _, ok := err.(*PatchError); !ok {
+		t.Fatalf("error %T is not a *PatchError: %v", err, err)
+	}
+	if strings.ContainsAny(err.Error(), "\n\r") {
+		t.Fatalf("error is not one line: %q", err)
+	}
+}
+
+// FuzzApplyCited builds edits that cite real rows, so the accepted path is
+// exercised, and checks the row arithmetic of each operation: rows outside
+// the target are preserved byte for byte.
+func FuzzApplyCited(f *testing.F) {
+	f.Add("a\nb\nc\n", "X", uint8(0), uint8(1), uint8(2))
+	f.Add("a\r\nb\r\nc", "X\nY", uint8(1), uint8(0), uint8(0))
+	f.Add("a\rb", "", uint8(0), uint8(0), uint8(1))
+	f.Add("", "z", uint8(2), uint8(0), uint8(0))
+	f.Fuzz(func(t *testing.T, base, value string, kind, a, b uint8) {
+		if !utf8.ValidString(base) || !utf8.ValidString(value) || strings.ContainsRune(value, 0) {
+			return
+		}
+		rows := Rows([]byte(base))
+		n := len(rows)
+		val, _ := jsonString(value)
+		var patch string
+		lo, hi := 0, 0
+		switch kind % 3 {
+		case 0: // type lo..hi
+			if n == 0 {
+				return
+			}
+			lo, hi = int(a)%n, int(b)%n
+			if lo > hi {
+				lo, hi = hi, lo
+			}
+			patch = "in @shell/s\ntype " + rows[lo].Cite() + ".." + rows[hi].Cite() + " " + val
+		case 1: // add before lo
+			if n == 0 || value == "" {
+				return
+			}
+			lo = int(a) % n
+			patch = "in @shell/s\nadd " + rows[lo].Cite() + " " + val
+		case 2: // add EOF
+			if value == "" {
+				return
+			}
+			lo = n
+			patch = "in @shell/s\nadd EOF " + val
+		}
+		p, err := ParsePatch(patch)
+		if err != nil {
+			t.Fatalf("ParsePatch(%q): %v", patch, err)
+		}
+		edits, err := p.Apply(map[string][]byte{"s": []byte(base)})
+		if err != nil {
+			t.Fatalf("Apply(%q): %v", patch, err)
+		}
+		out := Rows(edits[0].New)
+		k := len(Rows([]byte(value)))
+		want := n + k
+		if kind%3 == 0 {
+			want = n - (hi - lo + 1) + k
+		}
+		if len(out) != want {
+			t.Fatalf("%q on %q: %d rows, want %d: %q", patch, base, len(out), want, edits[0].New)
+		}
+		// Rows before the target keep their text; rows after it keep text
+		// and terminator.
+		for i := 0; i < lo; i++ {
+			if !bytes.Equal(out[i].Text, rows[i].Text) {
+				t.Fatalf("row %d changed", i+1)
+			}
+		}
+		tail := n - hi - 1
+		if kind%3 != 0 {
+			tail = n - lo
+		}
+		for j := 1; j <= tail; j++ {
+			o, r := out[len(out)-j], rows[n-j]
+			if !bytes.Equal(o.Text, r.Text) {
+				t.Fatalf("row %d from the end changed: %q -> %q", j, r.Text, o.Text)
+			}
+			if j > 1 && !bytes.Equal(o.Term, r.Term) {
+				t.Fatalf("terminator of row %d from the end changed", j)
+			}
+		}
+	})
+}
+
+func FuzzParseRef(f *testing.F) {
+	for _, s := range []string{"@shell/call_1", "@shell/", "@shell/../x", "@shell/a/b", "@shell/.runtime", "x", "@shell/\x00", "#!script=@shell/a\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, ref string) {
+		if inner, ok := SoleScriptRef(ref); ok && strings.ContainsAny(inner, "\r\n") {
+			t.Fatalf("SoleScriptRef returned a multi-line reference")
+		}
+		id, err := ParseRef(ref)
+		if err != nil {
+			if strings.ContainsAny(err.Error(), "\n\r") && !strings.ContainsAny(ref, "\n\r") {
+				t.Fatalf("error is not one line: %q", err)
+			}
+			return
+		}
+		switch {
+		case id == "" || id == "." || id == ".." || id == Reserved:
+			t.Fatalf("accepted %q", id)
+		case strings.ContainsAny(id, "/\\\x00"):
+			t.Fatalf("accepted a path: %q", id)
+		case FormatRef(id) != ref:
+			t.Fatalf("FormatRef(%q) != %q", id, ref)
+		}
+	})
+}
+
+// jsonString quotes s as a JSON string literal.
+func jsonString(s string) (string, error) {
+	b, err := json.Marshal(s)
+	return string(b), err
+}
