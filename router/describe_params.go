@@ -51,15 +51,17 @@ func tsParams(section string) (paramsShape, bool) {
 		}
 		shape.Names = append(shape.Names, name)
 		seg = strings.TrimLeft(seg, "\r\n")
-		if strings.ContainsAny(strings.TrimRight(seg, " \t\r\n"), "\n") {
+		if strings.Contains(seg, "\n") {
+			// Line-structured declaration: keep it verbatim.
 			b.WriteString(seg)
 			if !strings.HasSuffix(seg, "\n") {
 				b.WriteByte('\n')
 			}
 			continue
 		}
-		line := strings.TrimSpace(seg)
-		if !strings.HasSuffix(line, ";") && !strings.HasSuffix(line, ",") {
+		// A one-line declaration (`{ a: T; b: U }`): one field per line.
+		line := strings.TrimSuffix(strings.TrimSpace(seg), ",")
+		if !strings.HasSuffix(line, ";") {
 			line += ";"
 		}
 		b.WriteString("  " + line + "\n")

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"hpatch-router/plugins"
 )
 
 // -update rewrites the golden files under testdata/codex/golden from the
@@ -135,6 +137,18 @@ func TestRequestCaptures(t *testing.T) {
 			}
 			checkGolden(t, goldenPath(tc.file, ".json"), out)
 			checkRewritten(t, in, out, tc.owners)
+			if got := strings.Join(info.ParamNames, ","); got != captureParams {
+				t.Fatalf("A13: ParamNames = %s, want %s", got, captureParams)
+			}
+			descs := shellDescriptions(out)
+			if len(descs) != tc.owners {
+				t.Fatalf("found %d shell tools, want %d", len(descs), tc.owners)
+			}
+			for _, d := range descs {
+				if !strings.Contains(d, "#!params") || !strings.Contains(d, "\n  workdir?: string;\n") {
+					t.Fatalf("A13: shell description lacks the request's #!params shape:\n%s", d)
+				}
+			}
 
 			// The wire form is compact; rewriting it must give the compact
 			// form of the pretty rewrite.
@@ -148,6 +162,28 @@ func TestRequestCaptures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// captureParams are exec_command's arguments except cmd in Codex 0.144–0.169.
+const captureParams = "justification,login,max_output_tokens,prefix_rule,sandbox_permissions,shell,tty,workdir,yield_time_ms"
+
+// shellDescriptions returns the description of every injected shell tool.
+func shellDescriptions(body []byte) []string {
+	var ds []string
+	var walk func(r gjson.Result)
+	walk = func(r gjson.Result) {
+		r.ForEach(func(_, v gjson.Result) bool {
+			if v.IsObject() && v.Get("name").String() == "shell" && v.Get("type").String() == "custom" {
+				ds = append(ds, v.Get("description").String())
+			}
+			if v.IsObject() || v.IsArray() {
+				walk(v)
+			}
+			return true
+		})
+	}
+	walk(gjson.GetBytes(body, "input"))
+	return ds
 }
 
 // checkRewritten proves the A13/A14 properties of one rewrite: it finds the
@@ -170,9 +206,11 @@ func checkRewritten(t *testing.T, in, out []byte, wantOwners int) {
 		if strings.Contains(s, "tools.exec_command") || strings.Contains(s, "### `exec_command`") {
 			t.Errorf("A13: owner %d description still teaches exec_command", i)
 		}
-		if strings.Contains(origDescs[i].String(), "on the global `tools` object, for example `await tools.exec_command(...)`.") &&
-			!strings.Contains(s, "- All nested tools are available on the global `tools` object. Tool names are exposed") {
-			t.Errorf("A13: owner %d intro sentence not repaired", i)
+		const clause = ", for example `await tools.exec_command(...)`"
+		for _, line := range strings.Split(origDescs[i].String(), "\n") {
+			if strings.Contains(line, clause) && !strings.Contains(s, strings.Replace(line, clause, "", 1)) {
+				t.Errorf("A13: owner %d intro sentence not repaired: %q", i, line)
+			}
 		}
 	}
 	// Undo: from the end backwards so earlier offsets stay valid.
@@ -234,9 +272,9 @@ func injectedSpans(t *testing.T, body []byte) [][2]int {
 				t.Fatalf("A13: shell is not a free-form custom tool: %s", sh.Raw)
 			}
 			d := sh.Get("description").String()
-			if strings.Contains(d, "tools.exec_command") || !strings.Contains(d, "#!params") ||
-				strings.Contains(d, "\n  cmd: string;") || !strings.Contains(d, "workdir?: string;") {
-				t.Fatalf("A13: shell description lacks the sanitized #!params shape:\n%s", d)
+			if strings.Contains(d, "tools.exec_command") || strings.Contains(d, "\n  cmd: string;") ||
+				!strings.HasPrefix(d, plugins.ShellDescription()) {
+				t.Fatalf("A13: shell description is not the base plus a sanitized shape:\n%s", d)
 			}
 			hp := arr[i+2]
 			spans = append(spans, [2]int{tool.Index + len(tool.Raw), hp.Index + len(hp.Raw)})

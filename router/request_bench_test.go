@@ -1,0 +1,98 @@
+package router
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"testing"
+)
+
+// benchBodies are the request bodies the rewrite benchmarks run over: real
+// captures in their compact wire form and a ~1 MB synthetic conversation.
+func benchBodies(b *testing.B) []struct {
+	name string
+	body []byte
+} {
+	files := []struct{ name, file string }{
+		{"cli-lite-exec-001", "cli-lite-exec/001-post.json"},
+		{"incremental-tools-001", "incremental-tools/001-post.json"},
+		{"model-switch-resume-001", "model-switch-resume/001-post.json"},
+		{"flat-0.144-cli", "flat-0.144.0-cli/000-post.json"},
+	}
+	var out []struct {
+		name string
+		body []byte
+	}
+	for _, f := range files {
+		out = append(out, struct {
+			name string
+			body []byte
+		}{f.name, compactJSON(b, readCapture(b, f.file))})
+	}
+	out = append(out, struct {
+		name string
+		body []byte
+	}{"synthetic-1MB", synthetic1MB(b)})
+	return out
+}
+
+// synthetic1MB grows a real 0.169 request to about 1 MiB with a long
+// conversation of exec calls and outputs after the tools item, the shape a
+// long Codex session reaches.
+func synthetic1MB(b *testing.B) []byte {
+	base := compactJSON(b, readCapture(b, "cli-lite-exec/001-post.json"))
+	end := bytes.LastIndex(base, []byte(`],"tool_choice"`))
+	if end < 0 {
+		b.Fatal("capture shape changed")
+	}
+	var buf bytes.Buffer
+	buf.Write(base[:end])
+	out := bytes.Repeat([]byte("line of command output with some text\\n"), 60)
+	for i := 0; buf.Len() < 1<<20; i++ {
+		id := strconv.Itoa(i)
+		buf.WriteString(`,{"type":"custom_tool_call","id":"ctc_` + id + `","status":"completed","call_id":"call_` + id +
+			`","name":"exec","namespace":"functions","input":"const r = await tools.exec_command({cmd: \"ls -la\"});\ntext(JSON.stringify(r));"}`)
+		buf.WriteString(`,{"type":"custom_tool_call_output","id":"ctco_` + id + `","call_id":"call_` + id + `","output":[{"type":"input_text","text":"Script completed\nWall time 0.1 seconds\nOutput:\n"},{"type":"input_text","text":"`)
+		buf.Write(out)
+		buf.WriteString(`"}]}`)
+	}
+	buf.Write(base[end:])
+	if !json.Valid(buf.Bytes()) {
+		b.Fatal("synthetic body is not valid JSON")
+	}
+	return buf.Bytes()
+}
+
+func BenchmarkRequestRewrite(b *testing.B) {
+	for _, bb := range benchBodies(b) {
+		b.Run(bb.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bb.body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := RewriteRequest(bb.body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRequestJSONRoundTrip is the baseline: what a decode-and-re-encode
+// proxy pays for the same bodies before it has changed anything.
+func BenchmarkRequestJSONRoundTrip(b *testing.B) {
+	for _, bb := range benchBodies(b) {
+		b.Run(bb.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bb.body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var v any
+				if err := json.Unmarshal(bb.body, &v); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := json.Marshal(v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,194 @@
+package router
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"hpatch-router/plugins"
+)
+
+// execDesc is a small owner description with the parts the rewrite edits.
+const execDesc = "Run JavaScript\n- Nested tools are on the global `tools` object, for example `await tools.exec_command(...)`. Names are identifiers.\n\n### `exec_command`\nRuns a command.\n\nexec tool declaration:\n```ts\ndeclare const tools: { exec_command(args: {\n  // Shell command to execute.\n  cmd: string;\n  // Working directory.\n  workdir?: string;\n  tty?: boolean;\n}): Promise<unknown>; };\n```\n\n### `view_image`\nView an image."
+
+func execTool(desc string) string {
+	return `{"type":"custom","name":"exec","description":` + string(appendJSONString(nil, desc)) + `,"format":{"type":"grammar","syntax":"lark","definition":"start: /.+/"}}`
+}
+
+func ns(name string, tools ...string) string {
+	return `{"type":"namespace","name":"` + name + `","description":"","tools":[` + strings.Join(tools, ",") + `]}`
+}
+
+func item(id string, tools ...string) string {
+	return `{"type":"additional_tools","id":"` + id + `","role":"developer","tools":[` + strings.Join(tools, ",") + `]}`
+}
+
+func req(top string, items ...string) []byte {
+	b := `{"model":"m","stream":true`
+	if top != "" {
+		b += `,"tools":[` + top + `]`
+	}
+	items = append(items, `{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}`)
+	b += `,"input":[` + strings.Join(items, ",") + `],"prompt_cache_key":"t"}`
+	return []byte(b)
+}
+
+const (
+	waitTool   = `{"type":"function","name":"wait","description":"Waits.","strict":false,"parameters":{"type":"object","properties":{}}}`
+	collabNS   = `{"type":"namespace","name":"collaboration","description":"Sub-agents.","tools":[{"type":"function","name":"spawn_agent","description":"Spawn.","parameters":{"type":"object"}}]}`
+	shellFunc  = `{"type":"function","name":"shell","description":"mine","parameters":{"type":"object"}}`
+	hpatchFunc = `{"type":"custom","name":"hpatch","description":"mine"}`
+)
+
+func TestRequestRules(t *testing.T) {
+	tests := []struct {
+		rule      string
+		body      []byte
+		code      string // expected error code, "" for success
+		owned     bool
+		namespace string
+		names     []string
+		rewritten int
+	}{
+		{"A13: functions namespace owner", req("", item("at_1", ns("functions", execTool(execDesc), waitTool), collabNS)), "", true, "functions", []string{"workdir", "tty"}, 1},
+		{"A13: flat owner (0.144-0.146)", req("", item("at_1", execTool(execDesc), waitTool, collabNS)), "", true, "", []string{"workdir", "tty"}, 1},
+		{"A13: every additional_tools item is rewritten", req("", item("at_1", ns("functions", execTool(execDesc))), item("at_2", ns("functions", execTool(execDesc)))), "", true, "functions", []string{"workdir", "tty"}, 2},
+		{"A13: latest definition gives namespace and shape", req("", item("at_1", ns("functions", execTool(execDesc))), item("at_2", execTool("### `exec_command`\n- `cmd` (string): command\n- `tty` (bool): PTY\n"))), "", true, "", []string{"tty"}, 2},
+		{"A13: owner without shape keeps base shell description", req("", item("at_1", ns("functions", execTool("Run JavaScript.")))), "", true, "functions", nil, 1},
+		{"§3: exec in another namespace is no owner", req("", item("at_1", ns("other", execTool(execDesc)))), "", false, "", nil, 0},
+		{"§3: function-typed exec is no owner", req("", item("at_1", ns("functions", `{"type":"function","name":"exec","parameters":{}}`))), "", false, "", nil, 0},
+		{"§3: no input passes unchanged", []byte(`{"model":"m","instructions":"x"}`), "", false, "", nil, 0},
+		{"§3: top-level tools without exec pass unchanged", req(waitTool), "", false, "", nil, 0},
+		{"A14: top-level exec rejects", req(execTool(execDesc)), CodeUnsupportedToolLayout, false, "", nil, 0},
+		{"A14: top-level functions.exec rejects", req(`{"type":"custom","name":"functions.exec"}`), CodeUnsupportedToolLayout, false, "", nil, 0},
+		{"A14: top-level functions namespace with exec rejects", req(ns("functions", execTool(execDesc))), CodeUnsupportedToolLayout, false, "", nil, 0},
+		{"A14: top-level exec rejects even with an additional_tools owner", req(execTool(execDesc), item("at_1", ns("functions", execTool(execDesc)))), CodeUnsupportedToolLayout, false, "", nil, 0},
+		{"A14: additional_tools entry functions.exec rejects", req("", item("at_1", `{"type":"custom","name":"functions.exec","description":"x"}`)), CodeUnsupportedToolLayout, false, "", nil, 0},
+		{"A14: flat and namespaced owner in one item rejects", req("", item("at_1", execTool(execDesc), ns("functions", execTool(execDesc)))), CodeDuplicateExecOwner, false, "", nil, 0},
+		{"A14: two exec in one namespace rejects", req("", item("at_1", ns("functions", execTool(execDesc), execTool(execDesc)))), CodeDuplicateExecOwner, false, "", nil, 0},
+		{"A14: existing shell beside namespaced owner rejects", req("", item("at_1", ns("functions", execTool(execDesc), shellFunc))), CodeToolNameConflict, false, "", nil, 0},
+		{"A14: existing hpatch beside flat owner rejects", req("", item("at_1", execTool(execDesc), hpatchFunc)), CodeToolNameConflict, false, "", nil, 0},
+		{"A14: shell in an earlier item of the same namespace rejects", req("", item("at_1", ns("functions", shellFunc)), item("at_2", ns("functions", execTool(execDesc)))), CodeToolNameConflict, false, "", nil, 0},
+		{"A14: top-level shell collides with a flat owner", req(shellFunc, item("at_1", execTool(execDesc))), CodeToolNameConflict, false, "", nil, 0},
+		{"A14: top-level shell does not collide with functions.shell", req(shellFunc, item("at_1", ns("functions", execTool(execDesc)))), "", true, "functions", []string{"workdir", "tty"}, 1},
+		{"A14: shell in a sibling namespace does not collide", req("", item("at_1", ns("functions", execTool(execDesc)), ns("tools2", shellFunc))), "", true, "functions", []string{"workdir", "tty"}, 1},
+		{"invalid JSON rejects", []byte(`{"input":[`), CodeInvalidJSON, false, "", nil, 0},
+		{"non-object JSON rejects", []byte(`[1,2]`), CodeInvalidJSON, false, "", nil, 0},
+		{"empty body rejects", nil, CodeInvalidJSON, false, "", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			out, info, err := RewriteRequest(tt.body)
+			if tt.code != "" {
+				var e *Error
+				if !errors.As(err, &e) || e.Code != tt.code || e.StatusCode() != 400 {
+					t.Fatalf("want 400 %s, got %v", tt.code, err)
+				}
+				if out != nil {
+					t.Fatal("a rejected request must not produce a body")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Owned != tt.owned || info.Namespace != tt.namespace || info.Rewritten != tt.rewritten ||
+				strings.Join(info.ParamNames, ",") != strings.Join(tt.names, ",") {
+				t.Fatalf("info = %+v", info)
+			}
+			if !tt.owned {
+				if !bytes.Equal(out, tt.body) {
+					t.Fatal("request without owner changed")
+				}
+				return
+			}
+			if !json.Valid(out) {
+				t.Fatalf("invalid JSON output: %s", out)
+			}
+			checkRewritten(t, tt.body, out, tt.rewritten)
+		})
+	}
+}
+
+func TestRequestSiblingsByteIdentical(t *testing.T) {
+	body := req("", item("at_1", ns("functions", execTool(execDesc), waitTool), collabNS), item("at_2", ns("functions", execTool(execDesc))))
+	out, _, err := RewriteRequest(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ rule, path string }{
+		{"A14: sibling namespace byte-identical", "input.0.tools.1"},
+		{"A14: sibling direct tool byte-identical", "input.0.tools.0.tools.3"},
+		{"A14: other input items byte-identical", "input.2"},
+		{"A14: unrelated top-level fields byte-identical", "prompt_cache_key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			path := tt.path
+			if path == "input.0.tools.0.tools.3" {
+				// wait moved two places right: shell and hpatch precede it.
+				if got, want := gjson.GetBytes(out, path).Raw, gjson.GetBytes(body, "input.0.tools.0.tools.1").Raw; got != want {
+					t.Fatalf("%s changed:\n%s\n%s", path, got, want)
+				}
+				return
+			}
+			if got, want := gjson.GetBytes(out, path).Raw, gjson.GetBytes(body, path).Raw; got != want || got == "" {
+				t.Fatalf("%s changed:\n%s\n%s", path, got, want)
+			}
+		})
+	}
+}
+
+func TestRequestShellDescriptionShape(t *testing.T) {
+	tests := []struct {
+		rule string
+		desc string
+		want string // exact shell description
+	}{
+		{"A13: no shape keeps the base description", "Run JavaScript.", plugins.ShellDescription()},
+		{"A13: TypeScript shape appended without cmd", execDesc, plugins.ShellDescription() +
+			plugins.ParamsSection("  // Working directory.\n  workdir?: string;\n  tty?: boolean;\n", true)},
+		{"A13: bullet shape appended without cmd", "### `exec_command`\nParameters:\n- `cmd` (string): command\n- `workdir` (string): dir\n  continued\n", plugins.ShellDescription() +
+			plugins.ParamsSection("- `workdir` (string): dir\n  continued\n", false)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			out, _, err := RewriteRequest(req("", item("at_1", ns("functions", execTool(tt.desc)))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := gjson.GetBytes(out, "input.0.tools.0.tools.1.description").String()
+			if got != tt.want {
+				t.Fatalf("shell description:\n%q\nwant\n%q", got, tt.want)
+			}
+			if strings.Contains(got, "tools.exec_command") {
+				t.Fatal("A13: shell description names tools.exec_command")
+			}
+		})
+	}
+}
+
+func TestRequestErrorBody(t *testing.T) {
+	_, _, err := RewriteRequest(req(execTool(execDesc)))
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatal(err)
+	}
+	var got struct {
+		Error struct{ Message, Type, Code string }
+	}
+	if err := json.Unmarshal(e.Body(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got.Error.Message, "hpatch-router: top-level tools[0]") || got.Error.Type != "invalid_request_error" ||
+		got.Error.Code != CodeUnsupportedToolLayout {
+		t.Fatalf("error body = %s", e.Body())
+	}
+	if !bytes.HasPrefix(e.Body(), []byte(`{"error":{"message":"hpatch-router: `)) {
+		t.Fatalf("key order: %s", e.Body())
+	}
+}
