@@ -2,4 +2,85 @@
 // scripts/ store confined with os.Root, artifact and thread id validation,
 // expiry and shutdown cleanup, reference resolution, the LINE:HASH row
 // format, and the verified hpatch edit grammar applied to retained scripts.
+//
+// # Storage
+//
+// A Store (NewStore) holds the runtime root as an *os.Root and, per thread,
+// the thread directory `hpatch-<thread>` and its `scripts/` directory as
+// *os.Root values; code that reads or writes scripts receives those Roots,
+// never path strings. The worker runtime creates thread directories; the
+// store only creates a missing scripts/ (0700) inside a safe thread
+// directory. A directory is safe when it is a real directory (not a
+// symlink), owned by the current user and not writable by group or others.
+// Before each use the store checks that both names still lead to the
+// directories it opened; if not, it reopens them with the same checks, and
+// expiry and Close leave changed storage alone.
+//
+// Retain writes the complete shell input to a temporary file (0600) and
+// hard-links it to its artifact id, so the content is complete when the
+// name appears and an existing name is never replaced. Artifacts expire
+// after the TTL (one hour by default, counted from retention; edits do not
+// extend it). Close stops every timer and removes the files the store
+// wrote, and scripts/ when it created it.
+//
+// References are strict: "@shell/" followed by one filename component that
+// is not Reserved (ParseRef). They select regular, single-link, UTF-8 files
+// only (ReadScript). A rerun (`#!script=@shell/<id>` as the sole input,
+// see SoleScriptRef) resolves one level: a script whose content is itself a
+// sole reference is rejected as cyclic or chained.
+//
+// # hpatch grammar
+//
+//	in @shell/<id>
+//	type L:HASH "replacement"
+//	type L:HASH..L:HASH <<PATCH
+//	raw line one
+//	raw line two
+//	PATCH
+//	add L:HASH "inserted line"
+//	add EOF <<PATCH
+//	appended
+//	PATCH
+//
+// `in @shell/<id>` starts a section; an edit may hold several, and several
+// `in` lines for the same script merge into one section. Blank lines and
+// leading or trailing blanks around commands are ignored. Every section is
+// verified and applied in memory before any file changes; then all new
+// versions are written to temporary files and renamed into place, so a
+// rejected edit changes nothing.
+//
+// TARGET is `L:HASH` or the inclusive range `L:HASH..L:HASH` (HASH = Hash of
+// the exact row); DEST is `L:HASH` or `EOF`. VALUE is one JSON string (Go's
+// JSON string syntax) or a `<<PATCH` heredoc: the raw lines up to a line
+// that is exactly `PATCH`. VALUE is split into rows like Rows splits a file:
+// "" and an empty heredoc are no rows, "x\n" is one row, "\n" is one empty
+// row.
+//
+//   - `type TARGET VALUE` replaces the targeted rows by VALUE's rows; the
+//     last new row keeps the last targeted row's terminator, the others get
+//     the file's line ending. No rows (empty VALUE) deletes the targeted rows
+//     with their terminators.
+//   - `add DEST VALUE` inserts VALUE's rows (at least one) before DEST, each
+//     with the file's line ending; `add EOF` appends. When the file lacks a
+//     final line ending, its last row gets one and the appended text ends
+//     without one instead. An empty row at the end of a file always gets a
+//     terminator, since it could not exist without one.
+//   - The file's line ending is its most frequent one (LF, CRLF or CR; ties
+//     prefer LF, then CRLF; LF for a file without any).
+//   - All targets are checked against one baseline: a row past the end or a
+//     stale hash rejects the edit; two `type` targets that share a row
+//     overlap and reject; an `add` before a row inside a replaced range (other
+//     than its first row) rejects. Several adds at one insertion point
+//     insert in the order written, and an add at the first row of a replaced
+//     range inserts before the replacement.
+//   - A workspace path instead of `@shell/<id>` gets a one-line diagnostic
+//     pointing to apply_patch or the shell.
+//
+// Errors are *PatchError values: one line, "hpatch: line N: …".
+//
+// The report lists, per script, the header `@shell/<id>` and the written
+// rows as `LINE:HASH TEXT` (new numbering, the hread row format) with one
+// row of context before and after; `(deleted old rows A..B)` marks deleted
+// rows where they were, `--` separates rows that are not adjacent, and
+// `(empty)` marks a script left without rows.
 package retain
