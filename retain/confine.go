@@ -40,7 +40,7 @@ func checkDir(fi fs.FileInfo, what string) error {
 func openSafeDir(parent *os.Root, name, what string) (*os.Root, fs.FileInfo, error) {
 	fi, err := parent.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("%s is missing: %w", what, fs.ErrNotExist)
+		return nil, nil, missing("%s is missing", what)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", what, err)
@@ -132,7 +132,7 @@ func ReadScript(scripts *os.Root, id string) ([]byte, error) {
 	ref := FormatRef(id)
 	fi, err := scripts.Lstat(id)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("retain: %s does not exist in this thread (expired or never retained): %w", ref, fs.ErrNotExist)
+		return nil, missing("retain: %s does not exist in this thread (expired or never retained)", ref)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("retain: %s: %v", ref, err)
@@ -140,7 +140,7 @@ func ReadScript(scripts *os.Root, id string) ([]byte, error) {
 	if err := checkRegular(fi, ref); err != nil {
 		return nil, err
 	}
-	f, err := scripts.OpenFile(id, os.O_RDONLY, 0)
+	f, err := scripts.OpenFile(id, openReadFlags, 0) // a FIFO swapped in must not block
 	if err != nil {
 		return nil, fmt.Errorf("retain: open %s: %v", ref, err)
 	}
@@ -164,6 +164,14 @@ func ReadScript(scripts *os.Root, id string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// notExist is an error message that matches fs.ErrNotExist.
+type notExist struct{ msg string }
+
+func (e notExist) Error() string        { return e.msg }
+func (e notExist) Is(target error) bool { return target == fs.ErrNotExist }
+
+func missing(format string, args ...any) error { return notExist{fmt.Sprintf(format, args...)} }
 
 // checkRegular reports why fi cannot be read as a retained script.
 func checkRegular(fi fs.FileInfo, ref string) error {

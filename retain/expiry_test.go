@@ -170,3 +170,31 @@ func TestReopensRecreatedThread(t *testing.T) {
 		t.Fatalf("expiry missed the reopened thread: %v", err)
 	}
 }
+
+// TestIdleThreadsHoldNoDescriptors: a thread is kept open only while the
+// store owns artifacts in it.
+func TestIdleThreadsHoldNoDescriptors(t *testing.T) {
+	e := newEnv(t, "T1", "T2")
+	must(t, os.WriteFile(filepath.Join(e.scriptsDir("T2"), "old"), []byte("x\n"), 0o600))
+	if _, err := e.resolve("T2", "@shell/old"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.Apply(context.Background(), "T2", cite(t, "in @shell/old\ntype {1} \"y\"", "x\n")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.retain("T1", "a", py)
+	must(t, err)
+	if n := openThreads(e.store); n != 1 {
+		t.Fatalf("%d threads open, want 1 (T1 owns an artifact)", n)
+	}
+	e.clock.fire()
+	if n := openThreads(e.store); n != 0 {
+		t.Fatalf("%d threads open after expiry, want 0", n)
+	}
+}
+
+func openThreads(s *Store) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.threads)
+}

@@ -2,7 +2,12 @@
 
 package retain
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+)
+
+const openReadFlags = os.O_RDONLY
 
 // checkOwner cannot check ownership on this platform; the store runs on
 // Unix only, and this keeps the package compiling elsewhere.

@@ -9,6 +9,9 @@ import (
 	"syscall"
 )
 
+// openReadFlags opens scripts for reading without blocking on a FIFO.
+const openReadFlags = os.O_RDONLY | syscall.O_NONBLOCK
+
 // checkOwner reports an error unless fi belongs to the current user.
 func checkOwner(fi fs.FileInfo) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)

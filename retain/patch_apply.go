@@ -175,15 +175,21 @@ func verify(s *Section, rows []Row) error {
 			return errAt(later.Line, "rows %s overlap rows %s targeted at line %d; merge them into one type", span(later), span(earlier), earlier.Line)
 		}
 	}
+	// inside[l] is the type whose range holds row l after its first row;
+	// ranges do not overlap now, so filling it is linear in the rows.
+	inside := make([]*Op, len(rows)+1)
+	for _, t := range types {
+		for l := t.From.Line + 1; l <= t.To.Line; l++ {
+			inside[l] = t
+		}
+	}
 	for i := range s.Ops {
 		op := &s.Ops[i]
 		if op.Kind != OpAdd || op.From.EOF {
 			continue
 		}
-		for _, t := range types {
-			if op.From.Line > t.From.Line && op.From.Line <= t.To.Line {
-				return errAt(op.Line, "add before row %d falls inside rows %s replaced at line %d; put the text in that type's VALUE", op.From.Line, span(t), t.Line)
-			}
+		if t := inside[op.From.Line]; t != nil {
+			return errAt(op.Line, "add before row %d falls inside rows %s replaced at line %d; put the text in that type's VALUE", op.From.Line, span(t), t.Line)
 		}
 	}
 	return nil

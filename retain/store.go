@@ -127,6 +127,7 @@ func (s *Store) Retain(ctx context.Context, thread, id, content string) (string,
 	if err != nil {
 		return "", err
 	}
+	defer s.releaseLocked(ts)
 	ref := FormatRef(id)
 	info, err := createExclusive(ts.scripts, id, []byte(content))
 	if errors.Is(err, fs.ErrExist) {
@@ -164,6 +165,7 @@ func (s *Store) Resolve(ctx context.Context, thread, ref string) (string, error)
 	if err != nil {
 		return "", err
 	}
+	defer s.releaseLocked(ts)
 	data, err := ReadScript(ts.scripts, id)
 	if err != nil {
 		return "", err
@@ -241,6 +243,7 @@ func (s *Store) expire(ts *threadStore, id string, a *artifact) {
 	if s.threads[ts.thread] != ts {
 		return
 	}
+	defer s.releaseLocked(ts)
 	if err := ts.intact(s.runtime); err != nil {
 		s.log.Warn("thread storage changed; not expiring", "thread", ts.thread, "ref", FormatRef(id), "err", err)
 		return

@@ -30,6 +30,7 @@ func (s *Store) Apply(ctx context.Context, thread, patch string) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("hpatch: %s", strings.TrimPrefix(err.Error(), "retain: "))
 	}
+	defer s.releaseLocked(ts)
 	baseline := make(map[string][]byte, len(p.Sections))
 	for _, sec := range p.Sections {
 		data, err := ReadScript(ts.scripts, sec.ID)

@@ -62,7 +62,7 @@ func openThread(runtime *os.Root, thread string, create bool) (*threadStore, err
 	if err != nil {
 		dir.Close()
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("retain: no retained scripts in thread %s: %v", thread, err)
+			return nil, missing("retain: no retained scripts in thread %s (%v)", thread, err)
 		}
 		return nil, fmt.Errorf("retain: %v", err)
 	}
@@ -103,6 +103,17 @@ func (ts *threadStore) removeOwned(id string, a *artifact) error {
 		return fmt.Errorf("%s was changed by someone else; leaving it", FormatRef(id))
 	}
 	return ts.scripts.Remove(id)
+}
+
+// releaseLocked closes ts when the store need not remember it (no owned
+// artifacts, scripts/ not created by the store), so idle threads hold no
+// descriptors. s.mu must be held.
+func (s *Store) releaseLocked(ts *threadStore) {
+	if len(ts.owned) > 0 || ts.createdScripts || s.threads[ts.thread] != ts {
+		return
+	}
+	ts.close()
+	delete(s.threads, ts.thread)
 }
 
 func (ts *threadStore) close() {
