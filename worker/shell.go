@@ -38,12 +38,7 @@ var ignoredShellFlags = map[string]bool{"-l": true, "--login": true, "--norc": t
 func (r *run) runShell(lang syntax.LangVariant, name string, middle []string, body string) int {
 	file, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(body), name)
 	if err != nil {
-		var pe syntax.ParseError
-		if errors.As(err, &pe) {
-			r.note(fmt.Sprintf("%s syntax error at line %d, column %d: %s; fix the script (nothing was run)", name, pe.Pos.Line(), pe.Pos.Col(), pe.Text))
-		} else {
-			r.note(fmt.Sprintf("%s syntax error: %v; fix the script (nothing was run)", name, err))
-		}
+		r.note(syntaxError(name, err))
 		return ExitSyntax
 	}
 	var params []string
@@ -77,4 +72,21 @@ func (r *run) runShell(lang syntax.LangVariant, name string, middle []string, bo
 	}
 	fmt.Fprintf(r.stderr.W, "%s: %v\n", name, err)
 	return 1
+}
+
+// syntaxError renders a parse failure as one line with its position.
+func syntaxError(name string, err error) string {
+	var pe syntax.ParseError
+	var le syntax.LangError
+	switch {
+	case errors.As(err, &pe):
+		return fmt.Sprintf("%s syntax error at line %d, column %d: %s; fix the script (nothing was run)", name, pe.Pos.Line(), pe.Pos.Col(), pe.Text)
+	case errors.As(err, &le):
+		what := le.Feature + " are"
+		if !strings.HasSuffix(le.Feature, "s") {
+			what = le.Feature + " is"
+		}
+		return fmt.Sprintf("%s syntax error at line %d, column %d: %s not %s syntax; use #!bash or rewrite it (nothing was run)", name, le.Pos.Line(), le.Pos.Col(), what, map[string]string{"sh": "POSIX sh", "bash": "Bash"}[name])
+	}
+	return fmt.Sprintf("%s syntax error: %v; fix the script (nothing was run)", name, err)
 }
