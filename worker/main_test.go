@@ -8,8 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"testing"
 	"syscall"
+	"testing"
 	"time"
 
 	"hpatch-router/worker"
