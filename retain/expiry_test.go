@@ -198,3 +198,30 @@ func openThreads(s *Store) int {
 	defer s.mu.Unlock()
 	return len(s.threads)
 }
+
+// TestExpiryLeavesSwappedArtifact: an artifact replaced by a symlink to a
+// workspace file is neither followed nor removed by expiry or Close.
+func TestExpiryLeavesSwappedArtifact(t *testing.T) {
+	for _, end := range []string{"expiry", "Close"} {
+		t.Run(end, func(t *testing.T) {
+			e := newEnv(t, "T1")
+			_, err := e.retain("T1", "call_1", py)
+			must(t, err)
+			p := filepath.Join(e.scriptsDir("T1"), "call_1")
+			must(t, os.Remove(p))
+			must(t, os.Symlink(filepath.Join(e.workspace, "main.go"), p))
+			ws := tree(t, e.workspace)
+			if end == "expiry" {
+				e.clock.fire()
+			} else {
+				e.store.Close()
+			}
+			if after := tree(t, e.workspace); !equal(ws, after) {
+				t.Fatalf("%s touched the workspace", end)
+			}
+			if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("%s removed or changed the swapped-in symlink: %v", end, err)
+			}
+		})
+	}
+}
