@@ -1,0 +1,17 @@
+// Package hsymbol owns the private command hsymbol: definitions and
+// references of one symbol occurrence, asked of the language's real server
+// over LSP and printed as verified rows `"PATH":LINE:HASH TEXT`.
+//
+//	hsymbol def|refs PATH LINE:HASH SYMBOL [N]
+//
+// It owns the command line and the checks before any server starts
+// (args.go: the cited row must still hash the same; SYMBOL must occur as a
+// token on it, exactly once or as the N-th), the server table and workspace
+// roots (servers.go: gopls for Go, pyright for Python,
+// typescript-language-server for JavaScript and TypeScript), a minimal LSP
+// client over stdio with Content-Length framing (lsp.go), and the rows it
+// prints (run.go): `def` expands a location to the whole declaration when
+// inspect_file's outline knows it; paths are relative to the shell's cwd when
+// inside it. Time is bounded by Timeout and output by MaxOutput bytes, never
+// cutting a row.
+package hsymbol

@@ -1,0 +1,160 @@
+package hsymbol
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"hpatch-router/worker/hgrep"
+	"hpatch-router/worker/privcmd"
+)
+
+// ciBin is where CI installs gopls; tests add it to PATH like CI does.
+const ciBin = "/opt/hpatch-ci/bin"
+
+func testEnv(dir string, out, errw *bytes.Buffer, path string) *privcmd.Env {
+	environ := []string{"PATH=" + path}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PATH=") {
+			environ = append(environ, kv)
+		}
+	}
+	return &privcmd.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errw, Dir: dir, Environ: environ}
+}
+
+// withGopls returns a PATH that finds gopls, or skips the test.
+func withGopls(t *testing.T) string {
+	t.Helper()
+	path := ciBin + string(os.PathListSeparator) + os.Getenv("PATH")
+	env := &privcmd.Env{Dir: "/", Environ: []string{"PATH=" + path}}
+	if _, err := hgrep.LookPath(env, "gopls"); err != nil {
+		t.Skip("gopls is not installed (CI installs it in " + ciBin + ")")
+	}
+	return path
+}
+
+func TestHsymbolGo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts gopls")
+	}
+	path := withGopls(t)
+	dir := workspace(t)
+	tests := []struct {
+		name string
+		cwd  string
+		args []string
+		want string // exact stdout
+	}{
+		{name: "def expands to the whole declaration from the outline",
+			args: []string{"def", "main.go", "17:f2d0", "NewCounter"},
+			want: `"util/util.go":24:08b3 func NewCounter(name string) *Counter {` + "\n" +
+				`"util/util.go":25:c2fa 	return &Counter{Name: name, total: Initial}` + "\n" +
+				`"util/util.go":26:d10b }` + "\n"},
+		{name: "refs: one row per line, sorted by path and line, declaration included",
+			args: []string{"refs", "main.go", "18:5817", "Add"},
+			want: `"main.go":18:5817 	c.Add(2)` + "\n" + `"main.go":19:4859 	c.Add(3)` + "\n" +
+				`"util/util.go":29:d85f func (c *Counter) Add(n int) {` + "\n"},
+		{name: "N selects the second occurrence on the row",
+			args: []string{"def", "main.go", "21:fb1e", "c", "2"},
+			want: `"main.go":17:f2d0 	c := util.NewCounter("hits")` + "\n"},
+		{name: "paths are relative to the shell's cwd, even above it", cwd: "util",
+			args: []string{"refs", "crlf.go", "5:697e", "Twice"},
+			want: `"crlf.go":5:697e func Twice(n int) int {` + "\n"},
+		{name: "def outside the workspace is an absolute path",
+			args: []string{"def", "main.go", "21:fb1e", "Println"},
+			want: "/fmt/print.go\":"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			env := testEnv(filepath.Join(dir, tc.cwd), &out, &errb, path)
+			code := Run(t.Context(), env, append([]string{"hsymbol"}, tc.args...))
+			if code != 0 || errb.Len() != 0 {
+				t.Fatalf("exit %d, stderr %q", code, errb.String())
+			}
+			if strings.HasPrefix(tc.want, "/") {
+				if !strings.HasPrefix(out.String(), `"/`) || !strings.Contains(out.String(), tc.want) {
+					t.Fatalf("stdout %q", out.String())
+				}
+				return
+			}
+			if out.String() != tc.want {
+				t.Fatalf("stdout\n%s\nwant\n%s", out.String(), tc.want)
+			}
+		})
+	}
+	t.Run("output bound keeps whole rows and says so", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		env := testEnv(dir, &out, &errb, path)
+		code := run(t.Context(), env, []string{"hsymbol", "refs", "main.go", "18:5817", "Add"}, Timeout, 40)
+		if code != 0 || out.String() != `"main.go":18:5817 	c.Add(2)`+"\n" ||
+			errb.String() != "hsymbol: output truncated at 40 bytes after 1 rows (no row was cut)\n" {
+			t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
+		}
+	})
+}
+
+func TestHsymbolErrors(t *testing.T) {
+	dir := workspace(t)
+	noServers := t.TempDir() // a PATH with no language server
+	hang := t.TempDir()
+	if err := os.WriteFile(filepath.Join(hang, "gopls"), []byte("#!/bin/sh\nexec /bin/sleep 30\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		path     string
+		args     []string
+		code     int
+		stderrRE string
+	}{
+		{name: "stale row is refused before any server starts", path: noServers,
+			args: []string{"def", "main.go", "17:0000", "NewCounter"}, code: 1,
+			stderrRE: `^hsymbol: row 17:0000 is stale: line 17 is now 17:f2d0; re-read it with hread\n$`},
+		{name: "ambiguous symbol names N", path: noServers,
+			args: []string{"def", "main.go", "21:fb1e", "c"}, code: 1,
+			stderrRE: `^hsymbol: c occurs 2 times on row 21:fb1e; add N \(1\.\.2\)`},
+		{name: "symbol not a token on the row", path: noServers,
+			args: []string{"def", "main.go", "17:f2d0", "hits"}, code: 1,
+			stderrRE: `^hsymbol: hits does not occur as a token on row 17:f2d0\n$`},
+		{name: "missing gopls is named", path: noServers,
+			args: []string{"def", "main.go", "17:f2d0", "NewCounter"}, code: 127,
+			stderrRE: `^hsymbol: gopls \(the go language server\) is not on PATH; install it: go install golang.org/x/tools/gopls@latest\n$`},
+		{name: "missing pyright is named", path: noServers,
+			args: []string{"def", "py/app.py", "19:" + hashOf(`    greeter = Greeter("py")`), "Greeter"}, code: 127,
+			stderrRE: `^hsymbol: pyright-langserver \(the python language server\) is not on PATH`},
+		{name: "missing typescript-language-server is named", path: noServers,
+			args: []string{"refs", "ts/app.ts", "23:" + hashOf(`const c = new Circle(2);`), "Circle"}, code: 127,
+			stderrRE: `^hsymbol: typescript-language-server \(the typescript language server\) is not on PATH`},
+		{name: "no server for Markdown", path: noServers,
+			args: []string{"def", "docs/guide.md", "12:ca85", "Guide"}, code: 2,
+			stderrRE: `^hsymbol: no language server for docs/guide.md \(markdown\)`},
+		{name: "missing file", path: noServers, args: []string{"def", "nope.go", "1:0000", "x"}, code: 1,
+			stderrRE: `^hsymbol: nope.go does not exist`},
+		{name: "non-UTF-8 file", path: noServers, args: []string{"def", "text/latin1.txt", "1:0000", "x"}, code: 1,
+			stderrRE: `^hsymbol: text/latin1.txt is not UTF-8 text\n$`},
+		{name: "usage", path: noServers, args: []string{"def"}, code: 2, stderrRE: `^hsymbol: usage: hsymbol def\|refs PATH LINE:HASH SYMBOL \[N\]\n$`},
+		{name: "a server that never answers is bounded in time", path: hang,
+			args: []string{"def", "main.go", "17:f2d0", "NewCounter"}, code: 1,
+			stderrRE: `^hsymbol: gopls did not answer initialize in time: hsymbol's 1s limit\n$`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			env := testEnv(dir, &out, &errb, tc.path)
+			start := time.Now()
+			code := run(context.Background(), env, append([]string{"hsymbol"}, tc.args...), time.Second, MaxOutput)
+			if code != tc.code || out.Len() != 0 || !regexp.MustCompile(tc.stderrRE).MatchString(errb.String()) {
+				t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("took %v", d)
+			}
+		})
+	}
+}

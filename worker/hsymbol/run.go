@@ -1,0 +1,220 @@
+package hsymbol
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+	"unicode/utf8"
+
+	"hpatch-router/worker/hgrep"
+	"hpatch-router/worker/inspect"
+	"hpatch-router/worker/privcmd"
+)
+
+// Timeout bounds one hsymbol command, server start included.
+const Timeout = 30 * time.Second
+
+// MaxOutput bounds the rows hsymbol prints, in bytes; a row is never cut.
+const MaxOutput = 64 << 10
+
+// Run is the private command hsymbol; args[0] is the command name.
+func Run(ctx context.Context, env *privcmd.Env, args []string) int {
+	return run(ctx, env, args, Timeout, MaxOutput)
+}
+
+func run(ctx context.Context, env *privcmd.Env, args []string, timeout time.Duration, limit int) int {
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(env.Stderr, "hsymbol: "+format+"\n", a...)
+		return code
+	}
+	req, err := parseArgs(args[1:])
+	if err != nil {
+		return fail(2, "%v", err)
+	}
+	file := req.path
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(env.Dir, file)
+	}
+	fi, err := os.Stat(file)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fail(1, "%s does not exist; check the path (relative paths start at the shell's cwd)", req.path)
+	case err != nil:
+		return fail(1, "%s: %v", req.path, err)
+	case !fi.Mode().IsRegular():
+		return fail(1, "%s is not a regular file; name a source file", req.path)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return fail(1, "%s: %v", req.path, err)
+	}
+	if !utf8.Valid(data) {
+		return fail(1, "%s is not UTF-8 text", req.path)
+	}
+	line, err := verifyRow(data, req)
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	lang := inspect.Language(req.path)
+	srv, ok := serverFor(lang)
+	if !ok {
+		return fail(2, "no language server for %s (%s); hsymbol knows Go, Python, JavaScript and TypeScript", req.path, lang)
+	}
+	col, err := pick(occurrences(lang, line, req.symbol), req)
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	bin, err := hgrep.LookPath(env, srv.name)
+	if err != nil {
+		return fail(127, "%s (the %s language server) is not on PATH; install it: %s", srv.name, lang, srv.install)
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("hsymbol's %s limit", timeout))
+	defer cancel()
+	method := "textDocument/definition"
+	if req.op == "refs" {
+		method = "textDocument/references"
+	}
+	root := workspaceRoot(srv, file, env.Dir)
+	locs, err := ask(ctx, query{
+		srv: srv, bin: bin, environ: env.Environ, root: root, file: file, text: data,
+		method: method, line: req.line - 1, char: utf16Column(line, col),
+	})
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	if len(locs) == 0 {
+		if req.op == "def" {
+			return fail(1, "%s found no definition of %s at row %d:%s", srv.name, req.symbol, req.line, req.hash)
+		}
+		return 0
+	}
+	p := printer{env: env, root: root, limit: limit, files: map[string]*target{}}
+	p.print(req, locs)
+	return p.finish()
+}
+
+// target is one file the answer points into.
+type target struct {
+	lines   *inspect.Lines
+	outline []inspect.Entry
+	shown   string // the quoted display path
+	err     error
+}
+
+// printer renders locations as rows within the output bound.
+type printer struct {
+	env       *privcmd.Env
+	root      string
+	limit     int
+	files     map[string]*target
+	buf       []byte
+	rows      int
+	truncated bool
+	skipped   int // rows not printed: unreadable or non-UTF-8 files
+}
+
+func (p *printer) load(path string) *target {
+	if t, ok := p.files[path]; ok {
+		return t
+	}
+	t := &target{shown: hgrep.QuotePath(p.display(path))}
+	data, err := os.ReadFile(path)
+	switch {
+	case err != nil:
+		t.err = err
+	case !utf8.Valid(data):
+		t.err = errors.New("not UTF-8")
+	default:
+		t.lines = inspect.NewLines(data)
+		if res, err := inspect.Outline(path, data); err == nil {
+			t.outline = res.Entries
+		}
+	}
+	p.files[path] = t
+	return t
+}
+
+// display is path relative to the shell's cwd when it lies in the cwd or
+// the workspace root, else absolute (e.g. the Go standard library).
+func (p *printer) display(path string) string {
+	if within(p.env.Dir, path) || within(p.root, path) {
+		if rel, err := filepath.Rel(p.env.Dir, path); err == nil {
+			return rel
+		}
+	}
+	return path
+}
+
+// print emits def locations in the server's order, each expanded to its
+// declaration, and refs sorted by path and line; one row per path and line.
+func (p *printer) print(req request, locs []location) {
+	if req.op == "refs" {
+		sort.SliceStable(locs, func(i, j int) bool {
+			if locs[i].path != locs[j].path {
+				return locs[i].path < locs[j].path
+			}
+			return locs[i].startLine < locs[j].startLine
+		})
+	}
+	seen := map[string]bool{}
+	for _, l := range locs {
+		t := p.load(l.path)
+		if t.err != nil {
+			p.skipped++
+			continue
+		}
+		from, to := l.startLine+1, l.startLine+1
+		if req.op == "def" {
+			from, to = declaration(t.outline, req.symbol, from)
+		}
+		for n := from; n <= to && !p.truncated; n++ {
+			key := l.path + "\x00" + fmt.Sprint(n)
+			r, ok := t.lines.Row(n)
+			if seen[key] || !ok {
+				continue
+			}
+			seen[key] = true
+			start := len(p.buf)
+			p.buf = hgrep.AppendRow(p.buf, t.shown, n, r.Text)
+			if len(p.buf) > p.limit {
+				p.buf = p.buf[:start]
+				p.truncated = true
+			} else {
+				p.rows++
+			}
+		}
+	}
+}
+
+// declaration is the row span of the innermost outline entry named symbol
+// that covers row n; just n when the outline knows none.
+func declaration(outline []inspect.Entry, symbol string, n int) (int, int) {
+	from, to := n, n
+	best := -1
+	for _, e := range outline {
+		if e.Name == symbol && e.Start <= n && n <= e.End && (best < 0 || e.End-e.Start < best) {
+			from, to, best = e.Start, e.End, e.End-e.Start
+		}
+	}
+	return from, to
+}
+
+func (p *printer) finish() int {
+	if _, err := p.env.Stdout.Write(p.buf); err != nil && !errors.Is(err, io.ErrClosedPipe) {
+		fmt.Fprintf(p.env.Stderr, "hsymbol: writing rows: %v\n", err)
+		return 1
+	}
+	if p.skipped > 0 {
+		fmt.Fprintf(p.env.Stderr, "hsymbol: skipped %d location(s) in files that are unreadable or not UTF-8\n", p.skipped)
+	}
+	if p.truncated {
+		fmt.Fprintf(p.env.Stderr, "hsymbol: output truncated at %d bytes after %d rows (no row was cut)\n", p.limit, p.rows)
+	}
+	return 0
+}
