@@ -318,3 +318,8 @@ func (rt *Runtime) Close() error {
 	errs = append(errs, rt.dir.Close())
 	return errors.Join(errs...)
 }
+
+// DefaultRoot is the runtime root the helper and worker use when nothing
+// else is configured: $HPATCH_RUNTIME_DIR when it is absolute, else the
+// temp dir. The router's --runtime-dir should default to it.
+func DefaultRoot() string { return snapshot.Root(os.Getenv) }

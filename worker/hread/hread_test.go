@@ -1,0 +1,130 @@
+package hread
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"hpatch-router/worker/privcmd"
+)
+
+func runIn(t *testing.T, dir string, scripts *os.Root, limit int, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := &privcmd.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: dir, Scripts: scripts}
+	code := run(context.Background(), env, append([]string{"hread"}, args...), limit)
+	return out.String(), errb.String(), code
+}
+
+func TestHread(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("abc", "a\nb\nc\n")
+	write("mixed", "one\r\ntwo\rthree\nfour")
+	write("empty", "")
+	write("bin", "ok\n\xff\xfe\n")
+	os.Mkdir(filepath.Join(dir, "d"), 0o755)
+	syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644)
+	cases := []struct {
+		name string
+		args []string
+		out  string
+		err  string
+		code int
+	}{
+		{"rows with hashes", []string{"abc"}, "1:ca97 a\n2:3e23 b\n3:2e7d c\n", "", 0},
+		{"CRLF, lone CR, no final terminator", []string{"mixed"}, "1:7692 one\n2:3fc4 two\n3:8b5b three\n4:04ef four\n", "", 0},
+		{"range", []string{"abc", "2:3"}, "2:3e23 b\n3:2e7d c\n", "", 0},
+		{"open end", []string{"abc", "3:"}, "3:2e7d c\n", "", 0},
+		{"open start", []string{"abc", ":1"}, "1:ca97 a\n", "", 0},
+		{"end past EOF is clamped", []string{"abc", "2:99"}, "2:3e23 b\n3:2e7d c\n", "", 0},
+		{"start past EOF", []string{"abc", "4:5"}, "", "start 4 is past the end of abc (3 rows)", 1},
+		{"bad range", []string{"abc", "3:2"}, "", "bad range", 2},
+		{"zero start", []string{"abc", "0:2"}, "", "bad range", 2},
+		{"not a number", []string{"abc", "a:b"}, "", "bad range", 2},
+		{"no args", nil, "", "usage: hread PATH", 2},
+		{"empty file prints nothing", []string{"empty"}, "", "", 0},
+		{"not UTF-8", []string{"bin"}, "", "bin is not UTF-8", 1},
+		{"directory", []string{"d"}, "", "d is a directory", 1},
+		{"FIFO does not block", []string{"fifo"}, "", "fifo is not a regular file", 1},
+		{"missing", []string{"nope"}, "", "nope does not exist", 1},
+		{"absolute path", []string{filepath.Join(dir, "abc"), "1:1"}, "1:ca97 a\n", "", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errs, code := runIn(t, dir, nil, OutputLimit, c.args...)
+			if out != c.out || code != c.code || !strings.Contains(errs, c.err) || (c.err == "" && errs != "") {
+				t.Fatalf("got out %q err %q code %d", out, errs, code)
+			}
+			if errs != "" && (!strings.HasPrefix(errs, "hread: ") || strings.Count(errs, "\n") != 1) {
+				t.Fatalf("diagnostic is not one hread line: %q", errs)
+			}
+		})
+	}
+}
+
+// The bound never cuts a row and says how to continue.
+func TestHreadTruncatesAtRowBoundary(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 100; i++ {
+		b.WriteString("line of text\n")
+	}
+	os.WriteFile(filepath.Join(dir, "f"), []byte(b.String()), 0o644)
+	out, _, code := runIn(t, dir, nil, 100, "f")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	last := lines[len(lines)-1]
+	if code != 0 || !strings.HasPrefix(last, "hread: output truncated after row 5 of 100") || !strings.HasSuffix(last, "continue with: hread f 6:100") {
+		t.Fatalf("got %q", out)
+	}
+	for _, l := range lines[:len(lines)-1] {
+		if !strings.HasSuffix(l, " line of text") {
+			t.Fatalf("cut row %q", l)
+		}
+	}
+	if out, _, code := runIn(t, dir, nil, 10, "f"); code != 1 || !strings.Contains(out, "row 1 alone is longer") {
+		t.Fatalf("tiny limit: %q %d", out, code)
+	}
+}
+
+func TestHreadReference(t *testing.T) {
+	dir := t.TempDir()
+	scripts := filepath.Join(dir, "scripts")
+	os.Mkdir(scripts, 0o700)
+	os.WriteFile(filepath.Join(scripts, "call_1"), []byte("echo hi\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, ".runtime"), []byte("launcher\n"), 0o600)
+	os.Symlink("../.runtime", filepath.Join(scripts, "up"))
+	os.Mkdir(filepath.Join(scripts, "sub"), 0o700)
+	root, err := os.OpenRoot(scripts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	cases := []struct{ ref, out, err string }{
+		{"@shell/call_1", "1:56a7 echo hi\n", ""},
+		{"@shell/.runtime", "", "not a retained-script reference"},
+		{"@shell/..", "", "not a retained-script reference"},
+		{"@shell/a/../call_1", "", "not a retained-script reference"},
+		{"@shell/up", "", "cannot be opened"},
+		{"@shell/sub", "", "is a directory"},
+		{"@shell/gone", "", "does not exist"},
+		{"@shell/", "", "not a retained-script reference"},
+	}
+	for _, c := range cases {
+		out, errs, _ := runIn(t, dir, root, OutputLimit, c.ref)
+		if out != c.out || !strings.Contains(errs, c.err) {
+			t.Errorf("%s: out %q err %q", c.ref, out, errs)
+		}
+	}
+	if _, errs, code := runIn(t, dir, nil, OutputLimit, "@shell/call_1"); code != 1 || !strings.Contains(errs, "no retained scripts") {
+		t.Errorf("without a store: %q %d", errs, code)
+	}
+}

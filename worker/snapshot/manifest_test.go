@@ -1,0 +1,46 @@
+package snapshot
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestManifestRoundTrip(t *testing.T) {
+	m := Manifest{Exe: "/usr/bin/hpatch-router", SHA256: strings.Repeat("a", 64), Dev: 1, Ino: 2, Size: 3, MtimeNs: 4, PID: 5, Start: 6}
+	got, err := Parse(m.Encode())
+	if err != nil || got != m {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	for _, bad := range []string{"", "hpatch-router-snapshot 1\n", "other\nexe /x\n", string(m.Encode()) + "extra 1\n", strings.Replace(string(m.Encode()), "pid 5", "pid x", 1),
+		strings.Replace(string(m.Encode()), "exe /usr", "exe usr", 1)} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	d := Digest([]byte("x"))
+	if len(d) != 32 || DigestOf(DirName(d)) != d || DigestOfLink(LinkTarget(d)) != d {
+		t.Fatal("digest names do not round-trip")
+	}
+	for _, bad := range []string{"/abs/" + DirName(d) + "/launcher", "../" + DirName(d) + "/other", "../" + DirName(d[:31]) + "/launcher",
+		"../" + DirName(strings.ToUpper(d)) + "/launcher", "../../" + DirName(d) + "/launcher", "/bin/bash"} {
+		if DigestOfLink(bad) != "" {
+			t.Errorf("accepted link target %q", bad)
+		}
+	}
+}
+
+func TestRoot(t *testing.T) {
+	env := map[string]string{}
+	get := func(k string) string { return env[k] }
+	env[RootEnv] = "relative/dir"
+	if Root(get) == "relative/dir" {
+		t.Error("relative root accepted")
+	}
+	env[RootEnv] = "/run/user/1/hpatch/"
+	if Root(get) != "/run/user/1/hpatch" {
+		t.Errorf("got %q", Root(get))
+	}
+}
