@@ -43,6 +43,8 @@ type e2eExpect struct {
 	Posts *int `json:"posts,omitempty"`
 	// CodexOutput are substrings of Codex's stdout+stderr.
 	CodexOutput []string `json:"codex_output,omitempty"`
+	// NotCodexOutput must not occur in Codex's output.
+	NotCodexOutput []string `json:"not_codex_output,omitempty"`
 	// Rewritten: request 0 must carry the injected `shell` tool beside the
 	// Code Mode exec owner and no `tools.exec_command` in its description
 	// (default true unless Direct).
@@ -152,6 +154,11 @@ func checkCase(t *testing.T, c e2eCase, res e2eResult) {
 	for _, s := range c.Expect.CodexOutput {
 		if !strings.Contains(res.Codex.Output, s) {
 			t.Errorf("codex output lacks %q", s)
+		}
+	}
+	for _, s := range c.Expect.NotCodexOutput {
+		if strings.Contains(res.Codex.Output, s) {
+			t.Errorf("codex output contains %q", s)
 		}
 	}
 	wantPosts := len(c.Steps)
