@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -24,7 +25,8 @@ func stubDir(t *testing.T, names ...string) (dir, record string) {
 	}
 	dir = t.TempDir()
 	record = filepath.Join(dir, "argv.bin")
-	stub := "#!/bin/bash\nprintf '%s\\0' \"$@\" > \"$STUB_RECORD\"\ncat >/dev/null\n"
+	// /bin/sh starts faster than bash; printf %s copies bytes exactly.
+	stub := "#!/bin/sh\nprintf '%s\\0' \"$@\" > \"$STUB_RECORD\"\n"
 	for _, n := range append([]string{"shell"}, names...) {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte(stub), 0o755); err != nil {
 			t.Fatal(err)
@@ -50,6 +52,39 @@ func runRecorded(t *testing.T, dir, record, cmd, locale string) []string {
 	return strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
 }
 
+// runBatch runs many one-line commands in one bash script, each with its
+// own record file, and returns what the stub saw for each. It is the same
+// proof as runRecorded for one-physical-line commands at a fraction of the
+// process starts; a command that is not one complete line would swallow its
+// successors and fail the comparison.
+func runBatch(t *testing.T, dir string, cmds []string, locale string) [][]string {
+	t.Helper()
+	var script strings.Builder
+	for i, c := range cmds {
+		script.WriteString("export STUB_RECORD=" + filepath.Join(dir, "rec"+strconv.Itoa(i)) + "\n")
+		script.WriteString(c + "\n")
+	}
+	file := filepath.Join(dir, "batch.sh")
+	if err := os.WriteFile(file, []byte(script.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command("bash", file)
+	c.Env = []string{"PATH=" + dir + ":" + os.Getenv("PATH"), "LC_ALL=" + locale}
+	c.Stdin = strings.NewReader("")
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("bash batch: %v\n%s", err, out)
+	}
+	got := make([][]string, len(cmds))
+	for i := range cmds {
+		raw, err := os.ReadFile(filepath.Join(dir, "rec"+strconv.Itoa(i)))
+		if err != nil {
+			t.Fatalf("stub did not run for command %d %.200q: %v", i, cmds[i], err)
+		}
+		got[i] = strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
+	}
+	return got
+}
+
 func semanticBodies() map[string]string {
 	var big strings.Builder
 	for big.Len() < 100*1024 {
@@ -67,6 +102,7 @@ func semanticBodies() map[string]string {
 		"invisible runes":         "a\u200bb\u2028c\u00adD\ufeff\n",
 		"control bytes":           "\x01\x07\x1b[0m\x7f\n",
 		"one line with quote":     "it's one line",
+		"double-quoted fallback":  "it's !x !! $y `z` \\ \"q\"",
 		"no final terminator":     "x = 1",
 		"only whitespace":         " \t \n ",
 		"empty":                   "",
@@ -78,7 +114,9 @@ func semanticBodies() map[string]string {
 }
 
 func TestSemanticWorkerArgvByteExact(t *testing.T) {
-	dir, record := stubDir(t)
+	dir, _ := stubDir(t)
+	var plans []*Plan
+	var names []string
 	for name, body := range semanticBodies() {
 		for _, shebang := range []string{"#!python3\n", "#!/usr/bin/env -S python3 -u\n", "#!bash\n", "#!sh\n"} {
 			in := shebang + body
@@ -89,14 +127,22 @@ func TestSemanticWorkerArgvByteExact(t *testing.T) {
 				}
 				t.Fatalf("%s: Translate(%.80q): %v", name, in, err)
 			}
-			if strings.ContainsAny(p.Cmd, "\r\n") {
-				t.Fatalf("%s: cmd is not one physical line: %.200q", name, p.Cmd)
+			if strings.ContainsAny(p.Cmd, "\r\n") || p.Argv[len(p.Argv)-1] != body {
+				t.Fatalf("%s: cmd is not one physical line or argv lost the body: %.200q", name, p.Cmd)
 			}
-			for _, locale := range []string{"C", "C.UTF-8"} {
-				got := runRecorded(t, dir, record, p.Cmd, locale)
-				if !slices.Equal(got, p.Argv) || got[len(got)-1] != body {
-					t.Errorf("%s (%s, LC_ALL=%s): stub argv %.200q, want %.200q", name, strings.TrimSpace(shebang), locale, got, p.Argv)
-				}
+			plans = append(plans, p)
+			names = append(names, name+" ("+strings.TrimSpace(shebang)+")")
+		}
+	}
+	cmds := make([]string, len(plans))
+	for i, p := range plans {
+		cmds[i] = p.Cmd
+	}
+	// $'\uXXXX' would expand only in a UTF-8 locale; prove both.
+	for _, locale := range []string{"C", "C.UTF-8"} {
+		for i, got := range runBatch(t, dir, cmds, locale) {
+			if !slices.Equal(got, plans[i].Argv) {
+				t.Errorf("%s, LC_ALL=%s: stub argv %.200q, want %.200q", names[i], locale, got, plans[i].Argv)
 			}
 		}
 	}
@@ -139,22 +185,30 @@ func TestSemanticDirectKeepsCommand(t *testing.T) {
 // TestSemanticRandomBodies runs random bodies drawn from the bytes that
 // quoting must get right.
 func TestSemanticRandomBodies(t *testing.T) {
-	dir, record := stubDir(t)
+	dir, _ := stubDir(t)
 	alphabet := []string{"'", "\"", "\\", "$", "!", "`", "\t", "\r", "\n", "\r\n", " ", "a", "x", "é", "😀", "\u200b", "\x01", "{", "}", "*", "#", "~", "=", "0", "f"}
 	r := rand.New(rand.NewPCG(1, 2))
 	var b bytes.Buffer
-	for i := 0; i < 60; i++ {
+	var plans []*Plan
+	for i := 0; i < 100; i++ {
 		b.Reset()
 		for n := r.IntN(40); n >= 0; n-- {
 			b.WriteString(alphabet[r.IntN(len(alphabet))])
 		}
-		body := b.String()
+		body := "b" + b.String() // a body line starting with #! would be a directive
 		p, err := Translate("#!node\n"+body, Options{})
 		if err != nil {
 			t.Fatalf("Translate(%q): %v", body, err)
 		}
-		if got := runRecorded(t, dir, record, p.Cmd, "C"); !slices.Equal(got, p.Argv) {
-			t.Errorf("random body %q: stub argv %q, want %q", body, got, p.Argv)
+		plans = append(plans, p)
+	}
+	cmds := make([]string, len(plans))
+	for i, p := range plans {
+		cmds[i] = p.Cmd
+	}
+	for i, got := range runBatch(t, dir, cmds, "C") {
+		if !slices.Equal(got, plans[i].Argv) {
+			t.Errorf("random body %q: stub argv %q, want %q", plans[i].Body, got, plans[i].Argv)
 		}
 	}
 }
