@@ -71,6 +71,8 @@ func TestTranslateA12Params(t *testing.T) {
 			in: "#!params={\"workdir\":\"/tmp\"}\nls", opts: Options{ParamsShape: []string{"workdir", "tty"}}, kind: KindWorker},
 		{name: "A12: a known params shape rejects other keys and lists the known ones",
 			in: "#!params={\"cwd\":\"/tmp\"}\nls", opts: Options{ParamsShape: []string{"workdir", "tty"}}, errSub: `"cwd" is not an exec_command argument; known: workdir, tty`, line: 1},
+		{name: "A12: login:false is accepted even when the shape does not list it",
+			in: "#!params={\"login\":false}\nls", opts: Options{ParamsShape: []string{"workdir"}}, args: `{"cmd":"shell bash ls","login":false}`},
 		{name: "A12: params after the first body line are body data",
 			in: "ls\n#!params={\"cmd\":1}\n", kind: KindWorker, argv: []string{"bash", "ls\n#!params={\"cmd\":1}\n"}},
 		{name: "A12: a plain comment ends the directive block",

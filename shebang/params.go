@@ -19,7 +19,8 @@ type param struct {
 // parseParams validates the #!params JSON: one object, no duplicate keys,
 // no cmd (the body supplies it), login only as false (the worker relies on
 // a non-login shell), and — when the request told us the exec_command
-// argument shape — only known keys.
+// argument shape — only known keys (login is always known: the carrier
+// sends it anyway).
 func parseParams(text string, line int, shape []string) ([]param, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
@@ -48,7 +49,7 @@ func parseParams(text string, line int, shape []string) ([]param, error) {
 			return nil, diag(line, "#!params login must be false (the worker needs a non-login shell); remove it or write \"login\":false")
 		case slices.ContainsFunc(out, func(p param) bool { return p.key == key }):
 			return nil, diag(line, fmt.Sprintf("#!params repeats the key %q; keep one", key))
-		case shape != nil && !slices.Contains(shape, key):
+		case shape != nil && key != "login" && !slices.Contains(shape, key):
 			return nil, diag(line, fmt.Sprintf("#!params key %q is not an exec_command argument; known: %s", key, strings.Join(shape, ", ")))
 		}
 		var buf bytes.Buffer
