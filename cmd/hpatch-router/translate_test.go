@@ -113,6 +113,17 @@ func TestTranslateCLIRules(t *testing.T) {
 			t.Errorf("exit %d", code)
 		}
 	})
+	t.Run("a params shape from the real Codex exec_command declaration", func(t *testing.T) {
+		f := filepath.Join("..", "..", "testdata", "translate", "exec_command.d.ts")
+		code, _, stderr := translateCLI(t, "#!params={\"cwd\":\"/tmp\"}\nls", "--params-shape", f)
+		want := "known: justification, login, max_output_tokens, prefix_rule, sandbox_permissions, shell, tty, workdir, yield_time_ms\n"
+		if code != 1 || !strings.HasSuffix(stderr, want) {
+			t.Errorf("got %d %q, want it to end with %q", code, stderr, want)
+		}
+		if code, _, stderr := translateCLI(t, "#!params={\"workdir\":\"/tmp\",\"tty\":true}\nls", "--params-shape", f); code != 0 {
+			t.Errorf("known keys must be accepted: %d %q", code, stderr)
+		}
+	})
 	t.Run("a params shape in TypeScript lines", func(t *testing.T) {
 		f := filepath.Join(t.TempDir(), "shape.ts")
 		os.WriteFile(f, []byte("workdir?: string;\ntty?: boolean;\n"), 0o600)
