@@ -196,6 +196,7 @@ func TestTranslateA7Direct(t *testing.T) {
 		helper("A7: malformed syntax keeps the helper", "ls 'unterminated"),
 		helper("A7: two final terminators are more than one physical line", "ls\n\n"),
 		helper("A7: a second line keeps the helper", "ls\nls"),
+		helper("A7: a final backslash continues onto the terminator, so it keeps the helper", "ls \\\n"),
 		helper("A7: a quoted command name is not static", "'rtk' test"),
 		helper("A7: an expanded command name is not static", "$TOOL test"),
 		helper("A7: an assignment alone is not a call", "FOO=1"),

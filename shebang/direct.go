@@ -16,7 +16,9 @@ import (
 // keeps the fixed helper, whose mvdan/sh evaluation is the reference.
 func directCommand(body string) (string, bool) {
 	line := chompTerminator(body)
-	if strings.ContainsAny(line, "\r\n") {
+	// A final backslash would have escaped the terminator we remove (a line
+	// continuation), so the native command would mean something else.
+	if strings.ContainsAny(line, "\r\n") || strings.HasSuffix(line, "\\") {
 		return "", false
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")

@@ -59,7 +59,7 @@ func FuzzDirect(f *testing.F) {
 		if !ok {
 			return
 		}
-		if cmd != chompTerminator(body) || strings.ContainsAny(cmd, "\r\n") {
+		if cmd != chompTerminator(body) || strings.ContainsAny(cmd, "\r\n") || strings.HasSuffix(cmd, "\\") {
 			t.Fatalf("direct %q from body %q changed more than one final terminator", cmd, body)
 		}
 	})
