@@ -51,8 +51,15 @@ type edit struct {
 // A body without an owner is returned unchanged (the same slice). Layouts
 // the router cannot own are rejected with an *Error carrying HTTP 400
 // before anything is forwarded. The function is pure: the same input gives
-// the same output bytes.
+// the same output bytes. RequestRewriter does the same with a memo of
+// rewritten exec definitions.
 func RewriteRequest(body []byte) ([]byte, RequestInfo, error) {
+	return rewriteRequest(body, nil)
+}
+
+// rewriteRequest is RewriteRequest with an optional memo of per-owner
+// rewrites (nil: compute each one).
+func rewriteRequest(body []byte, memo *RequestRewriter) ([]byte, RequestInfo, error) {
 	var info RequestInfo
 	if !gjson.ValidBytes(body) {
 		return nil, info, invalidRequest(CodeInvalidJSON, "request body is not valid JSON")
@@ -83,49 +90,76 @@ func RewriteRequest(body []byte) ([]byte, RequestInfo, error) {
 		return body, info, nil
 	}
 	edits := make([]edit, 0, 2*len(owners))
+	var shape paramsShape
 	for _, o := range owners {
-		e, shape, err := ownerEdits(body, o)
+		if o.tool.Index+len(o.tool.Raw) > len(body) || string(body[o.tool.Index:o.tool.Index+len(o.tool.Raw)]) != o.tool.Raw {
+			// gjson gives absolute offsets for plain paths; guard anyway so
+			// a wrong offset can never corrupt a forwarded request.
+			return nil, info, invalidRequest(CodeInvalidJSON, "cannot locate the exec tool in the request body")
+		}
+		var rw *ownerRewrite
+		if memo != nil {
+			rw, err = memo.ownerRewrite(o.tool)
+		} else {
+			rw, err = newOwnerRewrite(o.tool)
+		}
 		if err != nil {
 			return nil, info, err
 		}
-		edits = append(edits, e...)
+		edits = rw.appendEdits(edits, o.tool.Index)
 		info.Namespace = o.namespace
-		info.ParamNames = shape.Names
-		info.ParamsShape = shape.Fields
+		shape = rw.shape
 	}
 	info.Owned = true
 	info.Rewritten = len(owners)
+	info.ParamNames = append([]string(nil), shape.Names...)
+	info.ParamsShape = shape.Fields
 	return splice(body, edits), info, nil
 }
 
-// ownerEdits computes the two edits for one owner: the trimmed description
-// and the injected tools right after the exec object.
-func ownerEdits(body []byte, o owner) ([]edit, paramsShape, error) {
-	var edits []edit
-	var shape paramsShape
-	if d := o.tool.Get("description"); d.Type == gjson.String {
+// ownerRewrite is the rewrite of one exec tool object, as offsets relative
+// to the start of the object. It depends only on the object's bytes, so it
+// can be computed once and reused for every request that repeats them;
+// it is never modified after construction.
+type ownerRewrite struct {
+	descStart, descEnd int    // span of the description value; descRepl nil: unchanged
+	descRepl           []byte // the trimmed description as a JSON string
+	toolLen            int    // length of the exec object; the insert goes there
+	insert             []byte // ",<shell>,<hpatch>" placed right after the object
+	shape              paramsShape
+}
+
+// newOwnerRewrite trims the exec description and renders the injected
+// tools with the #!params shape taken from it.
+func newOwnerRewrite(tool gjson.Result) (*ownerRewrite, error) {
+	rw := &ownerRewrite{toolLen: len(tool.Raw)}
+	if d := tool.Get("description"); d.Type == gjson.String {
 		t := trimExecDescription(d.String())
-		shape = t.Shape
+		rw.shape = t.Shape
 		if t.Description != d.Str {
-			edits = append(edits, edit{d.Index, d.Index + len(d.Raw), appendJSONString(nil, t.Description)})
+			rw.descStart = d.Index - tool.Index
+			rw.descEnd = rw.descStart + len(d.Raw)
+			rw.descRepl = appendJSONString(make([]byte, 0, len(d.Raw)+64), t.Description)
 		}
 	}
-	shell, err := shellTool(shape)
+	shell, err := shellTool(rw.shape)
 	if err != nil {
-		return nil, shape, err
-	}
-	end := o.tool.Index + len(o.tool.Raw)
-	if end > len(body) || string(body[o.tool.Index:end]) != o.tool.Raw {
-		// gjson gives absolute offsets for plain paths; guard anyway so a
-		// wrong offset can never corrupt a forwarded request.
-		return nil, shape, invalidRequest(CodeInvalidJSON, "cannot locate the exec tool in the request body")
+		return nil, err
 	}
 	hp := plugins.HpatchTool()
 	ins := make([]byte, 0, len(shell)+len(hp)+2)
-	ins = append(append(append(append(ins, ','), shell...), ','), hp...)
-	return append(edits, edit{end, end, ins}), shape, nil
+	rw.insert = append(append(append(append(ins, ','), shell...), ','), hp...)
+	return rw, nil
 }
 
+// appendEdits adds this rewrite's edits for an exec object found at offset
+// at in the body.
+func (rw *ownerRewrite) appendEdits(edits []edit, at int) []edit {
+	if rw.descRepl != nil {
+		edits = append(edits, edit{at + rw.descStart, at + rw.descEnd, rw.descRepl})
+	}
+	return append(edits, edit{at + rw.toolLen, at + rw.toolLen, rw.insert})
+}
 // shellTool renders the `shell` tool with the request's #!params shape
 // appended to the base description.
 func shellTool(shape paramsShape) ([]byte, error) {
@@ -134,7 +168,7 @@ func shellTool(shape paramsShape) ([]byte, error) {
 		return tool, nil
 	}
 	desc := plugins.ShellDescription() + plugins.ParamsSection(shape.Fields, shape.TypeScript)
-	return sjson.SetRawBytes(tool, "description", appendJSONString(nil, desc))
+	return sjson.SetRawBytes(tool, "description", appendJSONString(make([]byte, 0, len(desc)+64), desc))
 }
 
 // splice applies edits, which are ordered and non-overlapping, copying all

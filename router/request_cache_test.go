@@ -1,0 +1,33 @@
+package router
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+)
+
+func TestRequestRewriterMatchesRewriteRequest(t *testing.T) {
+	rr := NewRequestRewriter(4)
+	var wg sync.WaitGroup
+	for round := 0; round < 3; round++ {
+		for _, tc := range captureCases() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				in := readCapture(t, tc.file)
+				want, wantInfo, wantErr := RewriteRequest(in)
+				got, info, err := rr.Rewrite(in)
+				if (err == nil) != (wantErr == nil) || !bytes.Equal(got, want) ||
+					info.Owned != wantInfo.Owned || info.Namespace != wantInfo.Namespace || info.Rewritten != wantInfo.Rewritten {
+					t.Errorf("%s: memoized rewrite differs", tc.file)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	if len(rr.entries) > 4 || len(rr.order) != len(rr.entries) {
+		t.Fatalf("memo holds %d entries (%d ordered), bound 4", len(rr.entries), len(rr.order))
+	}
+}
