@@ -160,6 +160,7 @@ func (rw *ownerRewrite) appendEdits(edits []edit, at int) []edit {
 	}
 	return append(edits, edit{at + rw.toolLen, at + rw.toolLen, rw.insert})
 }
+
 // shellTool renders the `shell` tool with the request's #!params shape
 // appended to the base description.
 func shellTool(shape paramsShape) ([]byte, error) {
