@@ -2,17 +2,23 @@ package main
 
 import (
 	"strings"
-	"testing"
 
 	"github.com/tidwall/gjson"
 
 	"hpatch-router/router/routertest"
 )
 
+// reporter is the part of *testing.T the checks use, so they can be tested
+// against a recorder.
+type reporter interface {
+	Helper()
+	Errorf(format string, args ...any)
+}
+
 // checkRewrittenTools: the request the upstream saw carries a free-form
 // `shell` custom tool in the same container as the Code Mode `exec` owner,
 // and no exec description mentions tools.exec_command (DESIGN §3, A13).
-func checkRewrittenTools(t *testing.T, req routertest.Request) {
+func checkRewrittenTools(t reporter, req routertest.Request) {
 	t.Helper()
 	execs := req.FindTools("exec")
 	if len(execs) == 0 {
@@ -49,24 +55,45 @@ func isRouterTool(name string) bool { return name == "shell" || name == "hpatch"
 // checkReplay: every `shell`/`hpatch` call the fake model emitted comes
 // back in every later request as the model's original item, byte for byte
 // (not Codex's echo of the exec carrier), followed by Codex's output for
-// that call_id (DESIGN §4, A15, A17).
-func checkReplay(t *testing.T, posts []routertest.Request) {
+// that call_id (DESIGN §4, A15, A17). Other custom tool calls (a model
+// `exec`) come back as Codex echoes them, with the model's name and input
+// unchanged, whatever notice the router added to what Codex ran (§9).
+func checkReplay(t reporter, posts []routertest.Request) {
 	t.Helper()
 	for i, p := range posts {
 		for _, raw := range p.EmittedItems() {
 			item := gjson.ParseBytes(raw)
-			if item.Get("type").String() != "custom_tool_call" || !isRouterTool(item.Get("name").String()) {
+			if item.Get("type").String() != "custom_tool_call" {
 				continue
 			}
 			callID := item.Get("call_id").String()
 			for _, later := range posts[i+1:] {
-				checkRestored(t, later, callID, string(raw))
+				if isRouterTool(item.Get("name").String()) {
+					checkRestored(t, later, callID, string(raw))
+				} else {
+					checkEchoed(t, later, item)
+				}
 			}
 		}
 	}
 }
 
-func checkRestored(t *testing.T, req routertest.Request, callID, original string) {
+func checkEchoed(t reporter, req routertest.Request, item gjson.Result) {
+	t.Helper()
+	callID := item.Get("call_id").String()
+	calls := req.FindItems("custom_tool_call", callID)
+	if len(calls) != 1 {
+		t.Errorf("request %d: %d custom_tool_call items with call_id %s, want 1", req.Index, len(calls), callID)
+		return
+	}
+	for _, k := range []string{"name", "namespace", "input"} {
+		if got, want := calls[0].Get(k), item.Get(k); got.String() != want.String() || got.Exists() != want.Exists() {
+			t.Errorf("request %d: call %s %s changed on replay:\n got %s\nwant %s", req.Index, callID, k, got.Raw, want.Raw)
+		}
+	}
+}
+
+func checkRestored(t reporter, req routertest.Request, callID, original string) {
 	t.Helper()
 	calls := req.FindItems("custom_tool_call", callID)
 	if len(calls) != 1 {

@@ -29,6 +29,8 @@ type e2eCase struct {
 	// Direct points Codex at the fake upstream without the router (a check
 	// of the harness itself).
 	Direct bool `json:"direct,omitempty"`
+	// RouterArgs are extra `hpatch-router serve` flags.
+	RouterArgs []string `json:"router_args,omitempty"`
 	// Files are created in the Codex workspace before the run (path →
 	// content).
 	Files  map[string]string `json:"files,omitempty"`
@@ -111,7 +113,7 @@ func runCase(t *testing.T, c e2eCase) e2eResult {
 	binDir := ""
 	if !c.Direct {
 		binDir = e2eBins.binDir(t)
-		res.Router = startRouter(t, binDir, up.URL(), runtimeDir)
+		res.Router = startRouter(t, routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: runtimeDir, extra: c.RouterArgs})
 		baseURL = res.Router.URL + "/v1"
 	}
 	home := writeCodexHome(t, c.Config, baseURL)

@@ -52,14 +52,24 @@ type routerProc struct {
 	exited     chan struct{}
 }
 
-// startRouter runs `hpatch-router serve` against upstream on a free
+// routerSpec says how to run `hpatch-router serve`.
+type routerSpec struct {
+	binDir, upstream, runtimeDir string
+	stateDir                     string   // "" → a fresh t.TempDir()
+	extra                        []string // more serve flags, e.g. --mode passthrough
+}
+
+// startRouter runs `hpatch-router serve` against spec.upstream on a free
 // loopback port and waits until /healthz answers 200. It is stopped at the
 // end of the test; its output is logged when the test fails.
-func startRouter(t *testing.T, binDir, upstream, runtimeDir string, extra ...string) *routerProc {
+func startRouter(t *testing.T, spec routerSpec) *routerProc {
 	t.Helper()
+	if spec.stateDir == "" {
+		spec.stateDir = t.TempDir()
+	}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		p, err := tryStartRouter(t, binDir, upstream, runtimeDir, extra)
+		p, err := tryStartRouter(t, spec)
 		if err == nil {
 			return p
 		}
@@ -75,20 +85,20 @@ func startRouter(t *testing.T, binDir, upstream, runtimeDir string, extra ...str
 	return nil
 }
 
-func tryStartRouter(t *testing.T, binDir, upstream, runtimeDir string, extra []string) (*routerProc, error) {
+func tryStartRouter(t *testing.T, spec routerSpec) (*routerProc, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
 	p := &routerProc{
-		URL: "http://" + addr, RuntimeDir: runtimeDir, StateDir: t.TempDir(),
+		URL: "http://" + addr, RuntimeDir: spec.runtimeDir, StateDir: spec.stateDir,
 		Output: &lockedBuffer{}, exited: make(chan struct{}),
 	}
-	args := append([]string{"serve", "--listen", addr, "--upstream", upstream,
-		"--runtime-dir", runtimeDir, "--state-dir", p.StateDir}, extra...)
-	p.cmd = exec.Command(filepath.Join(binDir, "hpatch-router"), args...)
+	args := append([]string{"serve", "--listen", addr, "--upstream", spec.upstream,
+		"--runtime-dir", spec.runtimeDir, "--state-dir", spec.stateDir}, spec.extra...)
+	p.cmd = exec.Command(filepath.Join(spec.binDir, "hpatch-router"), args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.Output, p.Output
-	p.cmd.Env = append(cleanEnv(), "HPATCH_RUNTIME_DIR="+runtimeDir)
+	p.cmd.Env = append(cleanEnv(), "HPATCH_RUNTIME_DIR="+spec.runtimeDir)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := p.cmd.Start(); err != nil {
 		return nil, err
@@ -185,6 +195,15 @@ func writeCodexHome(t *testing.T, cfg codexConfig, baseURL string) string {
 	if cfg == "" {
 		cfg = configCatalog
 	}
+	home := t.TempDir()
+	writeCodexConfig(t, home, cfg, baseURL)
+	return home
+}
+
+// writeCodexConfig (re)writes home/config.toml from the cfg template, e.g.
+// to point an existing CODEX_HOME at a restarted router.
+func writeCodexConfig(t *testing.T, home string, cfg codexConfig, baseURL string) {
+	t.Helper()
 	tmpl, err := os.ReadFile(repoPath(t, "testdata", "e2e", "config-"+string(cfg)+".toml"))
 	if err != nil {
 		t.Fatalf("e2e: codex config %q: %v", cfg, err)
@@ -193,11 +212,9 @@ func writeCodexHome(t *testing.T, cfg codexConfig, baseURL string) string {
 		"@BASE_URL@", baseURL,
 		"@CATALOG@", repoPath(t, "testdata", "e2e", "catalog-lite-code-mode-only.json"),
 	).Replace(string(tmpl))
-	home := t.TempDir()
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return home
 }
 
 // codexRun is the outcome of one `codex exec`.
