@@ -6,7 +6,8 @@
 // Parsers, one file each: Go through go/parser (golang.go); Markdown through
 // goldmark with YAML front matter through go.yaml.in/yaml/v3 (markdown.go);
 // JSON by streaming encoding/json tokens (jsonfile.go); Python, JavaScript
-// and TypeScript through tree-sitter (treesitter.go) where built. Positions
+// and TypeScript through tree-sitter grammars (treesitter.go, cgo builds;
+// without cgo those languages get metadata and an empty outline). Positions
 // come from byte offsets mapped onto the project's rows (LF, CRLF and lone
 // CR end a line; lines.go), never from a parser's own line counting.
 //

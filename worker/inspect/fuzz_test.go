@@ -45,3 +45,16 @@ func FuzzOutlineGo(f *testing.F) {
 	f.Add([]byte("func"))
 	f.Fuzz(func(t *testing.T, data []byte) { checkOutline(t, "f.go", data) })
 }
+
+func FuzzOutlineTreeSitter(f *testing.F) {
+	f.Add([]byte("class A:\n    def m(self):\n        pass\n"), false)
+	f.Add([]byte("export class C { m() {} }\r\nconst f = () => 1;\r"), true)
+	f.Add([]byte("def (:"), false)
+	f.Fuzz(func(t *testing.T, data []byte, ts bool) {
+		path := "f.py"
+		if ts {
+			path = "f.ts"
+		}
+		checkOutline(t, path, data)
+	})
+}

@@ -1,3 +1,5 @@
+//go:build !cgo
+
 package inspect
 
 // treeSitterParser returns the tree-sitter outliner for lang, or nil when
