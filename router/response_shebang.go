@@ -1,10 +1,6 @@
 package router
 
-import (
-	"errors"
-
-	"hpatch-router/shebang"
-)
+import "hpatch-router/shebang"
 
 // translator is the part of package shebang the response rewrite uses. It
 // is an interface so tests can pin carrier text and so the rewrite does not
@@ -26,19 +22,19 @@ type translator interface {
 // shebangTranslator is the production translator.
 type shebangTranslator struct{}
 
-// errNoTranslator is returned until package shebang provides Translate.
-var errNoTranslator = errors.New("shell: translation is not available in this build")
-
 func (shebangTranslator) Translate(input string, paramsShape []string) (*shebang.Plan, error) {
-	return nil, errNoTranslator
+	if len(paramsShape) == 0 {
+		paramsShape = nil // no recognized shape: accept any #!params key
+	}
+	return shebang.Translate(input, shebang.Options{ParamsShape: paramsShape})
 }
 
-func (shebangTranslator) Carrier(p *shebang.Plan, r shebang.Retention) string {
-	return shebang.RejectionCarrier(errNoTranslator)
-}
+func (shebangTranslator) Carrier(p *shebang.Plan, r shebang.Retention) string { return p.Carrier(r) }
 
 func (shebangTranslator) Rejection(err error) string { return shebang.RejectionCarrier(err) }
 
-func (shebangTranslator) ScriptReference(string) (string, bool) { return "", false }
+func (shebangTranslator) ScriptReference(input string) (string, bool) {
+	return shebang.ScriptReference(input)
+}
 
-func (shebangTranslator) AnnotateExec(js string) (string, bool) { return js, false }
+func (shebangTranslator) AnnotateExec(js string) (string, bool) { return shebang.AnnotateExec(js) }

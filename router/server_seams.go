@@ -12,7 +12,11 @@ type requestFacts struct {
 // requestRewriteFunc is the request rewrite seam (RewriteRequest).
 type requestRewriteFunc func(body []byte) ([]byte, requestFacts, error)
 
-// defaultRequestRewrite adapts the package's request rewrite.
+// defaultRequestRewrite adapts RewriteRequest.
 func defaultRequestRewrite(body []byte) ([]byte, requestFacts, error) {
-	return body, requestFacts{}, nil
+	out, info, err := RewriteRequest(body)
+	if err != nil {
+		return nil, requestFacts{}, err
+	}
+	return out, requestFacts{Owned: info.Owned, Namespace: info.Namespace, ParamNames: info.ParamNames}, nil
 }

@@ -271,8 +271,12 @@ type blockUntilDone struct {
 func newBlock() *blockUntilDone { return &blockUntilDone{done: make(chan struct{})} }
 
 func (b *blockUntilDone) wait(r *http.Request) {
-	<-r.Context().Done()
-	b.once.Do(func() { close(b.done) })
+	io.Copy(io.Discard, r.Body) // the server notices a gone client only after the body
+	select {
+	case <-r.Context().Done():
+		b.once.Do(func() { close(b.done) })
+	case <-time.After(10 * time.Second):
+	}
 }
 
 func (b *blockUntilDone) ended(t *testing.T) {

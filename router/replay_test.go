@@ -1,0 +1,174 @@
+package router
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// echoOf is the carrier item as Codex echoes it in the next request
+// (FACTS §3.4/§5): its own key order, the server's id and status kept.
+func echoOf(id, callID, ns, input string) string {
+	b := `{"type":"custom_tool_call","id":` + jstr(id) + `,"status":"completed","call_id":` + jstr(callID) + `,"name":"exec"`
+	if ns != "" {
+		b += `,"namespace":` + jstr(ns)
+	}
+	return b + `,"input":` + jstr(input) + "}"
+}
+
+// replayUpstream answers the first request with s and records every body.
+type replayUpstream struct {
+	mu     sync.Mutex
+	bodies []string
+	first  string
+}
+
+func (u *replayUpstream) handler(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	u.mu.Lock()
+	u.bodies = append(u.bodies, string(b))
+	n := len(u.bodies)
+	u.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	if n == 1 {
+		io.WriteString(w, u.first)
+		return
+	}
+	s := &stream{}
+	s.message("msg_2", "done")
+	s.completed()
+	io.WriteString(w, s.String())
+}
+
+func (u *replayUpstream) body(i int) string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.bodies[i]
+}
+
+// A15/A17: the echoed carrier becomes the model's original item, byte for
+// byte; Codex's output item is left as it is.
+func TestReplayRestoresOriginalBytes(t *testing.T) {
+	for _, ns := range []string{"functions", ""} {
+		s := &stream{}
+		s.created()
+		original := s.call("ctc_1", "call_1", "shell", ns, pyInput, 3)
+		s.completed()
+		up := &replayUpstream{first: s.String()}
+		h := newHarness(t, up.handler, withRequestRewrite(ownedBy("functions")), StateDir(t.TempDir()))
+		readAll(t, h.post(`{"input":[]}`, "Thread-Id", "thread-1"))
+		carrier := "carrier(worker|" + pyInput + "|false|)"
+		output := `{"type":"custom_tool_call_output","id":"ctco_1","call_id":"call_1","output":[{"type":"input_text","text":"Script completed\n"}]}`
+		next := `{"model":"m","input":[{"type":"message","role":"user","content":[]},` + echoOf("ctc_1", "call_1", ns, carrier) + "," + output + `],"stream":true}`
+		readAll(t, h.post(next, "Thread-Id", "thread-1"))
+		want := strings.Replace(next, echoOf("ctc_1", "call_1", ns, carrier), original, 1)
+		if got := up.body(1); got != want {
+			t.Fatalf("ns %q: upstream got\n%s\nwant\n%s", ns, got, want)
+		}
+	}
+}
+
+func TestReplayMismatchIsAnError(t *testing.T) {
+	s := &stream{}
+	s.call("ctc_1", "call_1", "shell", "functions", "ls", 1)
+	s.completed()
+	up := &replayUpstream{first: s.String()}
+	h := newHarness(t, up.handler, withRequestRewrite(ownedBy("functions")))
+	readAll(t, h.post(`{"input":[]}`, "Thread-Id", "thread-1"))
+	next := `{"input":[` + echoOf("ctc_1", "call_1", "functions", "something else") + `]}`
+	msg := wantRouterError(t, h.post(next, "Thread-Id", "thread-1"), http.StatusConflict, CodeReplayMismatch)
+	if !strings.Contains(msg, `"call_1"`) {
+		t.Fatalf("message does not name the call: %s", msg)
+	}
+	if len(up.bodies) != 1 {
+		t.Fatal("a mismatching request was forwarded")
+	}
+	// Another thread, or no thread, knows nothing of call_1.
+	readAll(t, h.post(next, "Thread-Id", "thread-2"))
+	readAll(t, h.post(next))
+	if up.body(1) != next || up.body(2) != next {
+		t.Fatal("unrelated requests changed")
+	}
+}
+
+func TestReplaySurvivesRestart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	rt := newTestRouter(t, StateDir(dir))
+	original := callItem("ctc_1", "call_1", "shell", "functions", pyInput, "completed")
+	if err := rt.replay.put("thread-1", "call_1", "CARRIER", []byte(original)); err != nil {
+		t.Fatal(err)
+	}
+	rt.Close()
+	info, err := os.Stat(filepath.Join(dir, "thread-1"+replayFileSuffix))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("replay file %v %v", info, err)
+	}
+	if d, _ := os.Stat(dir); d.Mode().Perm() != 0o700 {
+		t.Fatalf("state dir mode %v", d.Mode())
+	}
+	rt2 := newTestRouter(t, StateDir(dir))
+	body := `{"input":[` + echoOf("ctc_1", "call_1", "functions", "CARRIER") + `]}`
+	got, err := rt2.restoreReplay("thread-1", []byte(body))
+	if err != nil || string(got) != `{"input":[`+original+`]}` {
+		t.Fatalf("after restart: %s %v", got, err)
+	}
+}
+
+func TestReplayBounds(t *testing.T) {
+	dir := t.TempDir()
+	rt := newTestRouter(t, StateDir(dir), WithReplayLimits(ReplayLimits{MaxEntriesPerThread: 3, MaxThreads: 2, MaxCachedThreads: 1}))
+	for i := range 5 {
+		if err := rt.replay.put("a", fmt.Sprint("call_", i), "c", []byte(`{"i":1}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ta := rt.replay.thread("a")
+	if _, ok := ta.get("call_1"); ok {
+		t.Fatal("oldest entry kept past MaxEntriesPerThread")
+	}
+	if _, ok := ta.get("call_4"); !ok {
+		t.Fatal("newest entry lost")
+	}
+	for _, th := range []string{"b", "c"} {
+		if err := rt.replay.put(th, "x", "c", []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"+replayFileSuffix))
+	if len(files) != 2 {
+		t.Fatalf("thread files %v, want 2", files)
+	}
+	if len(rt.replay.threads) > 1 {
+		t.Fatalf("%d threads cached", len(rt.replay.threads))
+	}
+	// Byte bound.
+	rt2 := newTestRouter(t, WithReplayLimits(ReplayLimits{MaxBytesPerThread: 10}))
+	rt2.replay.put("t", "a", "c", []byte(`{"aaaaaa":1}`))
+	rt2.replay.put("t", "b", "c", []byte(`{"b":1}`))
+	if _, ok := rt2.replay.thread("t").get("a"); ok {
+		t.Fatal("byte bound not enforced")
+	}
+}
+
+func TestReplayRefusesUnsafeThreadIDs(t *testing.T) {
+	dir := t.TempDir()
+	rt := newTestRouter(t, StateDir(dir))
+	for _, th := range []string{"../x", "a/b", ".", ".."} {
+		if err := rt.replay.put(th, "c", "x", []byte(`{}`)); err == nil {
+			t.Fatalf("thread %q accepted", th)
+		}
+	}
+	r, _ := http.NewRequest("POST", "/", nil)
+	r.Header.Set("Thread-Id", "../../etc")
+	if rt.threadID(r) != "" {
+		t.Fatal("unsafe thread header used")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("files created: %v", ents)
+	}
+}
