@@ -69,22 +69,20 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 	listen := fs.String("listen", "127.0.0.1:8080", "address to serve on; Codex's provider base_url is http://<listen>/v1")
 	upstream := fs.String("upstream", "https://chatgpt.com/backend-api/codex", "model API base URL; /v1/<rest> is forwarded to <upstream>/<rest>")
 	mode := fs.String("mode", string(router.ModeHPatch), "hpatch: give the model the shell tool and rewrite its calls; passthrough: forward everything unchanged")
-	runtimeDir := fs.String("runtime-dir", defaultRuntimeDir(e), "absolute runtime root shared with Codex's shell helper (default $HPATCH_RUNTIME_DIR, else the temp dir); export the same HPATCH_RUNTIME_DIR to Codex when you change it")
-	stateDir := fs.String("state-dir", defaultStateDir(e), "directory of the durable replay store (default $XDG_STATE_HOME/hpatch-router or ~/.local/state/hpatch-router); empty keeps replay in memory only")
+	runtimeDir := fs.String("runtime-dir", defaultRuntimeDir(e), "absolute runtime root shared with Codex's shell helper, from $HPATCH_RUNTIME_DIR or else the temp dir; export the same HPATCH_RUNTIME_DIR to Codex when you change it")
+	stateDir := fs.String("state-dir", defaultStateDir(e), "directory of the durable replay store, from $XDG_STATE_HOME/hpatch-router or else ~/.local/state/hpatch-router; empty keeps replay in memory only")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error (logs go to stderr; never auth headers or script bodies)")
 	startTimeout := fs.Duration("response-start-timeout", router.DefaultResponseStartTimeout, "longest wait for the upstream response headers before answering 504")
 	idleTimeout := fs.Duration("stream-idle-timeout", router.DefaultStreamIdleTimeout, "longest silence inside an upstream stream before the router ends it (Codex then retries)")
 	maxBody := fs.Int64("max-request-body", router.DefaultMaxRequestBody, "largest request body in bytes the router reads (413 beyond it)")
 	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests before closing them")
-	fs.Usage = func() {
-		fmt.Fprintf(s.err, "Usage: hpatch-router serve [flags]\n\nRun the proxy between Codex and the model API.\n\nFlags:\n%s", fs.FlagUsages())
-	}
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fs.SetOutput(s.out)
 			fmt.Fprintf(s.out, "Usage: hpatch-router serve [flags]\n\nRun the proxy between Codex and the model API.\n\nFlags:\n%s", fs.FlagUsages())
 			return nil, 0
 		}
+		fmt.Fprintf(s.err, "hpatch-router serve: %v; run 'hpatch-router serve --help' for the flags\n", err)
 		return nil, 2
 	}
 	if fs.NArg() > 0 {
@@ -201,51 +199,21 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 
 // buildHooks is the seam where the worker runtime (package worker) and the
 // retained-script store (package retain) are constructed and handed to the
-// router. Both are opened on the runtime root; both are closed on shutdown
-// (the runtime removes its snapshot and thread directories, the store its
-// artifacts).
+// router. Both live on the runtime root; both are closed on shutdown (the
+// runtime removes its snapshot and thread directories, the store its
+// artifacts), in reverse order of creation.
 func buildHooks(runtimeDir string, log *slog.Logger) ([]router.Option, []io.Closer, error) {
-	var opts []router.Option
-	var closers []io.Closer
 	wr, err := worker.NewRuntime(runtimeDir, worker.WithLogger(log))
 	if err != nil {
 		return nil, nil, fmt.Errorf("worker runtime: %w", err)
 	}
-	if c, ok := any(wr).(io.Closer); ok {
-		closers = append(closers, c)
-	}
-	if r, ok := any(wr).(router.Runtime); ok {
-		opts = append(opts, router.WithRuntime(r))
-	} else {
-		log.Warn("the worker runtime does not prepare threads yet; carriers that run the worker will fail")
-	}
+	closers := []io.Closer{wr}
 	store, err := retain.NewStore(runtimeDir, retain.Logger(log))
 	if err != nil {
 		return nil, closers, fmt.Errorf("retained scripts: %w", err)
 	}
 	closers = append(closers, store)
-	opts = append(opts, router.WithScripts(scriptsOf(store)))
-	return opts, closers, nil
-}
-
-// scriptsOf adapts the retain store to router.Scripts, with a clear error
-// for hpatch edits while the store has no Apply.
-func scriptsOf(store any) router.Scripts {
-	if s, ok := store.(router.Scripts); ok {
-		return s
-	}
-	return partialScripts{store.(retainResolver)}
-}
-
-type retainResolver interface {
-	Retain(ctx context.Context, thread, id, content string) (string, error)
-	Resolve(ctx context.Context, thread, ref string) (string, error)
-}
-
-type partialScripts struct{ retainResolver }
-
-func (partialScripts) Apply(context.Context, string, string) (string, error) {
-	return "", errors.New("hpatch: editing retained scripts is not available in this build")
+	return []router.Option{router.WithRuntime(wr), router.WithScripts(store)}, closers, nil
 }
 
 // redactedURL drops user info and query from a URL for logs.

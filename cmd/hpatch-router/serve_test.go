@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"hpatch-router/router"
+)
+
+func fakeEnv(vars map[string]string) serveEnv {
+	return serveEnv{
+		getenv:  func(k string) string { return vars[k] },
+		tempDir: func() string { return "/tmp" },
+		homeDir: func() (string, error) { return "/home/u", nil },
+	}
+}
+
+func TestServeFlagDefaults(t *testing.T) {
+	var out, errb bytes.Buffer
+	s := stdio{nil, &out, &errb}
+	cfg, code := parseServeFlags(nil, fakeEnv(nil), s)
+	if cfg == nil || code != 0 {
+		t.Fatalf("code %d: %s", code, errb.String())
+	}
+	if cfg.listen != "127.0.0.1:8080" || cfg.upstream.String() != "https://chatgpt.com/backend-api/codex" ||
+		cfg.mode != router.ModeHPatch || cfg.runtimeDir != "/tmp" || cfg.stateDir != "/home/u/.local/state/hpatch-router" ||
+		cfg.logLevel != slog.LevelInfo || cfg.responseStartTimeout != router.DefaultResponseStartTimeout {
+		t.Fatalf("defaults %+v", cfg)
+	}
+	cfg, _ = parseServeFlags(nil, fakeEnv(map[string]string{"HPATCH_RUNTIME_DIR": "/run/h", "XDG_STATE_HOME": "/var/st"}), s)
+	if cfg.runtimeDir != "/run/h" || cfg.stateDir != "/var/st/hpatch-router" {
+		t.Fatalf("env defaults %+v", cfg)
+	}
+	cfg, _ = parseServeFlags([]string{"--mode", "passthrough", "--listen", ":9", "--log-level", "debug",
+		"--response-start-timeout", "3s", "--stream-idle-timeout", "4s", "--upstream", "http://x:1/v"}, fakeEnv(nil), s)
+	if cfg.mode != router.ModePassthrough || cfg.listen != ":9" || cfg.logLevel != slog.LevelDebug ||
+		cfg.responseStartTimeout != 3*time.Second || cfg.streamIdleTimeout != 4*time.Second || cfg.upstream.Host != "x:1" {
+		t.Fatalf("flags %+v", cfg)
+	}
+}
+
+func TestServeFlagErrorsAndHelp(t *testing.T) {
+	for _, args := range [][]string{
+		{"--mode", "nope"}, {"--upstream", "not a url"}, {"--log-level", "loud"},
+		{"--runtime-dir", "relative"}, {"extra"}, {"--no-such-flag"},
+	} {
+		var out, errb bytes.Buffer
+		if cfg, code := parseServeFlags(args, fakeEnv(nil), stdio{nil, &out, &errb}); cfg != nil || code != 2 || errb.Len() == 0 {
+			t.Errorf("%v: code %d, stderr %q", args, code, errb.String())
+		}
+	}
+	var out bytes.Buffer
+	if cfg, code := parseServeFlags([]string{"--help"}, fakeEnv(nil), stdio{nil, &out, io.Discard}); cfg != nil || code != 0 {
+		t.Fatal("--help")
+	}
+	for _, f := range []string{"--listen", "--upstream", "--mode", "--runtime-dir", "--state-dir", "--log-level",
+		"--response-start-timeout", "--stream-idle-timeout", "--max-request-body", "--shutdown-grace"} {
+		if !strings.Contains(out.String(), f) {
+			t.Errorf("--help does not document %s", f)
+		}
+	}
+}
+
+// TestServeRunsAndShutsDown starts the real server on a free port in front
+// of a fake upstream, forwards a request and shuts down on cancel.
+func TestServeRunsAndShutsDown(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"e1"`)
+		io.WriteString(w, r.URL.RequestURI()+" "+r.Header.Get("Authorization"))
+	}))
+	defer upstream.Close()
+	u, _ := url.Parse(upstream.URL + "/codex")
+	runtimeDir := t.TempDir()
+	cfg := &serveConfig{
+		listen: "127.0.0.1:0", upstream: u, mode: router.ModeHPatch,
+		runtimeDir: runtimeDir, stateDir: filepath.Join(t.TempDir(), "state"),
+		responseStartTimeout: time.Minute, streamIdleTimeout: time.Minute,
+		maxRequestBody: 1 << 20, shutdownGrace: time.Second,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, cfg, slog.New(slog.DiscardHandler), func(a string) { addrc <- a })
+	}()
+	var addr string
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatalf("serve: %v", err)
+	}
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	req, _ := http.NewRequest("GET", "http://"+addr+"/v1/models?client_version=0.169.0", nil)
+	req.Header.Set("Authorization", "Bearer k")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "/codex/models?client_version=0.169.0 Bearer k" || resp.Header.Get("ETag") != `"e1"` {
+		t.Fatalf("got %q %v", b, resp.Header)
+	}
+	client.CloseIdleConnections()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not shut down")
+	}
+	if _, err := os.Stat(cfg.stateDir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+}
