@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -43,6 +44,27 @@ func FuzzRewriteRequest(f *testing.F) {
 		again, _, err := RewriteRequest(body)
 		if err != nil || !bytes.Equal(again, out) {
 			t.Fatal("not deterministic")
+		}
+	})
+}
+
+// FuzzTrimExecDescription checks the description rewrite and the params
+// parser on arbitrary text: no panic, no hang, and no tools.exec_command
+// left in the owner description or the extracted shape.
+func FuzzTrimExecDescription(f *testing.F) {
+	f.Add(execDesc)
+	f.Add("### `exec_command`\n- `cmd`: c\n- `tty`: t\n")
+	f.Add("x, for example `tools.exec_command()`. y (e.g. `tools.exec_command`) z tools.exec_command. w")
+	f.Add("### `exec_command`\nexec_command(args: { cmd: string; a?: Record<string, (x: number) => void>; /* c */ b: \"q;\" })")
+	f.Fuzz(func(t *testing.T, desc string) {
+		got := trimExecDescription(desc)
+		if strings.Contains(got.Description, nestedExecCommand) || strings.Contains(got.Shape.Fields, nestedExecCommand) {
+			t.Fatalf("tools.exec_command survived in %q", got.Description)
+		}
+		for _, n := range got.Shape.Names {
+			if n == "cmd" {
+				t.Fatal("cmd in the params shape")
+			}
 		}
 	})
 }
