@@ -2,6 +2,7 @@ package shebang
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -45,10 +46,11 @@ func Translate(input string, opts Options) (*Plan, error) {
 		return &Plan{Kind: KindRecovered, Script: input, Body: input, Warnings: jsWarnings(input)}, nil
 	}
 	p := &Plan{Body: body}
-	argv := append(append(make([]string, 0, len(h.fields)+2), h.fields...), body)
-	if h.fields == nil {
-		argv = []string{"bash", body}
+	fields := h.fields
+	if fields == nil {
+		fields = []string{"bash"} // no shebang: implicit Bash
 	}
+	argv := append(slices.Clip(fields), body)
 	p.Interpreter = argv[0]
 	if err := checkArgv(argv, h.bodyLine); err != nil {
 		return nil, err
