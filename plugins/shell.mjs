@@ -20,7 +20,7 @@ const shellDescription = [
   "- `#!/opt/py/bin/python3`: that exact path",
   "- no shebang: bash (`#!sh` for POSIX sh)",
   "The body after the shebang line runs byte-exact as the script source; stdin, cwd and environment are inherited. A lone simple external command without shebang runs directly.",
-  "Optional directives right after the shebang, one per line, any order:",
+  "Optional directive lines at the top (after the shebang, if any), in any order:",
   "- `#!cmd=TEMPLATE`: a shell command with exactly one `{.}` where the script runs, e.g. `#!cmd=curl -fsSL URL | {.} | jq .` (the curl output becomes the script's stdin).",
   "- `#!params={\"workdir\":\"/tmp\",\"tty\":true}`: JSON object of exec_command arguments except cmd (fields below); `login`, if given, must be false.",
   "Do not wrap code in `python3 -c`, `node -e`, `bash -c` or heredocs: use a shebang.",
