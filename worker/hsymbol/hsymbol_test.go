@@ -158,3 +158,52 @@ func TestHsymbolErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestHsymbolPythonAndTypeScript runs pyright and typescript-language-server
+// when they are installed (npm install -g pyright typescript-language-server
+// typescript@5); each case skips when its server is missing.
+func TestHsymbolPythonAndTypeScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts language servers")
+	}
+	dir := workspace(t)
+	path := os.Getenv("PATH")
+	tests := []struct {
+		name   string
+		server string
+		args   []string
+		want   string
+	}{
+		{name: "Python def: class expanded through the tree-sitter outline", server: "pyright-langserver",
+			args: []string{"def", "py/app.py", "19:" + hashOf(`    greeter = Greeter("py")`), "Greeter"},
+			want: `"py/app.py":8:bbe1 class Greeter:` + "\n" + `"py/app.py":9:650e     """Greets people."""` + "\n" +
+				`"py/app.py":10:e3b0 ` + "\n" + `"py/app.py":11:9e7b     def __init__(self, name: str) -> None:` + "\n" +
+				`"py/app.py":12:cb7a         self.name = name` + "\n" + `"py/app.py":13:e3b0 ` + "\n" +
+				`"py/app.py":14:24bd     def greet(self, who: str) -> str:` + "\n" +
+				`"py/app.py":15:522e         return f"{self.name} greets {who}"  # needle` + "\n"},
+		{name: "Python refs: method declaration and call", server: "pyright-langserver",
+			args: []string{"refs", "py/app.py", "20:" + hashOf(`    greeter.greet("x")`), "greet"},
+			want: `"py/app.py":14:24bd     def greet(self, who: str) -> str:` + "\n" + `"py/app.py":20:d2c6     greeter.greet("x")` + "\n"},
+		{name: "TypeScript refs: declaration and call", server: "typescript-language-server",
+			args: []string{"refs", "ts/app.ts", "24:" + hashOf(`console.log(total([c]), readFileSync);`), "total"},
+			want: `"ts/app.ts":19:b152 export function total(shapes: Shape[]): number {` + "\n" +
+				`"ts/app.ts":24:301b console.log(total([c]), readFileSync);` + "\n"},
+		{name: "JavaScript def: function expanded", server: "typescript-language-server",
+			args: []string{"def", "js/app.js", "21:" + hashOf(`module.exports = { makeStore, arrow, path };`), "makeStore"},
+			want: `"js/app.js":15:5f93 function makeStore() {` + "\n" + `"js/app.js":16:e578   return new Store();` + "\n" +
+				`"js/app.js":17:d10b }` + "\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			env := testEnv(dir, &out, &errb, path)
+			if _, err := hgrep.LookPath(env, tc.server); err != nil {
+				t.Skip(tc.server + " is not installed")
+			}
+			code := Run(t.Context(), env, append([]string{"hsymbol"}, tc.args...))
+			if code != 0 || errb.Len() != 0 || out.String() != tc.want {
+				t.Fatalf("exit %d stderr %q stdout\n%s\nwant\n%s", code, errb.String(), out.String(), tc.want)
+			}
+		})
+	}
+}

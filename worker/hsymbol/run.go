@@ -82,7 +82,8 @@ func run(ctx context.Context, env *privcmd.Env, args []string, timeout time.Dura
 	}
 	root := workspaceRoot(srv, file, env.Dir)
 	locs, err := ask(ctx, query{
-		srv: srv, bin: bin, environ: env.Environ, root: root, file: file, text: data,
+		srv: srv, bin: bin, environ: env.Environ, root: root, options: initOptions(env, srv, root),
+		file: file, text: data,
 		method: method, line: req.line - 1, char: utf16Column(line, col),
 	})
 	if err != nil {

@@ -4,6 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"hpatch-router/worker/hgrep"
+	"hpatch-router/worker/privcmd"
 )
 
 // server is how hsymbol starts one language's server.
@@ -69,4 +72,29 @@ func workspaceRoot(s server, file, cwd string) string {
 func within(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+// initOptions are the initializationOptions for srv in root. For
+// typescript-language-server, which needs a TypeScript with tsserver (5.x or
+// older) and finds only one in the workspace's node_modules by itself, it
+// names the tsserver.js of a `tsserver` on the shell's PATH.
+func initOptions(env *privcmd.Env, srv server, root string) map[string]any {
+	if srv.name != "typescript-language-server" {
+		return nil
+	}
+	if fi, err := os.Stat(filepath.Join(root, "node_modules", "typescript", "lib", "tsserver.js")); err == nil && fi.Mode().IsRegular() {
+		return nil
+	}
+	bin, err := hgrep.LookPath(env, "tsserver")
+	if err != nil {
+		return nil
+	}
+	if real, err := filepath.EvalSymlinks(bin); err == nil {
+		bin = real
+	}
+	js := filepath.Join(filepath.Dir(filepath.Dir(bin)), "lib", "tsserver.js")
+	if _, err := os.Stat(js); err != nil {
+		return nil
+	}
+	return map[string]any{"tsserver": map[string]any{"path": js}}
 }

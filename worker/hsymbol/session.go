@@ -24,14 +24,15 @@ type location struct {
 // query is one question to one server.
 type query struct {
 	srv     server
-	bin     string   // the server's executable
-	environ []string // the shell's environment
-	root    string   // workspace root
-	file    string   // absolute path of the document
-	text    []byte   // its content, sent with didOpen
-	method  string   // textDocument/definition or textDocument/references
-	line    int      // 0-based
-	char    int      // UTF-16 units
+	bin     string         // the server's executable
+	environ []string       // the shell's environment
+	root    string         // workspace root
+	options map[string]any // initializationOptions, or nil
+	file    string         // absolute path of the document
+	text    []byte         // its content, sent with didOpen
+	method  string         // textDocument/definition or textDocument/references
+	line    int            // 0-based
+	char    int            // UTF-16 units
 }
 
 // ask runs one LSP session: initialize, open the document, ask, shut down.
@@ -93,6 +94,9 @@ func converse(ctx context.Context, c *client, q query) ([]location, error) {
 			},
 			"workspace": map[string]any{"workspaceFolders": true},
 		},
+	}
+	if q.options != nil {
+		init["initializationOptions"] = q.options
 	}
 	if err := c.call(ctx, "initialize", init, nil); err != nil {
 		return nil, err
