@@ -37,7 +37,7 @@ const hpatchDescription = [
   "Edit a retained script (@shell/<id>) using LINE:HASH rows from `hread @shell/<id>`. Input:",
   "in @shell/<id>",
   "then one operation per line:",
-  "- `type TARGET VALUE`: replace the targeted line(s) with VALUE (may hold several lines); an empty VALUE deletes them",
+  "- `type TARGET VALUE`: replace the targeted line(s) with VALUE (may hold several lines); the empty VALUE `\"\"` deletes them",
   "- `add DEST VALUE`: insert VALUE as whole line(s) before DEST; `add EOF VALUE` appends",
   "TARGET is `L:HASH` or the inclusive range `L:HASH..L:HASH`; DEST is `L:HASH` or `EOF`.",
   "VALUE is a JSON string, or a heredoc taken raw: `<<PATCH`, the lines, then a line `PATCH`.",
