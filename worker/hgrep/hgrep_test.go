@@ -2,6 +2,7 @@ package hgrep
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -186,5 +187,27 @@ func TestRunHugeOutputHitsBoundWithoutCuttingARow(t *testing.T) {
 	want := fmt.Sprintf("hgrep: output truncated at %d bytes after %d rows (no row was cut); narrow the pattern or the paths\n", MaxOutput, len(keys))
 	if errOut != want {
 		t.Fatalf("stderr %q, want %q", errOut, want)
+	}
+}
+
+func TestRunReaderGoneStopsQuietly(t *testing.T) {
+	dir := workspace(t)
+	var b strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&b, "needle %d\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "many.txt"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	go func() { // like head -1: read a little, then close
+		buf := make([]byte, 10)
+		_, _ = pr.Read(buf)
+		_ = pr.Close()
+	}()
+	var errb strings.Builder
+	env := newEnv(dir, pw, &errb, os.Environ())
+	if code := Run(t.Context(), env, []string{"hgrep", "needle", "many.txt"}); code != 141 || errb.Len() != 0 {
+		t.Fatalf("exit %d stderr %q", code, errb.String())
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -65,12 +66,15 @@ func run(ctx context.Context, env *privcmd.Env, args []string, limit int) int {
 	}
 	out := &output{w: env.Stdout, limit: limit}
 	c, streamErr := stream(stdout, env.Dir, p.defaultPath, out)
-	if out.truncated || streamErr != nil {
+	if out.truncated || streamErr != nil || out.err != nil {
 		cancel() // rg's remaining output is not wanted
 	}
 	_, _ = io.Copy(io.Discard, stdout)
 	waitErr := cmd.Wait()
 	if ferr := out.flush(); ferr != nil && streamErr == nil {
+		if closedPipe(out.err) {
+			return 141 // the reader went away (e.g. `hgrep … | head`): stop quietly, like SIGPIPE
+		}
 		streamErr = ferr
 	}
 	reportSkipped(env.Stderr, c)
@@ -109,7 +113,7 @@ func stream(r io.Reader, dir string, stripDot bool, out *output) (counts, error)
 	var c counts
 	br := bufio.NewReaderSize(r, 256<<10)
 	var hits []hit
-	for !out.truncated {
+	for !out.truncated && out.err == nil {
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			// A very long line: gather it whole.
@@ -178,7 +182,7 @@ type output struct {
 
 func (o *output) file(quoted string, rows []row) {
 	for _, r := range rows {
-		if o.truncated {
+		if o.truncated || o.err != nil {
 			return
 		}
 		start := len(o.buf)
@@ -209,6 +213,11 @@ func (o *output) flush() error {
 		return fmt.Errorf("writing rows: %v", o.err)
 	}
 	return nil
+}
+
+// closedPipe reports whether err means the reader of stdout has gone.
+func closedPipe(err error) bool {
+	return errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE)
 }
 
 // reportSkipped prints one warning line for lines and files left out.
