@@ -68,6 +68,9 @@ func rewriteRequest(body []byte, memo *RequestRewriter) ([]byte, RequestInfo, er
 	if !root.IsObject() {
 		return nil, info, invalidRequest(CodeInvalidJSON, "request body is not a JSON object")
 	}
+	// Parse leaves Index at 0 even when whitespace precedes the object;
+	// nested offsets are relative to it, so anchor it at the real start.
+	root.Index = len(body) - len(root.Raw)
 	var tools, input gjson.Result
 	root.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {

@@ -76,6 +76,7 @@ func TestRequestRules(t *testing.T) {
 		{"A14: top-level shell collides with a flat owner", req(shellFunc, item("at_1", execTool(execDesc))), CodeToolNameConflict, false, "", nil, 0},
 		{"A14: top-level shell does not collide with functions.shell", req(shellFunc, item("at_1", ns("functions", execTool(execDesc)))), "", true, "functions", []string{"workdir", "tty"}, 1},
 		{"A14: shell in a sibling namespace does not collide", req("", item("at_1", ns("functions", execTool(execDesc)), ns("tools2", shellFunc))), "", true, "functions", []string{"workdir", "tty"}, 1},
+		{"A14: leading whitespace before the object keeps offsets", append([]byte("\n \t"), req("", item("at_1", ns("functions", execTool(execDesc))))...), "", true, "functions", []string{"workdir", "tty"}, 1},
 		{"invalid JSON rejects", []byte(`{"input":[`), CodeInvalidJSON, false, "", nil, 0},
 		{"non-object JSON rejects", []byte(`[1,2]`), CodeInvalidJSON, false, "", nil, 0},
 		{"empty body rejects", nil, CodeInvalidJSON, false, "", nil, 0},
