@@ -1,0 +1,119 @@
+package worker_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"hpatch-router/worker"
+)
+
+// Benchmarks for scripts/bench-worker.sh: each pair runs the same work
+// through the helper → worker and through the plain tool, as whole
+// processes, so ns/op ratios are what a Codex command pays.
+
+const benchPy = "import sys\ntotal = 0\nfor i in range(1000):\n    total += i\nprint(total)\n"
+
+var realPython = sync.OnceValue(func() string {
+	out, err := exec.Command("python3", "-c", "import sys;print(sys.executable)").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+})
+
+type benchEnv struct {
+	root, thread string
+	environ      []string
+	dir          string
+}
+
+func newBenchEnv(b *testing.B) *benchEnv {
+	b.Helper()
+	root := b.TempDir()
+	rt, err := worker.NewRuntime(root, worker.WithExecutable(built.router))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { rt.Close() })
+	if err := rt.PrepareThread(context.Background(), "bench"); err != nil {
+		b.Fatal(err)
+	}
+	e := &benchEnv{root: root, thread: "bench", dir: b.TempDir()}
+	path := os.Getenv("PATH")
+	if py := realPython(); py != "" {
+		path = filepath.Dir(py) + ":" + path // skip a slow pyenv shim
+	}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PATH=") {
+			e.environ = append(e.environ, kv)
+		}
+	}
+	e.environ = append(e.environ, "PATH="+path, "HPATCH_RUNTIME_DIR="+root, "CODEX_THREAD_ID=bench")
+	var lines strings.Builder
+	for i := 1; i <= 10000; i++ {
+		fmt.Fprintf(&lines, "line %d\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(e.dir, "10k.txt"), []byte(lines.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+func (e *benchEnv) loop(b *testing.B, path string, args ...string) {
+	for b.Loop() {
+		cmd := exec.Command(path, args[1:]...)
+		cmd.Args[0] = args[0]
+		cmd.Env, cmd.Dir = e.environ, e.dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+func lookBench(b *testing.B, name string) string {
+	p, err := exec.LookPath(name)
+	if err != nil {
+		b.Skip(name, " not found")
+	}
+	return p
+}
+
+func BenchmarkShellBashEchoHi(b *testing.B) {
+	newBenchEnv(b).loop(b, built.helper, "shell", "bash", "echo hi")
+}
+
+func BenchmarkBashCEchoHi(b *testing.B) {
+	newBenchEnv(b).loop(b, lookBench(b, "bash"), "bash", "-c", "echo hi")
+}
+
+func BenchmarkShellPython(b *testing.B) {
+	if realPython() == "" {
+		b.Skip("no python3")
+	}
+	newBenchEnv(b).loop(b, built.helper, "shell", "python3", benchPy)
+}
+
+func BenchmarkPythonC(b *testing.B) {
+	if realPython() == "" {
+		b.Skip("no python3")
+	}
+	newBenchEnv(b).loop(b, realPython(), "python3", "-c", benchPy)
+}
+
+func BenchmarkShellHread10k(b *testing.B) {
+	newBenchEnv(b).loop(b, built.helper, "shell", "bash", "hread 10k.txt")
+}
+
+func BenchmarkCatN10k(b *testing.B) {
+	newBenchEnv(b).loop(b, lookBench(b, "cat"), "cat", "-n", "10k.txt")
+}
+
+func BenchmarkBashCCatN10k(b *testing.B) {
+	newBenchEnv(b).loop(b, lookBench(b, "bash"), "bash", "-c", "cat -n 10k.txt")
+}
