@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+const doctorUsage = "Usage: hpatch-router doctor [--json] [--router URL] [--codex-home DIR]\n\n" +
+	"Check the installation: the shell helper, the runtime root, optional tools, Codex's\n" +
+	"config.toml (read only), the running router and the upstream behind it. Exit status 0\n" +
+	"only when every required check passes; advisory checks never change it.\n\nFlags:\n"
+
+// check is one doctor finding.
+type check struct {
+	Name     string `json:"name"`     // stable identifier for scripts
+	Title    string `json:"title"`    // what was checked
+	Required bool   `json:"required"` // a failure makes the exit status 1
+	OK       bool   `json:"ok"`
+	Detail   string `json:"detail"`        // what was found
+	Fix      string `json:"fix,omitempty"` // what to do when not OK
+}
+
+// doctorEnv is everything the checks read from the machine, so tests can
+// drive them with fake environments.
+type doctorEnv struct {
+	getenv  func(string) string
+	homeDir func() (string, error)
+	tempDir func() string
+	uid     int
+	selfExe func() (string, error) // this router binary
+	client  *http.Client
+}
+
+func osDoctorEnv() doctorEnv {
+	return doctorEnv{
+		getenv: os.Getenv, homeDir: os.UserHomeDir, tempDir: os.TempDir, uid: os.Getuid(),
+		selfExe: os.Executable, client: &http.Client{Timeout: 10 * time.Second},
+	}
+}
+
+// doctorOptions are the flags.
+type doctorOptions struct {
+	json      bool
+	router    string // router base URL, e.g. http://127.0.0.1:8080
+	codexHome string // overrides $CODEX_HOME / ~/.codex
+}
+
+// runDoctor is `hpatch-router doctor`.
+func runDoctor(ctx context.Context, args []string, s stdio) int {
+	return doctorMain(ctx, args, osDoctorEnv(), s)
+}
+
+func doctorMain(ctx context.Context, args []string, env doctorEnv, s stdio) int {
+	fs := pflag.NewFlagSet("doctor", pflag.ContinueOnError)
+	fs.SetOutput(s.err)
+	var o doctorOptions
+	fs.BoolVar(&o.json, "json", false, "print a JSON array of checks instead of text")
+	fs.StringVar(&o.router, "router", "http://127.0.0.1:8080", "base URL of the running router (its --listen address)")
+	fs.StringVar(&o.codexHome, "codex-home", "", "Codex home directory (default $CODEX_HOME, else ~/.codex)")
+	fs.Usage = func() { fmt.Fprintf(s.err, "%s%s", doctorUsage, fs.FlagUsages()) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(s.out, "%s%s", doctorUsage, fs.FlagUsages())
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(s.err, "hpatch-router doctor: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	router, err := normalizeRouterURL(o.router)
+	if err != nil {
+		fmt.Fprintf(s.err, "hpatch-router doctor: --router: %v\n", err)
+		return 2
+	}
+	o.router = router
+	checks := runChecks(ctx, o, env)
+	if o.json {
+		b, _ := json.MarshalIndent(checks, "", "  ")
+		fmt.Fprintf(s.out, "%s\n", b)
+	} else {
+		printChecks(s.out, checks)
+	}
+	for _, c := range checks {
+		if c.Required && !c.OK {
+			return 1
+		}
+	}
+	return 0
+}
+
+// runChecks runs every check in a fixed order.
+func runChecks(ctx context.Context, o doctorOptions, env doctorEnv) []check {
+	path := env.getenv("PATH")
+	var out []check
+	helper := checkHelperOnPath(path)
+	out = append(out, helper, checkHelperBuild(helper, env))
+	out = append(out, checkRuntimeRoot(env))
+	out = append(out, checkTools(path)...)
+	out = append(out, checkCodexConfig(o, env)...)
+	out = append(out, checkRouterHealth(ctx, o.router, env.client), checkUpstreamModels(ctx, o.router, env.client))
+	return out
+}
+
+// printChecks writes one line per check, with the fix indented below a
+// failure, and a closing verdict.
+func printChecks(w io.Writer, checks []check) {
+	fmt.Fprintln(w, "hpatch-router doctor: required checks decide the exit status; advisory ones only inform.")
+	failedReq, failedAdv := 0, 0
+	for _, c := range checks {
+		mark := "✓"
+		if !c.OK {
+			mark = "✗"
+			if c.Required {
+				failedReq++
+			} else {
+				failedAdv++
+			}
+		}
+		kind := "required"
+		if !c.Required {
+			kind = "advisory"
+		}
+		fmt.Fprintf(w, "%s %s (%s): %s\n", mark, c.Title, kind, c.Detail)
+		if !c.OK && c.Fix != "" {
+			fmt.Fprintf(w, "    fix: %s\n", c.Fix)
+		}
+	}
+	switch {
+	case failedReq > 0:
+		fmt.Fprintf(w, "%d required check(s) failed; %d advisory.\n", failedReq, failedAdv)
+	case failedAdv > 0:
+		fmt.Fprintf(w, "All required checks passed; %d advisory check(s) did not.\n", failedAdv)
+	default:
+		fmt.Fprintln(w, "All checks passed.")
+	}
+}
+
+// normalizeRouterURL accepts http(s)://host:port[/][v1] or host:port and
+// returns scheme://host:port without a trailing slash or /v1.
+func normalizeRouterURL(raw string) (string, error) {
+	s := strings.TrimSpace(raw)
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := parseHTTPURL(s)
+	if err != nil {
+		return "", fmt.Errorf("%q: %v", raw, err)
+	}
+	p := strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/v1")
+	if p != "" {
+		return "", fmt.Errorf("%q: give the router's address without a path (e.g. http://127.0.0.1:8080)", raw)
+	}
+	return u.Scheme + "://" + u.Host, nil
+}

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+// fakeMachine is a throw-away environment for the doctor: a PATH directory,
+// a home, a CODEX_HOME and a runtime root, all under t.TempDir().
+type fakeMachine struct {
+	t                           *testing.T
+	bin, home, codexHome, rtDir string
+	env                         map[string]string
+	self                        string
+}
+
+func newFakeMachine(t *testing.T) *fakeMachine {
+	t.Helper()
+	base := t.TempDir()
+	m := &fakeMachine{t: t, bin: filepath.Join(base, "bin"), home: filepath.Join(base, "home"),
+		codexHome: filepath.Join(base, "codex"), rtDir: filepath.Join(base, "run")}
+	for _, d := range []string{m.bin, m.home, m.codexHome} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(m.rtDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.self = self
+	m.env = map[string]string{"PATH": m.bin, "HOME": m.home, "CODEX_HOME": m.codexHome, "HPATCH_RUNTIME_DIR": m.rtDir}
+	return m
+}
+
+func (m *fakeMachine) doctorEnv() doctorEnv {
+	return doctorEnv{
+		getenv:  func(k string) string { return m.env[k] },
+		homeDir: func() (string, error) { return m.home, nil },
+		tempDir: func() string { return "/nonexistent-temp" },
+		uid:     os.Getuid(),
+		selfExe: func() (string, error) { return m.self, nil },
+		client:  http.DefaultClient,
+	}
+}
+
+// install writes an executable named name into the PATH directory.
+func (m *fakeMachine) install(name string, content []byte) {
+	m.t.Helper()
+	if err := os.WriteFile(filepath.Join(m.bin, name), content, 0o755); err != nil {
+		m.t.Fatal(err)
+	}
+}
+
+// installSameBuildHelper copies this (Go) test binary as `shell`: the same
+// build as selfExe by construction.
+func (m *fakeMachine) installSameBuildHelper() {
+	m.t.Helper()
+	b, err := os.ReadFile(m.self)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	m.install("shell", b)
+}
+
+func (m *fakeMachine) writeCodexConfig(src string) {
+	m.t.Helper()
+	if err := os.WriteFile(filepath.Join(m.codexHome, "config.toml"), []byte(src), 0o600); err != nil {
+		m.t.Fatal(err)
+	}
+}
+
+// fakeRouter answers like hpatch-router: /healthz, and /v1/models with the
+// given status and body.
+func fakeRouter(t *testing.T, modelsStatus int, modelsBody string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/healthz":
+			_, _ = io.WriteString(w, "ok\n")
+		case "/v1/models":
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(modelsStatus)
+			_, _ = io.WriteString(w, modelsBody)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func providerConfig(base string) string {
+	return "model_provider = \"hpatch\"\n\n[model_providers.hpatch]\nname = \"hpatch-router\"\nbase_url = \"" + base +
+		"/v1\"\nwire_api = \"responses\"\nrequires_openai_auth = true\n"
+}
+
+func runDoctorJSON(t *testing.T, m *fakeMachine, args ...string) ([]check, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := doctorMain(context.Background(), append([]string{"--json"}, args...), m.doctorEnv(), stdio{strings.NewReader(""), &out, &errb})
+	var checks []check
+	if err := json.Unmarshal(out.Bytes(), &checks); err != nil {
+		t.Fatalf("doctor --json: %v\n%s\n%s", err, out.String(), errb.String())
+	}
+	return checks, code
+}
+
+func byName(checks []check) map[string]check {
+	m := map[string]check{}
+	for _, c := range checks {
+		m[c.Name] = c
+	}
+	return m
+}
+
+func TestDoctorAllRequiredPass(t *testing.T) {
+	m := newFakeMachine(t)
+	m.installSameBuildHelper()
+	m.install("rg", []byte("#!/bin/sh\n"))
+	srv := fakeRouter(t, 200, `{"models":[]}`)
+	m.writeCodexConfig(providerConfig(srv.URL))
+	checks, code := runDoctorJSON(t, m, "--router", srv.URL)
+	got := byName(checks)
+	if code != 0 {
+		t.Fatalf("exit %d: %+v", code, checks)
+	}
+	for _, name := range []string{"helper", "helper-build", "runtime-root", "codex-provider", "codex-selected", "router-health", "upstream-models", "tool-rg"} {
+		if !got[name].OK {
+			t.Errorf("%s failed: %+v", name, got[name])
+		}
+	}
+	for _, name := range []string{"tool-gopls", "tool-python3", "tool-node"} {
+		c := got[name]
+		if c.OK || c.Required || c.Fix == "" || !strings.Contains(c.Detail, "without it") {
+			t.Errorf("%s: %+v", name, c)
+		}
+	}
+	if !strings.Contains(got["tool-rg"].Detail, "hgrep") {
+		t.Errorf("rg does not say what it enables: %+v", got["tool-rg"])
+	}
+}
+
+func TestDoctorTextOutput(t *testing.T) {
+	m := newFakeMachine(t)
+	srv := fakeRouter(t, 200, `{"models":[]}`)
+	m.writeCodexConfig(providerConfig(srv.URL))
+	var out bytes.Buffer
+	code := doctorMain(context.Background(), []string{"--router", srv.URL}, m.doctorEnv(), stdio{strings.NewReader(""), &out, io.Discard})
+	text := out.String()
+	if code != 1 {
+		t.Fatalf("exit %d without a helper", code)
+	}
+	for _, want := range []string{
+		"✗ shell helper on PATH (required): no executable named shell on PATH\n    fix: run `make install`",
+		"✓ router answers /healthz (required): " + srv.URL + "/healthz: ok\n",
+		"✗ node (advisory): not on PATH",
+		"2 required check(s) failed",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestDoctorHelperBuild(t *testing.T) {
+	m := newFakeMachine(t)
+	m.install("shell", []byte("#!/bin/sh\necho not a go binary\n"))
+	c := checkHelperBuild(checkHelperOnPath(m.bin), m.doctorEnv())
+	if c.OK || !strings.Contains(c.Detail, "is not a Go build") || c.Fix == "" {
+		t.Fatalf("script helper: %+v", c)
+	}
+	m.installSameBuildHelper()
+	c = checkHelperBuild(checkHelperOnPath(m.bin), m.doctorEnv())
+	if !c.OK || !strings.HasPrefix(c.Detail, "build ") {
+		t.Fatalf("same build: %+v", c)
+	}
+	if c := checkHelperBuild(checkHelperOnPath(""), m.doctorEnv()); c.OK || !strings.Contains(c.Detail, "skipped") {
+		t.Fatalf("no helper: %+v", c)
+	}
+}
+
+func TestBuildIDCompares(t *testing.T) {
+	base := func() *debug.BuildInfo {
+		return &debug.BuildInfo{GoVersion: "go1.26.8", Path: "hpatch-router/cmd/hpatch-router",
+			Main: debug.Module{Path: "hpatch-router", Version: "(devel)"},
+			Settings: []debug.BuildSetting{{Key: "-ldflags", Value: "-s -w -X main.version=v1"},
+				{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.modified", Value: "false"},
+				{Key: "GOOS", Value: "linux"}, {Key: "-buildmode", Value: "exe"}}}
+	}
+	a, b := base(), base()
+	b.Path = "hpatch-router/cmd/shell-helper"                                              // package path: not compared
+	b.Settings = append(b.Settings, debug.BuildSetting{Key: "DefaultGODEBUG", Value: "x"}) // not compared
+	if d := buildIDOf(a).diff(buildIDOf(b)); len(d) != 0 || buildIDOf(a).sum != buildIDOf(b).sum {
+		t.Fatalf("same build differs: %v", d)
+	}
+	if n := buildIDOf(a).note(); !strings.Contains(n, "revision 0123456789ab") {
+		t.Fatalf("note = %q", n)
+	}
+	c := base()
+	c.Settings[0].Value = "-s -w -X main.version=v2"
+	c.Settings[1].Value = "fedcba9876543210"
+	d := buildIDOf(a).diff(buildIDOf(c))
+	if len(d) != 2 || !strings.HasPrefix(d[0], "-ldflags") || !strings.HasPrefix(d[1], "vcs.revision") {
+		t.Fatalf("diff = %v", d)
+	}
+	c = base()
+	c.GoVersion = "go1.26.7"
+	if d := buildIDOf(a).diff(buildIDOf(c)); len(d) != 1 || !strings.HasPrefix(d[0], "go ") {
+		t.Fatalf("diff = %v", d)
+	}
+	c.Settings = nil
+	if n := buildIDOf(c).note(); !strings.Contains(n, "no VCS stamp") {
+		t.Fatalf("note = %q", n)
+	}
+}
+
+func TestDoctorRuntimeRoot(t *testing.T) {
+	m := newFakeMachine(t)
+	dir := t.TempDir()
+	mk := func(name string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, root string
+		uid        int
+		ok         bool
+		detail     string
+	}{
+		{"A: private dir", mk("private", 0o700), os.Getuid(), true, "mode 0700"},
+		{"B: world-writable without sticky", mk("open", 0o777), os.Getuid(), false, "writable by others"},
+		{"C: group-writable without sticky", mk("group", 0o770), os.Getuid(), false, "writable by others"},
+		{"D: sticky shared dir", mk("sticky", 0o777|os.ModeSticky), os.Getuid(), true, "mode 1777"},
+		{"E: missing", filepath.Join(dir, "missing"), os.Getuid(), false, "no such file"},
+		{"F: not a directory", file, os.Getuid(), false, "not a directory"},
+		{"G: relative", "relative/run", os.Getuid(), false, "not an absolute path"},
+		{"H: owned by someone else", mk("theirs", 0o700), os.Getuid() + 4242, false, "not by you"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m.env["HPATCH_RUNTIME_DIR"] = c.root
+			env := m.doctorEnv()
+			env.uid = c.uid
+			got := checkRuntimeRoot(env)
+			if got.OK != c.ok || !strings.Contains(got.Detail, c.detail) || (!got.OK && got.Fix == "") {
+				t.Fatalf("%+v", got)
+			}
+		})
+	}
+	// Unset: the temp dir (here a fake one that does not exist).
+	delete(m.env, "HPATCH_RUNTIME_DIR")
+	if got := checkRuntimeRoot(m.doctorEnv()); got.OK || !strings.Contains(got.Detail, "/nonexistent-temp (the temp dir)") {
+		t.Fatalf("%+v", got)
+	}
+}
+
+// A root-owned sticky directory (like /tmp) is fine for any user.
+func TestDoctorRuntimeRootSystemTmp(t *testing.T) {
+	st, err := os.Stat("/tmp")
+	if err != nil || st.Mode()&os.ModeSticky == 0 {
+		t.Skip("/tmp is not a sticky directory here")
+	}
+	m := newFakeMachine(t)
+	m.env["HPATCH_RUNTIME_DIR"] = "/tmp"
+	env := m.doctorEnv()
+	env.uid = 4242
+	if got := checkRuntimeRoot(env); !got.OK {
+		t.Fatalf("%+v", got)
+	}
+}
