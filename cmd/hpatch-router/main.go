@@ -30,6 +30,8 @@ func subcommands() []subcommand {
 		{"serve", "run the proxy between Codex and the model API (default)", runServe},
 		{"translate", "show the exec carrier the router would send for a shell input on stdin", runTranslate},
 		{"version", "print the build version", runVersion},
+		{"doctor", "check the helper, runtime root, tools, Codex config and the running router", runDoctor},
+		{"codex-config", "print the Codex config.toml snippet for this router (writes nothing)", runCodexConfig},
 	}
 }
 
