@@ -1,6 +1,9 @@
 package router
 
 import (
+	"strings"
+	"unsafe"
+
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
@@ -64,7 +67,11 @@ func rewriteRequest(body []byte, memo *RequestRewriter) ([]byte, RequestInfo, er
 	if !gjson.ValidBytes(body) {
 		return nil, info, invalidRequest(CodeInvalidJSON, "request body is not valid JSON")
 	}
-	root := gjson.ParseBytes(body)
+	// Read through a string view of body instead of gjson.ParseBytes,
+	// which copies the whole body. Every Result below aliases body, which
+	// is never modified; anything kept past this call (memo entries,
+	// RequestInfo) is cloned or freshly built.
+	root := gjson.Parse(unsafe.String(unsafe.SliceData(body), len(body)))
 	if !root.IsObject() {
 		return nil, info, invalidRequest(CodeInvalidJSON, "request body is not a JSON object")
 	}
@@ -110,7 +117,7 @@ func rewriteRequest(body []byte, memo *RequestRewriter) ([]byte, RequestInfo, er
 			return nil, info, err
 		}
 		edits = rw.appendEdits(edits, o.tool.Index)
-		info.Namespace = o.namespace
+		info.Namespace = strings.Clone(o.namespace)
 		shape = rw.shape
 	}
 	info.Owned = true
@@ -139,6 +146,11 @@ func newOwnerRewrite(tool gjson.Result) (*ownerRewrite, error) {
 	if d := tool.Get("description"); d.Type == gjson.String {
 		t := trimExecDescription(d.String())
 		rw.shape = t.Shape
+		for i, n := range rw.shape.Names {
+			// Names are substrings of the description, which may alias
+			// the request body; a memo entry must not pin that body.
+			rw.shape.Names[i] = strings.Clone(n)
+		}
 		if t.Description != d.Str {
 			rw.descStart = d.Index - tool.Index
 			rw.descEnd = rw.descStart + len(d.Raw)
