@@ -221,8 +221,14 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
+// usagef formats a usage error on one line, whatever the arguments hold.
 func usagef(format string, a ...any) error {
-	return &usageError{fmt.Sprintf(format, a...)}
+	return &usageError{OneLine(fmt.Sprintf(format, a...))}
+}
+
+// OneLine escapes line breaks so a diagnostic stays one line.
+func OneLine(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
 }
 
 // classify turns hgrep's arguments (without the command name) into rg's.

@@ -238,13 +238,24 @@ func reportSkipped(w io.Writer, c counts) {
 	}
 }
 
-// relay prints rg's diagnostics, each line prefixed with hgrep's name.
+// relay prints rg's diagnostics, one line each, prefixed with hgrep's
+// name: a line starting "rg: " starts a diagnostic, indented continuation
+// lines (a regex error's pattern and caret) are joined onto it.
 func relay(w io.Writer, msg []byte) {
-	for _, l := range strings.Split(strings.TrimRight(string(msg), "\n"), "\n") {
-		l = strings.TrimPrefix(strings.TrimRight(l, "\r"), "rg: ")
-		if strings.TrimSpace(l) != "" {
-			fmt.Fprintf(w, "hgrep: %s\n", l)
+	var diags []string
+	for _, l := range strings.Split(string(msg), "\n") {
+		l = strings.TrimRight(l, "\r")
+		if strings.TrimSpace(l) == "" {
+			continue
 		}
+		if strings.HasPrefix(l, "rg: ") || len(diags) == 0 {
+			diags = append(diags, strings.TrimPrefix(l, "rg: "))
+			continue
+		}
+		diags[len(diags)-1] += " " + strings.TrimSpace(l)
+	}
+	for _, d := range diags {
+		fmt.Fprintf(w, "hgrep: %s\n", d)
 	}
 }
 

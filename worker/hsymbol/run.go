@@ -30,7 +30,7 @@ func Run(ctx context.Context, env *privcmd.Env, args []string) int {
 
 func run(ctx context.Context, env *privcmd.Env, args []string, timeout time.Duration, limit int) int {
 	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(env.Stderr, "hsymbol: "+format+"\n", a...)
+		fmt.Fprintf(env.Stderr, "hsymbol: %s\n", hgrep.OneLine(fmt.Sprintf(format, a...)))
 		return code
 	}
 	req, err := parseArgs(args[1:])
