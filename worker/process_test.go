@@ -191,3 +191,15 @@ func TestPTYPipedStageReadsTTY(t *testing.T) {
 		t.Fatalf("exit %d; output %q", code, buf.String())
 	}
 }
+
+// What the script leaves running is terminated at its end and reported in
+// one line; the script's own status is kept.
+func TestLeftoverBackgroundIsTerminatedAndReported(t *testing.T) {
+	e := newEnv(t)
+	r := e.run("", "bash", "sleep 3021 &\nbash -c 'sleep 3022 >/dev/null 2>&1 &'\necho done; exit 3")
+	if r.stdout != "done\n" || r.code != 3 || !strings.Contains(r.stderr, "left running in the background were terminated") {
+		t.Fatalf("got %+v", r)
+	}
+	waitGone(t, "sleep 3021", 3*time.Second)
+	waitGone(t, "sleep 3022", 3*time.Second)
+}

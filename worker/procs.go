@@ -101,22 +101,23 @@ func (p *procs) signal(sig syscall.Signal) bool {
 
 // stop refuses new commands and terminates every tracked group: sig first,
 // SIGKILL to whatever is left after TermGrace. It returns when nothing
-// tracked is alive or the grace is over.
-func (p *procs) stop(sig syscall.Signal) {
+// tracked is alive or the grace is over, and reports whether anything was.
+func (p *procs) stop(sig syscall.Signal) bool {
 	p.mu.Lock()
 	p.stopping = true
 	p.mu.Unlock()
 	if !p.signal(sig) {
-		return
+		return false
 	}
 	deadline := time.Now().Add(TermGrace)
 	for time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 		if !p.signal(0) {
-			return
+			return true
 		}
 	}
 	p.signal(syscall.SIGKILL)
+	return true
 }
 
 // groupMembers maps each process group id to the latest start time of its

@@ -127,7 +127,7 @@ func (r *run) watchSignals() (stop func()) {
 // line that explains a non-exit outcome, and returns the exit status.
 func (r *run) complete(status int) int {
 	r.finish("exit", status, 0)
-	r.procs.stop(syscall.SIGTERM)
+	leftover := r.procs.stop(syscall.SIGTERM)
 	r.stdout.closeWriter()
 	r.stderr.closeWriter()
 	deadline := time.Now().Add(drainWait)
@@ -139,6 +139,10 @@ func (r *run) complete(status int) int {
 		r.note("output exceeded " + strconv.Itoa(int(r.out.limit)) + " bytes (stdout and stderr together); the rest was discarded and the script was stopped (exit " + strconv.Itoa(ExitOverflow) + "); write large output to a file and read it in parts")
 	case "signal":
 		r.note("stopped by " + signalName(r.sig) + "; running commands and their process groups were terminated")
+	case "exit":
+		if leftover {
+			r.note("processes the script left running in the background were terminated when it ended; run long-lived programs outside the shell tool")
+		}
 	}
 	if !okOut || !okErr {
 		r.note("a process outside the script's process groups still held the output open after " + drainWait.String() + "; it was detached")
