@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -63,15 +65,32 @@ type threadReplay struct {
 	mu      sync.Mutex
 	entries []replayEntry
 	bytes   int
+	version uint64 // bumped by every put
+	onDisk  bool   // its file exists (or existed when loaded)
+
+	// Guarded by replayStore.mu.
 	used    uint64 // store clock at last use, for cache eviction
+	unsaved bool   // changed since the writer last saved it
 }
 
 // replayStore keeps replay entries per thread: in memory, and when dir is
 // set also durably, one file per thread written atomically (temporary file,
 // fsync, rename) with mode 0600 in a 0700 directory opened as an os.Root.
+//
+// Files are written behind the stream by one writer goroutine, so a
+// carrier never waits for the disk: put updates memory (which later
+// requests read first) and wakes the writer, which saves every changed
+// thread, coalescing bursts. Close saves what is left. Threads with unsaved
+// changes are never dropped from memory.
 type replayStore struct {
 	root    *os.Root // nil: memory only
 	lim     ReplayLimits
+	log     *slog.Logger
+	wake    chan struct{}
+	stop    chan struct{}
+	stopped chan struct{}
+	closeMu sync.Once
+
 	mu      sync.Mutex
 	threads map[string]*threadReplay
 	clock   uint64
@@ -79,8 +98,8 @@ type replayStore struct {
 
 const replayFileSuffix = ".replay.json"
 
-func newReplayStore(dir string, lim ReplayLimits) (*replayStore, error) {
-	s := &replayStore{lim: lim, threads: map[string]*threadReplay{}}
+func newReplayStore(dir string, lim ReplayLimits, log *slog.Logger) (*replayStore, error) {
+	s := &replayStore{lim: lim, log: log, threads: map[string]*threadReplay{}}
 	if dir == "" {
 		return s, nil
 	}
@@ -92,15 +111,94 @@ func newReplayStore(dir string, lim ReplayLimits) (*replayStore, error) {
 		return nil, fmt.Errorf("replay state dir: %w", err)
 	}
 	s.root = root
+	s.wake = make(chan struct{}, 1)
+	s.stop = make(chan struct{})
+	s.stopped = make(chan struct{})
+	go s.writer()
 	return s, nil
 }
 
-// Close releases the state directory.
+// Close saves every unsaved thread and releases the state directory.
 func (s *replayStore) Close() error {
 	if s.root == nil {
 		return nil
 	}
-	return s.root.Close()
+	var err error
+	s.closeMu.Do(func() {
+		close(s.stop)
+		<-s.stopped
+		err = s.root.Close()
+	})
+	return err
+}
+
+// replayWriteDelay lets carriers coalesce into at most about one write per
+// thread and second; later requests read memory, so nothing waits for it.
+// A crash (not a shutdown, which saves everything) can lose the carriers
+// of the last second: their echoes then reach the model unrestored.
+const replayWriteDelay = time.Second
+
+// writer saves changed threads until Close, then once more.
+func (s *replayStore) writer() {
+	defer close(s.stopped)
+	delay := time.NewTimer(replayWriteDelay)
+	delay.Stop()
+	for {
+		select {
+		case <-s.wake:
+			delay.Reset(replayWriteDelay)
+			select {
+			case <-delay.C:
+			case <-s.stop:
+				delay.Stop()
+				s.saveAll()
+				return
+			}
+			s.saveAll()
+		case <-s.stop:
+			s.saveAll()
+			return
+		}
+	}
+}
+
+// saveAll writes every thread with unsaved changes.
+func (s *replayStore) saveAll() {
+	s.mu.Lock()
+	var ids []string
+	var ts []*threadReplay
+	for id, t := range s.threads {
+		if t.unsaved {
+			ids, ts = append(ids, id), append(ts, t)
+		}
+	}
+	s.mu.Unlock()
+	for i, t := range ts {
+		t.mu.Lock()
+		entries := slices.Clone(t.entries)
+		v, fresh := t.version, !t.onDisk
+		t.mu.Unlock()
+		if fresh {
+			s.evictFiles(ids[i])
+		}
+		err := s.write(ids[i], entries)
+		if err != nil {
+			s.log.Error("cannot save replay entries; they stay in memory", "err", err)
+		}
+		s.mu.Lock()
+		t.mu.Lock()
+		if err == nil {
+			t.onDisk = true
+			if t.version == v {
+				t.unsaved = false
+			}
+		}
+		t.mu.Unlock()
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	s.evictCacheLocked("")
+	s.mu.Unlock()
 }
 
 func carrierDigest(input string) string {
@@ -124,24 +222,25 @@ func (s *replayStore) thread(id string) *threadReplay {
 		var f replayFile
 		switch {
 		case err == nil && json.Unmarshal(b, &f) == nil && f.Thread == id:
-			t.entries = f.Entries
+			t.entries, t.onDisk = f.Entries, true
 			for _, e := range f.Entries {
 				t.bytes += len(e.Item)
 			}
 		case err == nil:
-			// Unreadable content: start empty; the next write replaces it.
+			t.onDisk = true
+			s.log.Warn("replay file unreadable; starting the thread afresh", "file", id+replayFileSuffix)
 		case !errors.Is(err, fs.ErrNotExist):
-			// Unreadable file: behave as empty.
+			s.log.Warn("replay file unreadable; starting the thread afresh", "err", err)
 		}
 	}
 	s.threads[id] = t
-	s.evictCacheLocked()
+	s.evictCacheLocked(id)
 	return t
 }
 
 // evictCacheLocked drops the least recently used threads from memory. In
 // memory-only mode that forgets them, so the cache bound is MaxThreads.
-func (s *replayStore) evictCacheLocked() {
+func (s *replayStore) evictCacheLocked(keep string) {
 	max := s.lim.MaxCachedThreads
 	if s.root == nil {
 		max = s.lim.MaxThreads
@@ -150,9 +249,12 @@ func (s *replayStore) evictCacheLocked() {
 		var oldest string
 		var at uint64
 		for id, t := range s.threads {
-			if oldest == "" || t.used < at {
+			if id != keep && !t.unsaved && (oldest == "" || t.used < at) {
 				oldest, at = id, t.used
 			}
+		}
+		if oldest == "" {
+			return // everything unsaved: the writer will catch up
 		}
 		delete(s.threads, oldest)
 	}
@@ -184,8 +286,6 @@ func (s *replayStore) put(thread, callID, carrier string, original []byte) error
 	}
 	t := s.thread(thread)
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	fresh := len(t.entries) == 0
 	kept := t.entries[:0:0]
 	for _, e := range t.entries {
 		if e.CallID == callID {
@@ -201,13 +301,19 @@ func (s *replayStore) put(thread, callID, carrier string, original []byte) error
 		kept = kept[1:]
 	}
 	t.entries = kept
+	t.version++
+	t.mu.Unlock()
 	if s.root == nil {
 		return nil
 	}
-	if fresh {
-		s.evictFiles(thread)
+	s.mu.Lock()
+	t.unsaved = true
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
 	}
-	return s.write(thread, t.entries)
+	return nil
 }
 
 // write replaces the thread's file atomically.
@@ -281,6 +387,9 @@ func (s *replayStore) evictFiles(newThread string) {
 	defer s.mu.Unlock()
 	for _, f := range files[:excess] {
 		_ = s.root.Remove(f.name)
-		delete(s.threads, strings.TrimSuffix(f.name, replayFileSuffix))
+		id := strings.TrimSuffix(f.name, replayFileSuffix)
+		if t, ok := s.threads[id]; ok && !t.unsaved {
+			delete(s.threads, id)
+		}
 	}
 }

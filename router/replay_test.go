@@ -139,6 +139,7 @@ func TestReplayBounds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	rt.replay.saveAll()
 	files, _ := filepath.Glob(filepath.Join(dir, "*"+replayFileSuffix))
 	if len(files) != 2 {
 		t.Fatalf("thread files %v, want 2", files)

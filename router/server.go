@@ -48,12 +48,12 @@ func New(opts ...Option) (*Router, error) {
 		cfg.transport = defaultTransport()
 	}
 	if cfg.rewrite == nil {
-		cfg.rewrite = defaultRequestRewrite
+		cfg.rewrite = memoRequestRewrite(NewRequestRewriter(0))
 	}
 	if cfg.translator == nil {
 		cfg.translator = shebangTranslator{}
 	}
-	store, err := newReplayStore(cfg.stateDir, cfg.replayLimits)
+	store, err := newReplayStore(cfg.stateDir, cfg.replayLimits, cfg.logger)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,8 +9,6 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-
-	"github.com/tidwall/gjson"
 
 	"hpatch-router/retain"
 )
@@ -30,7 +29,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		rt.forward(w, r, nil)
 		return
 	}
-	body, err := readBounded(r.Body, rt.cfg.maxRequestBody)
+	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody)
 	if err != nil {
 		rt.requestBodyFailed(w, r, err)
 		return
@@ -104,12 +103,15 @@ func (rt *Router) relaySSE(w http.ResponseWriter, r *http.Request, resp *http.Re
 					rt.log.Info("client went away mid-stream", "path", r.URL.Path)
 					return
 				}
-				_ = rc.Flush()
+				if !events.Buffered() {
+					_ = rc.Flush()
+				}
 			}
 		}
 		if err == nil {
 			continue
 		}
+		_ = rc.Flush()
 		if n := rw.pending(); n > 0 {
 			rt.log.Warn("stream ended while calls were withheld; they are dropped", "calls", n)
 		}
@@ -141,15 +143,20 @@ func (rt *Router) threadID(r *http.Request) string {
 // errBodyTooLarge is reported by readBounded.
 var errBodyTooLarge = errors.New("request body too large")
 
-func readBounded(rc io.Reader, max int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(rc, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
+// readBounded reads at most limit bytes; size (the Content-Length, -1
+// when unknown) only sizes the buffer.
+func readBounded(r io.Reader, size, limit int64) ([]byte, error) {
+	if size > limit {
 		return nil, errBodyTooLarge
 	}
-	return b, nil
+	buf := bytes.NewBuffer(make([]byte, 0, max(size, 0)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1)); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) > limit {
+		return nil, errBodyTooLarge
+	}
+	return buf.Bytes(), nil
 }
 
 func (rt *Router) requestBodyFailed(w http.ResponseWriter, r *http.Request, err error) {
@@ -185,7 +192,7 @@ func isJSONObject(b []byte) bool {
 		case ' ', '\t', '\r', '\n':
 			continue
 		case '{':
-			return gjson.ValidBytes(b)
+			return true // RewriteRequest validates the rest
 		}
 		return false
 	}

@@ -12,11 +12,14 @@ type requestFacts struct {
 // requestRewriteFunc is the request rewrite seam (RewriteRequest).
 type requestRewriteFunc func(body []byte) ([]byte, requestFacts, error)
 
-// defaultRequestRewrite adapts RewriteRequest.
-func defaultRequestRewrite(body []byte) ([]byte, requestFacts, error) {
-	out, info, err := RewriteRequest(body)
-	if err != nil {
-		return nil, requestFacts{}, err
+// memoRequestRewrite adapts a RequestRewriter, which remembers rewritten
+// exec definitions so the thread's repeated tool item costs a lookup.
+func memoRequestRewrite(rr *RequestRewriter) requestRewriteFunc {
+	return func(body []byte) ([]byte, requestFacts, error) {
+		out, info, err := rr.Rewrite(body)
+		if err != nil {
+			return nil, requestFacts{}, err
+		}
+		return out, requestFacts{Owned: info.Owned, Namespace: info.Namespace, ParamNames: info.ParamNames}, nil
 	}
-	return out, requestFacts{Owned: info.Owned, Namespace: info.Namespace, ParamNames: info.ParamNames}, nil
 }

@@ -32,8 +32,13 @@ type sseReader struct {
 }
 
 func newSSEReader(r io.Reader, max int) *sseReader {
-	return &sseReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+	return &sseReader{br: bufio.NewReaderSize(r, 16<<10), max: max}
 }
+
+// Buffered reports whether bytes that arrived are still waiting to be
+// parsed; a writer flushes when none are, so events that arrived together
+// leave together and no event waits for the next read.
+func (s *sseReader) Buffered() bool { return s.br.Buffered() > 0 }
 
 // Next returns the next event. At the end of the stream it returns io.EOF,
 // after returning any trailing bytes as an event with Complete false.

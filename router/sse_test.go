@@ -1,0 +1,127 @@
+package router
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func readEvents(t testing.TB, r io.Reader, max int) ([]*sseEvent, error) {
+	t.Helper()
+	sr := newSSEReader(r, max)
+	var evs []*sseEvent
+	for {
+		ev, err := sr.Next()
+		if ev != nil {
+			evs = append(evs, ev)
+		}
+		if err == io.EOF {
+			return evs, nil
+		}
+		if err != nil {
+			return evs, err
+		}
+	}
+}
+
+func TestSSEReader(t *testing.T) {
+	cases := []struct {
+		name, in string
+		want     []sseEvent // Raw is checked through concatenation
+	}{
+		{"named event", "event: a\ndata: {\"x\":1}\n\n", []sseEvent{{Name: "a", Data: []byte(`{"x":1}`), HasData: true, Complete: true}}},
+		{"CRLF and no space", "event:a\r\ndata:{}\r\n\r\n", []sseEvent{{Name: "a", Data: []byte(`{}`), HasData: true, Complete: true}}},
+		{"multi-line data", "data: a\ndata: b\n\n", []sseEvent{{Data: []byte("a\nb"), HasData: true, Complete: true}}},
+		{"comment only", ": keep-alive\n\n", []sseEvent{{Complete: true}}},
+		{"id and retry ignored", "id: 1\nretry: 5\ndata: x\n\n", []sseEvent{{Data: []byte("x"), HasData: true, Complete: true}}},
+		{"trailing partial", "data: a\n\ndata: {\"b", []sseEvent{
+			{Data: []byte("a"), HasData: true, Complete: true},
+			{Data: []byte(`{"b`), HasData: true},
+		}},
+		{"blank lines", "\n\ndata: a\n\n", []sseEvent{{Complete: true}, {Complete: true}, {Data: []byte("a"), HasData: true, Complete: true}}},
+		{"empty data field", "data\n\n", []sseEvent{{Data: []byte(""), HasData: true, Complete: true}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, r := range []io.Reader{strings.NewReader(tc.in), iotest.OneByteReader(strings.NewReader(tc.in))} {
+				evs, err := readEvents(t, r, 1<<20)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(evs) != len(tc.want) {
+					t.Fatalf("got %d events, want %d", len(evs), len(tc.want))
+				}
+				var raw []byte
+				for i, ev := range evs {
+					w := tc.want[i]
+					if ev.Name != w.Name || !bytes.Equal(ev.Data, w.Data) || ev.HasData != w.HasData || ev.Complete != w.Complete {
+						t.Fatalf("event %d = %+v, want %+v", i, ev, w)
+					}
+					raw = append(raw, ev.Raw...)
+				}
+				if string(raw) != tc.in {
+					t.Fatalf("raw bytes %q, want %q", raw, tc.in)
+				}
+			}
+		})
+	}
+}
+
+func TestSSEReaderBound(t *testing.T) {
+	in := "data: " + strings.Repeat("x", 200) + "\n\n"
+	if _, err := readEvents(t, strings.NewReader(in), 100); !errors.Is(err, errEventTooLarge) {
+		t.Fatalf("err %v", err)
+	}
+	if evs, err := readEvents(t, strings.NewReader(in+in), 300); err != nil || len(evs) != 2 {
+		t.Fatalf("per-event bound: %d %v", len(evs), err)
+	}
+}
+
+func TestAppendSSE(t *testing.T) {
+	got := string(appendSSE(nil, "e", []byte("{\n\"a\":1}")))
+	if got != "event: e\ndata: {\ndata: \"a\":1}\n\n" {
+		t.Fatalf("%q", got)
+	}
+	evs, _ := readEvents(t, strings.NewReader(got), 100)
+	if string(evs[0].Data) != "{\n\"a\":1}" {
+		t.Fatal("round trip")
+	}
+}
+
+// FuzzSSEReader: the reader never panics, never loses or invents a byte
+// (the events' Raw concatenate to the input), and an event rendered with
+// appendSSE parses back to the same name and data.
+func FuzzSSEReader(f *testing.F) {
+	f.Add([]byte("event: response.created\ndata: {\"type\":\"response.created\"}\n\n"))
+	f.Add([]byte("data: a\r\ndata: b\r\n\r\n: c\n\nid\n"))
+	f.Add([]byte("\n\n\r\n:x"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		evs, err := readEvents(t, bytes.NewReader(in), 1<<16)
+		if err != nil {
+			if !errors.Is(err, errEventTooLarge) {
+				t.Fatal(err)
+			}
+			return
+		}
+		var raw []byte
+		for i, ev := range evs {
+			raw = append(raw, ev.Raw...)
+			if !ev.Complete && i != len(evs)-1 {
+				t.Fatal("an incomplete event before the end")
+			}
+			if !ev.Complete || !ev.HasData || strings.ContainsAny(ev.Name, "\r\n") || bytes.ContainsRune(ev.Data, '\r') {
+				continue
+			}
+			back, err := readEvents(t, bytes.NewReader(appendSSE(nil, ev.Name, ev.Data)), 1<<17)
+			if err != nil || len(back) != 1 || back[0].Name != ev.Name || !bytes.Equal(back[0].Data, ev.Data) {
+				t.Fatalf("re-rendered event differs: %+v vs %+v", back, ev)
+			}
+		}
+		if !bytes.Equal(raw, in) {
+			t.Fatalf("raw bytes differ")
+		}
+	})
+}
