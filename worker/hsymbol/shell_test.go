@@ -1,0 +1,111 @@
+package hsymbol
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+
+	"hpatch-router/worker/hgrep"
+	"hpatch-router/worker/inspect"
+	"hpatch-router/worker/privcmd"
+)
+
+// privateCommands is an exec middleware like the worker's: the private
+// commands run in-process with the evaluation's stdio, cwd and exported
+// environment; everything else goes to the next handler.
+func privateCommands(cmds map[string]privcmd.Func) func(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+	return func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+		return func(ctx context.Context, args []string) error {
+			fn, ok := cmds[args[0]]
+			if !ok {
+				return next(ctx, args)
+			}
+			hc := interp.HandlerCtx(ctx)
+			var environ []string
+			hc.Env.Each(func(name string, v expand.Variable) bool {
+				if v.Exported && v.IsSet() {
+					environ = append(environ, name+"="+v.String())
+				}
+				return true
+			})
+			env := &privcmd.Env{Stdin: hc.Stdin, Stdout: hc.Stdout, Stderr: hc.Stderr, Dir: hc.Dir, Environ: environ}
+			if code := fn(ctx, env, args); code != 0 {
+				return interp.ExitStatus(uint8(code))
+			}
+			return nil
+		}
+	}
+}
+
+// TestCommandsInABashEvaluation proves stdio integration: hgrep piped into
+// head, inspect_file redirected to a file read by jq, and a cd that moves
+// the commands' cwd.
+func TestCommandsInABashEvaluation(t *testing.T) {
+	for _, tool := range []string{"jq", "head", "rg"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " is not installed")
+		}
+	}
+	dir := workspace(t)
+	script := `set -e
+hgrep -n needle | head -2
+inspect_file util/util.go > outline.json
+jq -r '.data.outline[] | select(.kind == "method") | "\(.receiver).\(.name) \(.line)"' < outline.json
+cd docs
+inspect_file guide.md | jq -c '[.ok, .data.path, (.data.outline | length)]'
+hgrep -c needle crlf.md 2>&1
+hgrep --multiline x || echo "status $?"
+`
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "t.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	r, err := interp.New(
+		interp.StdIO(nil, &out, &errb),
+		interp.Dir(dir),
+		interp.Env(expand.ListEnviron(os.Environ()...)),
+		interp.ExecHandlers(privateCommands(map[string]privcmd.Func{
+			"hgrep": hgrep.Run, "inspect_file": inspect.Run, "hsymbol": Run,
+		})),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(t.Context(), file); err != nil {
+		t.Fatalf("script failed: %v; stderr %q", err, errb.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := []string{
+		`*Counter.Add 29:d85f`,
+		`*Counter.Total 37:1889`,
+		`[true,"guide.md",8]`,
+		`hgrep: ignored -c: hgrep always prints rows "PATH":LINE:HASH TEXT for matching and context lines`,
+		`"crlf.md":3:57c4 needle in a crlf file`,
+		`status 2`,
+	}
+	if len(lines) != 2+len(want) {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	for i, l := range lines[:2] {
+		if !strings.HasPrefix(l, `"`) || !strings.Contains(l, "needle") {
+			t.Fatalf("head line %d is not an hgrep row: %q", i, l)
+		}
+	}
+	for i, w := range want {
+		if lines[2+i] != w {
+			t.Fatalf("line %d: %q, want %q\n%s", 2+i, lines[2+i], w, out.String())
+		}
+	}
+	if !strings.Contains(errb.String(), "hgrep: ignored -n") ||
+		!strings.Contains(errb.String(), "hgrep: --multiline changes what a line is") {
+		t.Fatalf("stderr %q", errb.String())
+	}
+}
