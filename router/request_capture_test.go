@@ -313,3 +313,20 @@ func TestRequestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestEncoderMatchesCodex proves that re-encoding an owner
+// description reproduces the captured bytes (serde_json escaping), so the parts of the exec
+// description the rewrite keeps are byte-identical too, not just equal
+// after decoding.
+func TestRequestEncoderMatchesCodex(t *testing.T) {
+	for _, tc := range captureCases() {
+		if tc.owners == 0 {
+			continue
+		}
+		for _, d := range execDescriptions(readCapture(t, tc.file)) {
+			if got := string(appendJSONString(nil, d.String())); got != d.Raw {
+				t.Fatalf("A14: %s: re-encoded description differs from Codex's encoding", tc.file)
+			}
+		}
+	}
+}
