@@ -264,10 +264,29 @@ func TestInspectHugeOutlineHitsBoundWithoutCuttingAnEntry(t *testing.T) {
 
 func TestBoundedOutputLimit(t *testing.T) {
 	d := &data{Path: strings.Repeat("p", 200), Outline: []Entry{{Kind: KindFunction, Name: "f"}}}
-	if _, ok := bounded(d, 100); ok {
+	if _, ok := bounded(d, 0, 100); ok {
 		t.Fatal("an envelope larger than the bound was accepted")
 	}
-	if out, ok := bounded(d, 1000); !ok || len(out) > 1000 {
+	if out, ok := bounded(d, 0, 1000); !ok || len(out) > 1000 {
 		t.Fatalf("ok %v len %d", ok, len(out))
+	}
+}
+
+func TestInspectJSONDeepAndWideStaysBounded(t *testing.T) {
+	dir := workspace(t)
+	deep := strings.Repeat("[", 200000) + strings.Repeat("]", 200000)
+	wide := "[" + strings.Repeat("{\"k\": 1},\n", 20000) + "0]"
+	for name, data := range map[string]string{"deep.json": deep, "wide.json": wide} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env, out, code := inspect(t, dir, "deep.json")
+	if code != 0 || !env.Data.ParseComplete || len(env.Data.Outline) != maxPointerDepth+1 {
+		t.Fatalf("deep: exit %d %.300s", code, out)
+	}
+	env, out, code = inspect(t, dir, "wide.json")
+	if code != 0 || !env.Truncated || env.Truncation.EntriesTotal != 1+20001*2-1 {
+		t.Fatalf("wide: exit %d truncation %+v %.200s", code, env.Truncation, out)
 	}
 }

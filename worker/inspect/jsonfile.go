@@ -11,8 +11,13 @@ import (
 )
 
 // maxPointerDepth bounds how deep the JSON outline goes; deeper values are
-// summarized by their ancestor's entry (type and line span).
+// summarized by their ancestor's entry (type and line span) and skipped
+// without recursion, so nesting depth costs no stack.
 const maxPointerDepth = 3
+
+// maxJSONEntries bounds the entries kept in memory; far fewer fit in the
+// output bound. Values past it are counted in Result.Dropped.
+const maxJSONEntries = 4096
 
 // outlineJSON streams a JSON document's tokens and lists one entry per value
 // down to maxPointerDepth: its JSON Pointer (RFC 6901; "" is the root), its
@@ -58,13 +63,18 @@ func (w *jsonWalker) start() int {
 
 // value reads one value whose pointer is ptr at depth depth.
 func (w *jsonWalker) value(ptr string, depth int) error {
+	if depth > maxPointerDepth {
+		return w.skip()
+	}
 	from := w.start()
 	tok, err := w.dec.Token()
 	if err != nil {
 		return err
 	}
 	var e *Entry
-	if depth <= maxPointerDepth {
+	if len(w.res.Entries) >= maxJSONEntries {
+		w.res.Dropped++
+	} else {
 		w.res.Entries = append(w.res.Entries, Entry{Kind: KindPointer, Name: ptr, Start: w.lines.LineOf(from)})
 		e = &w.res.Entries[len(w.res.Entries)-1]
 	}
@@ -107,6 +117,27 @@ func (w *jsonWalker) value(ptr string, depth int) error {
 		e.End = w.lines.LineOf(int(w.dec.InputOffset()) - 1)
 	}
 	return nil
+}
+
+// skip consumes one value, however deeply nested, iteratively.
+func (w *jsonWalker) skip() error {
+	level := 0
+	for {
+		tok, err := w.dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				level++
+			} else {
+				level--
+			}
+		}
+		if level == 0 {
+			return nil
+		}
+	}
 }
 
 // escapePointer escapes one reference token (RFC 6901: ~ → ~0, / → ~1).

@@ -39,6 +39,7 @@ type Result struct {
 	Language      string
 	ParseComplete bool
 	Entries       []Entry
+	Dropped       int // entries a parser counted but did not keep
 }
 
 // outliner outlines one file's data; lines indexes the same data. A non-nil

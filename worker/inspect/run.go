@@ -110,7 +110,7 @@ func run(_ context.Context, env *privcmd.Env, args []string, limit int) int {
 	if d.Outline == nil {
 		d.Outline = []Entry{}
 	}
-	out, ok := bounded(d, limit)
+	out, ok := bounded(d, res.Dropped, limit)
 	if !ok {
 		return fail(CodeOutputLimit, "even an empty outline exceeds the output bound; use hread on "+path)
 	}
@@ -120,14 +120,16 @@ func run(_ context.Context, env *privcmd.Env, args []string, limit int) int {
 
 // bounded encodes the envelope within limit bytes, keeping the longest
 // prefix of the outline that fits. ok is false when none fits.
-func bounded(d *data, limit int) ([]byte, bool) {
+// dropped counts entries the parser did not keep; they make the envelope
+// truncated whatever its size.
+func bounded(d *data, dropped, limit int) ([]byte, bool) {
 	full := marshal(envelope{OK: true, Data: d})
-	if len(full)+1 <= limit {
+	if dropped == 0 && len(full)+1 <= limit {
 		return append(full, '\n'), true
 	}
 	all := d.Outline
 	defer func() { d.Outline = all }()
-	tr := &truncation{LimitBytes: limit, EntriesTotal: len(all)}
+	tr := &truncation{LimitBytes: limit, EntriesTotal: len(all) + dropped}
 	// Entries are encoded once; the envelope around them is measured with
 	// the largest truncation numbers it can hold.
 	sizes := make([]int, len(all))
