@@ -75,6 +75,18 @@ func TestServeFaults(t *testing.T) {
 			t.Fatalf("got %q", got)
 		}
 	})
+	t.Run("an event over the size bound ends the stream", func(t *testing.T) {
+		s := &stream{}
+		s.created()
+		s.message("msg_1", strings.Repeat("x", 4096))
+		h := newHarness(t, sseHandler(s.String()), withRequestRewrite(ownedBy("functions")), MaxEventSize(1024))
+		if got := readAll(t, h.post(`{}`)); got != s.frames[0]+s.frames[1] {
+			t.Fatalf("got %q", got)
+		}
+		if m := readAll(t, h.do(mustReq("GET", h.front.URL+"/metrics"))); !strings.Contains(m, `hpatch_router_faults_total{kind="event_too_large"} 1`) {
+			t.Fatalf("metrics:\n%s", m)
+		}
+	})
 	t.Run("stream idle timeout ends the stream", func(t *testing.T) {
 		b := newBlock()
 		s := &stream{}
