@@ -5,4 +5,45 @@
 // interpreters read the exact body from an anonymous descriptor. Private
 // commands (hread, hgrep, hsymbol, inspect_file) live in subpackages and run
 // in-process inside the shell evaluation.
+//
+// # Router side
+//
+// NewRuntime(root) creates <root>/hpatch-snapshot-<digest>/ (0700): a
+// manifest naming the router executable (path, SHA-256, device/inode, size,
+// mtime) and the owning process (pid, start time), and `launcher`, a link to
+// the executable; <digest> is the first 16 bytes of the manifest's SHA-256.
+// PrepareThread(ctx, thread) creates <root>/hpatch-<thread>/ (0700) with
+// scripts/ (0700) and `.runtime` → ../hpatch-snapshot-<digest>/launcher.
+// Close removes what the runtime created; NewRuntime first reclaims
+// snapshots of this user whose router is gone and the thread directories
+// that link to them.
+//
+// # Worker side
+//
+// Main authenticates (package snapshot's Locate, then /proc/self/exe must
+// be the launcher's target with the manifest's file identity), then runs
+// `shell INTERPRETER [FIELDS…] BODY`:
+//   - bash/sh basenames (any case, .exe allowed): the body is parsed as
+//     Bash or POSIX sh and evaluated in-process; FIELDS are shell options
+//     (-e, -u, -x, -o pipefail, …) and positional parameters (-l, --login,
+//     --norc, --noprofile are ignored). Private commands run in-process;
+//     other commands run from PATH, each leading its own process group
+//     unless stdin is a terminal (then they stay in the foreground group).
+//   - any other interpreter: INTERPRETER FIELDS… /dev/fd/3, the body on a
+//     sealed memfd (a pipe if memfd is unavailable), stdin untouched.
+//
+// Limits: stdout and stderr share DefaultOutputLimit (4 MiB) when they are
+// not terminals; beyond it output is discarded while children keep being
+// drained, the run is stopped and ends with ExitOverflow. Stopping sends
+// the cancellation signal (or SIGTERM) to every tracked process group and
+// SIGKILL after TermGrace (1 s); at the end of every run whatever the
+// script left running is terminated the same way and reported in one line.
+// Output pipes are drained for at most 2 s after that.
+//
+// Exit statuses: the script's own; 2 parse error or bad options (nothing
+// ran); 125 output limit exceeded; 126 refused (runtime not authenticated,
+// interpreter not executable); 127 runtime or interpreter not found;
+// 128+N stopped by signal N (SIGINT 130, SIGHUP 129, SIGQUIT 131, SIGTERM
+// 143; 141 when stdout/stderr is a broken pipe). Every worker diagnostic
+// is one stderr line starting "shell: ".
 package worker

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // externalHandler is the last exec middleware: every command that is not a
@@ -29,8 +31,45 @@ func (r *run) externalHandler(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 		if hc.Stdin != nil {
 			cmd.Stdin = hc.Stdin
 		}
-		return r.runChild(ctx, cmd, hc.Stderr)
+		err = r.runChild(ctx, cmd, hc.Stderr)
+		if errors.Is(err, syscall.ENOEXEC) {
+			// Like bash: a file the kernel cannot execute (no #! line) runs
+			// as a Bash script, here through the same handlers.
+			return r.runScriptFile(ctx, hc, path, args)
+		}
+		return err
 	}
+}
+
+// runScriptFile evaluates the file at path as a Bash script with args[1:]
+// as positional parameters, in a new evaluation that inherits only the
+// exported environment, like a child shell.
+func (r *run) runScriptFile(ctx context.Context, hc interp.HandlerContext, path string, args []string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(hc.Stderr, "%s: %v\n", args[0], err)
+		return interp.ExitStatus(126)
+	}
+	if line, _, _ := bytes.Cut(data, []byte("\n")); bytes.IndexByte(line, 0) >= 0 {
+		fmt.Fprintf(hc.Stderr, "%s: cannot execute binary file\n", args[0])
+		return interp.ExitStatus(126)
+	}
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), args[0])
+	if err != nil {
+		fmt.Fprintf(hc.Stderr, "%s\n", syntaxError(args[0], err))
+		return interp.ExitStatus(2)
+	}
+	runner, err := interp.New(
+		interp.StdIO(hc.Stdin, hc.Stdout, hc.Stderr),
+		interp.Env(expand.ListEnviron(environ(hc.Env)...)),
+		interp.Dir(hc.Dir),
+		interp.ExecHandlers(r.privateHandler, r.externalHandler),
+		interp.Params(append([]string{"--"}, args[1:]...)...),
+	)
+	if err != nil {
+		return err
+	}
+	return runner.Run(ctx, file)
 }
 
 // runChild starts cmd as a tracked child and waits for it; the status is
@@ -53,7 +92,7 @@ func startError(cmd *exec.Cmd, err error, stderr interface{ Write([]byte) (int, 
 	case errors.Is(err, errStopping):
 		return interp.ExitStatus(130)
 	case errors.Is(err, syscall.ENOEXEC):
-		fmt.Fprintf(stderr, "%s: cannot execute: not an executable format (add a #! line)\n", name)
+		return syscall.ENOEXEC // the caller runs it as a script
 	case errors.Is(err, os.ErrPermission):
 		fmt.Fprintf(stderr, "%s: permission denied\n", name)
 	case errors.Is(err, os.ErrNotExist):

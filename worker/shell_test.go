@@ -85,6 +85,7 @@ func TestPrivateCommandInShell(t *testing.T) {
 		{"set -e sees its status", "set -e; hread nope.txt 2>/dev/null; echo not-here", "", 1},
 		{"command substitution", "n=$(hread f.txt | wc -l); echo \"$n rows\"", "3 rows\n", 0},
 		{"no file by that name on disk", "command -v hread || echo none", "none\n", 0},
+		{"a script without #! runs as Bash", "printf 'echo \"script:$1\"; hread f.txt 1:1\\n' > s; chmod +x s; ./s arg; rm s", "script:arg\n1:8ed3 alpha\n", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
