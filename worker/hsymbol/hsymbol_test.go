@@ -17,6 +17,11 @@ import (
 // ciBin is where CI installs gopls; tests add it to PATH like CI does.
 const ciBin = "/opt/hpatch-ci/bin"
 
+// serverTimeout replaces Timeout in tests that start real servers: a cold
+// gopls or pyright on a loaded two-core CI machine may need more than 30 s,
+// and a slow machine is not what these tests are about.
+const serverTimeout = 3 * time.Minute
+
 func testEnv(dir string, out, errw *bytes.Buffer, path string) *privcmd.Env {
 	environ := []string{"PATH=" + path}
 	for _, kv := range os.Environ() {
@@ -73,7 +78,7 @@ func TestHsymbolGo(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
 			env := testEnv(filepath.Join(dir, tc.cwd), &out, &errb, path)
-			code := Run(t.Context(), env, append([]string{"hsymbol"}, tc.args...))
+			code := run(t.Context(), env, append([]string{"hsymbol"}, tc.args...), serverTimeout, MaxOutput)
 			if code != 0 || errb.Len() != 0 {
 				t.Fatalf("exit %d, stderr %q", code, errb.String())
 			}
@@ -91,7 +96,7 @@ func TestHsymbolGo(t *testing.T) {
 	t.Run("output bound keeps whole rows and says so", func(t *testing.T) {
 		var out, errb bytes.Buffer
 		env := testEnv(dir, &out, &errb, path)
-		code := run(t.Context(), env, []string{"hsymbol", "refs", "main.go", "18:5817", "Add"}, Timeout, 40)
+		code := run(t.Context(), env, []string{"hsymbol", "refs", "main.go", "18:5817", "Add"}, serverTimeout, 40)
 		if code != 0 || out.String() != `"main.go":18:5817 	c.Add(2)`+"\n" ||
 			errb.String() != "hsymbol: output truncated at 40 bytes after 1 rows (no row was cut)\n" {
 			t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
@@ -200,7 +205,7 @@ func TestHsymbolPythonAndTypeScript(t *testing.T) {
 			if _, err := hgrep.LookPath(env, tc.server); err != nil {
 				t.Skip(tc.server + " is not installed")
 			}
-			code := Run(t.Context(), env, append([]string{"hsymbol"}, tc.args...))
+			code := run(t.Context(), env, append([]string{"hsymbol"}, tc.args...), serverTimeout, MaxOutput)
 			if code != 0 || errb.Len() != 0 || out.String() != tc.want {
 				t.Fatalf("exit %d stderr %q stdout\n%s\nwant\n%s", code, errb.String(), out.String(), tc.want)
 			}
