@@ -139,7 +139,10 @@ func (rt *Router) roundTrip(parent context.Context, build func(ctx context.Conte
 
 // upstreamFailed answers a request whose upstream round trip failed.
 func (rt *Router) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
+	var mbe *http.MaxBytesError
 	switch {
+	case errors.As(err, &mbe):
+		rt.requestBodyFailed(w, r, err)
 	case r.Context().Err() != nil:
 		rt.metrics.fault("client_gone")
 		rt.log.Info("client went away before the upstream answered", "path", r.URL.Path)
@@ -174,6 +177,13 @@ func redactURLError(err error) string {
 // otherwise send body) and the response back unchanged, flushing as bytes
 // arrive.
 func (rt *Router) forward(w http.ResponseWriter, r *http.Request, body []byte) {
+	if body == nil && r.Body != nil && r.Body != http.NoBody {
+		if r.ContentLength > rt.cfg.maxRequestBody {
+			rt.requestBodyFailed(w, r, errBodyTooLarge)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, rt.cfg.maxRequestBody)
+	}
 	resp, cancel, err := rt.roundTrip(r.Context(), func(ctx context.Context) *http.Request {
 		return rt.outboundRequest(ctx, r, body, false)
 	})

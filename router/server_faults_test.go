@@ -21,6 +21,15 @@ func TestServeFaults(t *testing.T) {
 		h := newHarness(t, func(w http.ResponseWriter, r *http.Request) { t.Error("forwarded") }, MaxRequestBody(64))
 		wantRouterError(t, h.post(`{"input":"`+strings.Repeat("x", 100)+`"}`), 413, "request_too_large")
 	})
+	t.Run("oversized bodies on forwarded paths get 413 too", func(t *testing.T) {
+		h := newHarness(t, func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }, MaxRequestBody(64))
+		big := strings.Repeat("x", 100)
+		req, _ := http.NewRequest("POST", h.front.URL+"/v1/responses/compact", strings.NewReader(big))
+		wantRouterError(t, h.do(req), 413, "request_too_large")
+		req, _ = http.NewRequest("POST", h.front.URL+"/v1/responses/compact", io.NopCloser(strings.NewReader(big)))
+		req.ContentLength = -1 // chunked: the bound trips while streaming
+		wantRouterError(t, h.do(req), 413, "request_too_large")
+	})
 	t.Run("request rewrite errors keep their status and code", func(t *testing.T) {
 		h := newHarness(t, func(w http.ResponseWriter, r *http.Request) { t.Error("forwarded") },
 			withRequestRewrite(func(b []byte) ([]byte, requestFacts, error) {
