@@ -35,6 +35,7 @@ func Main(args []string, stdin, stdout, stderr *os.File) int {
 
 // execute runs an authenticated worker argv.
 func execute(args []string, stdin, stdout, stderr *os.File, opts ...runOption) int {
+	becomeSubreaper()
 	r, err := newRun(stdin, stdout, stderr, opts...)
 	if err != nil {
 		stderr.WriteString("shell: cannot set up the output streams: " + err.Error() + "\n")

@@ -203,3 +203,17 @@ func TestLeftoverBackgroundIsTerminatedAndReported(t *testing.T) {
 	waitGone(t, "sleep 3021", 3*time.Second)
 	waitGone(t, "sleep 3022", 3*time.Second)
 }
+
+// A command that detaches from its process group (setsid) is still found
+// at the end (the worker is a child subreaper), terminated and reported.
+func TestDetachedProcessIsTerminatedAndReported(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	e := newEnv(t)
+	r := e.run("", "bash", "bash -c 'setsid sleep 3023 >/dev/null 2>&1 < /dev/null &'; sleep 0.2; echo done")
+	if r.stdout != "done\n" || r.code != 0 || !strings.Contains(r.stderr, "detached process(es)") {
+		t.Fatalf("got %+v", r)
+	}
+	waitGone(t, "sleep 3023", 3*time.Second)
+}

@@ -128,6 +128,7 @@ func (r *run) watchSignals() (stop func()) {
 func (r *run) complete(status int) int {
 	r.finish("exit", status, 0)
 	leftover := r.procs.stop(syscall.SIGTERM)
+	detached := stopOrphans()
 	r.stdout.closeWriter()
 	r.stderr.closeWriter()
 	deadline := time.Now().Add(drainWait)
@@ -143,6 +144,9 @@ func (r *run) complete(status int) int {
 		if leftover {
 			r.note("processes the script left running in the background were terminated when it ended; run long-lived programs outside the shell tool")
 		}
+	}
+	if detached > 0 {
+		r.note(strconv.Itoa(detached) + " detached process(es) (setsid, daemon, or orphaned background jobs) were still running when the script ended and were terminated")
 	}
 	if !okOut || !okErr {
 		r.note("a process outside the script's process groups still held the output open after " + drainWait.String() + "; it was detached")
