@@ -98,7 +98,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string, limit int) int {
 		return 130
 	case errors.As(waitErr, &exitErr) && exitErr.ExitCode() == 1:
 		return 0 // no match is success with no rows
-	case errors.As(waitErr, &exitErr):
+	case errors.As(waitErr, &exitErr) && exitErr.ExitCode() > 0:
 		relay(env.Stderr, stderr.buf.Bytes())
 		return exitErr.ExitCode()
 	default:
