@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -209,5 +210,19 @@ func TestRunReaderGoneStopsQuietly(t *testing.T) {
 	env := newEnv(dir, pw, &errb, os.Environ())
 	if code := Run(t.Context(), env, []string{"hgrep", "needle", "many.txt"}); code != 141 || errb.Len() != 0 {
 		t.Fatalf("exit %d stderr %q", code, errb.String())
+	}
+}
+
+func TestRunEveryRowVerifiesOnARealTree(t *testing.T) {
+	src := filepath.Join(runtime.GOROOT(), "src", "strings")
+	if _, err := os.Stat(src); err != nil {
+		t.Skip("no GOROOT/src/strings")
+	}
+	out, errOut, code := runCmd(t, Run, src, "hgrep", "-C2", `func \w+\(`)
+	if code != 0 || errOut != "" && !strings.HasPrefix(errOut, "hgrep: output truncated at") {
+		t.Fatalf("exit %d stderr %q", code, errOut)
+	}
+	if keys := checkRows(t, src, out); len(keys) < 200 {
+		t.Fatalf("only %d rows", len(keys))
 	}
 }
