@@ -226,3 +226,18 @@ func TestRunEveryRowVerifiesOnARealTree(t *testing.T) {
 		t.Fatalf("only %d rows", len(keys))
 	}
 }
+
+func TestRunNonUTF8FileNameIsSkippedWithAWarning(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bad\xff.txt"), []byte("needle\n"), 0o644); err != nil {
+		t.Skip("file system refuses non-UTF-8 names")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "good.txt"), []byte("needle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCmd(t, Run, dir, "hgrep", "needle")
+	if code != 0 || out != `"good.txt":1:`+retain.Hash([]byte("needle"))+" needle\n" ||
+		errOut != "hgrep: skipped 1 file(s) whose names are not UTF-8: they cannot be cited as rows\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+}
