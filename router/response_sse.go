@@ -2,6 +2,7 @@ package router
 
 import (
 	"strconv"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -38,7 +39,7 @@ func (w *sseRewriter) handle(ev *sseEvent, out []byte) []byte {
 		return append(out, ev.Raw...)
 	}
 	data := ev.Data
-	typ := gjson.GetBytes(data, "type").String()
+	typ := peek(data, "type").String() // compared only, never kept
 	if typ == "" {
 		typ = ev.Name
 	}
@@ -128,7 +129,7 @@ func (w *sseRewriter) annotateInputDone(data []byte) ([]byte, bool) {
 // renumber keeps sequence_number strictly increasing: an event keeps the
 // upstream number unless an inserted event already used it.
 func (w *sseRewriter) renumber(data []byte) ([]byte, bool) {
-	r := gjson.GetBytes(data, "sequence_number")
+	r := peek(data, "sequence_number")
 	if r.Type != gjson.Number {
 		return data, false
 	}
@@ -208,4 +209,10 @@ func (w *sseRewriter) carrierEvents(ev *sseEvent, data []byte, item gjson.Result
 		return append(append(b, `,"item":`...), c...)
 	})
 	return out
+}
+
+// peek reads path from data without copying: the result's strings alias
+// data, which the SSE reader reuses, so they must not be kept.
+func peek(data []byte, path string) gjson.Result {
+	return gjson.Get(unsafe.String(unsafe.SliceData(data), len(data)), path)
 }

@@ -25,10 +25,13 @@ type sseEvent struct {
 var errEventTooLarge = errors.New("server-sent event exceeds the size bound")
 
 // sseReader splits a byte stream into events. Lines end in LF or CRLF (a
-// lone CR stays part of the line).
+// lone CR stays part of the line). The event Next returns, with its Raw and
+// Data, is reused by the following call: use or copy it before then.
 type sseReader struct {
-	br  *bufio.Reader
-	max int
+	br   *bufio.Reader
+	max  int
+	ev   sseEvent
+	data bytes.Buffer
 }
 
 func newSSEReader(r io.Reader, max int) *sseReader {
@@ -43,22 +46,25 @@ func (s *sseReader) Buffered() bool { return s.br.Buffered() > 0 }
 // Next returns the next event. At the end of the stream it returns io.EOF,
 // after returning any trailing bytes as an event with Complete false.
 func (s *sseReader) Next() (*sseEvent, error) {
-	ev := &sseEvent{}
-	var data bytes.Buffer
+	ev := &s.ev
+	*ev = sseEvent{Raw: ev.Raw[:0]}
+	s.data.Reset()
 	for {
 		line, err := s.readLine(len(ev.Raw))
 		if len(line) > 0 {
+			start := len(ev.Raw)
 			ev.Raw = append(ev.Raw, line...)
+			line = ev.Raw[start:] // the reader's buffer moves on; Raw stays
 			content := trimEOL(line)
 			if len(content) == len(line) { // no terminator: stream ended mid-line
-				s.field(ev, &data, content)
+				s.field(ev, &s.data, content)
 				break
 			}
 			if len(content) == 0 {
 				ev.Complete = true
 				break
 			}
-			s.field(ev, &data, content)
+			s.field(ev, &s.data, content)
 			continue
 		}
 		if err != nil {
@@ -72,13 +78,14 @@ func (s *sseReader) Next() (*sseEvent, error) {
 		}
 	}
 	if ev.HasData {
-		ev.Data = data.Bytes()
+		ev.Data = s.data.Bytes()
 	}
 	return ev, nil
 }
 
 // readLine reads one line with its terminator; have is the size of the
-// event so far, for the bound.
+// event so far, for the bound. The line may alias the bufio buffer: copy
+// it before the next read.
 func (s *sseReader) readLine(have int) ([]byte, error) {
 	var line []byte
 	for {
@@ -86,11 +93,14 @@ func (s *sseReader) readLine(have int) ([]byte, error) {
 		if have+len(line)+len(chunk) > s.max {
 			return nil, fmt.Errorf("%w (%d bytes)", errEventTooLarge, s.max)
 		}
-		line = append(line, chunk...)
 		if errors.Is(err, bufio.ErrBufferFull) {
+			line = append(line, chunk...)
 			continue
 		}
-		return line, err
+		if line == nil {
+			return chunk, err
+		}
+		return append(line, chunk...), err
 	}
 }
 

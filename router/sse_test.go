@@ -15,8 +15,10 @@ func readEvents(t testing.TB, r io.Reader, max int) ([]*sseEvent, error) {
 	var evs []*sseEvent
 	for {
 		ev, err := sr.Next()
-		if ev != nil {
-			evs = append(evs, ev)
+		if ev != nil { // the reader reuses ev: keep a copy
+			c := *ev
+			c.Raw, c.Data = bytes.Clone(ev.Raw), bytes.Clone(ev.Data)
+			evs = append(evs, &c)
 		}
 		if err == io.EOF {
 			return evs, nil

@@ -1,0 +1,48 @@
+package router
+
+import (
+	"context"
+	"io"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// BenchmarkSSERewrite is the response rewrite alone over a realistic
+// stream (bytes in, bytes out, no network): reasoning, a 40-delta message
+// and a 12-delta shell call, with the production translator and an
+// in-memory replay store.
+func BenchmarkSSERewrite(b *testing.B) {
+	in := benchStream()
+	rt, err := New(Upstream(mustURL("http://u.invalid")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close()
+	facts := requestFacts{Owned: true, Namespace: "functions"}
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	var out []byte
+	for b.Loop() {
+		w := newSSERewriter(rt.newRewriteSession(context.Background(), "bench", facts))
+		r := newSSEReader(strings.NewReader(in), DefaultMaxEventSize)
+		out = out[:0]
+		for {
+			ev, err := r.Next()
+			if ev != nil {
+				out = w.handle(ev, out)
+			}
+			if err == io.EOF {
+				break
+			}
+		}
+	}
+}
+
+func mustURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
