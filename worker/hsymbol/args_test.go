@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"hpatch-router/worker/inspect"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -123,5 +125,30 @@ func TestPick(t *testing.T) {
 	r.nth = 2
 	if col, err := pick([]int{1, 5}, r); err != nil || col != 5 {
 		t.Fatalf("N=2: %d %v", col, err)
+	}
+}
+
+func TestDeclaration(t *testing.T) {
+	outline := []inspect.Entry{
+		{Kind: inspect.KindFunction, Name: "f", Start: 10, End: 20, NameLine: 10},
+		{Kind: inspect.KindClass, Name: "C", Start: 30, End: 40, NameLine: 32}, // decorators on 30-31
+	}
+	tests := []struct {
+		name     string
+		symbol   string
+		n        int
+		from, to int
+	}{
+		{name: "name row expands to the declaration", symbol: "f", n: 10, from: 10, to: 20},
+		{name: "a local of the same name inside does not expand", symbol: "f", n: 15, from: 15, to: 15},
+		{name: "decorated class: name row below the span start", symbol: "C", n: 32, from: 30, to: 40},
+		{name: "unknown symbol stays one row", symbol: "g", n: 10, from: 10, to: 10},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if from, to := declaration(outline, tc.symbol, tc.n); from != tc.from || to != tc.to {
+				t.Fatalf("got %d-%d", from, to)
+			}
+		})
 	}
 }

@@ -193,17 +193,16 @@ func (p *printer) print(req request, locs []location) {
 	}
 }
 
-// declaration is the row span of the innermost outline entry named symbol
-// that covers row n; just n when the outline knows none.
+// declaration is the row span of the outline entry named symbol whose name
+// is written on row n (so a local of the same name inside a function does
+// not expand to the function); just n when the outline knows none.
 func declaration(outline []inspect.Entry, symbol string, n int) (int, int) {
-	from, to := n, n
-	best := -1
 	for _, e := range outline {
-		if e.Name == symbol && e.Start <= n && n <= e.End && (best < 0 || e.End-e.Start < best) {
-			from, to, best = e.Start, e.End, e.End-e.Start
+		if e.Name == symbol && e.NameLine == n {
+			return e.Start, e.End
 		}
 	}
-	return from, to
+	return n, n
 }
 
 func (p *printer) finish() int {

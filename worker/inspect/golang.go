@@ -32,8 +32,9 @@ func outlineGo(data []byte, lines *Lines) (Result, error) {
 		}
 		return lines.LineOf(off)
 	}
-	add := func(kind, name string, from, to token.Pos) *Entry {
-		res.Entries = append(res.Entries, Entry{Kind: kind, Name: name, Start: line(from), End: lineEnd(to)})
+	// at is where the name itself is written.
+	add := func(kind, name string, at, from, to token.Pos) *Entry {
+		res.Entries = append(res.Entries, Entry{Kind: kind, Name: name, NameLine: line(at), Start: line(from), End: lineEnd(to)})
 		return &res.Entries[len(res.Entries)-1]
 	}
 	for _, d := range f.Decls {
@@ -51,16 +52,16 @@ func outlineGo(data []byte, lines *Lines) (Result, error) {
 					if uerr != nil {
 						path = s.Path.Value
 					}
-					add(KindImport, path, from, to)
+					add(KindImport, path, s.Path.Pos(), from, to)
 				case *ast.TypeSpec:
-					add(KindType, s.Name.Name, from, to)
+					add(KindType, s.Name.Name, s.Name.Pos(), from, to)
 				case *ast.ValueSpec:
 					kind := KindVariable
 					if d.Tok == token.CONST {
 						kind = KindConstant
 					}
 					for _, n := range s.Names {
-						add(kind, n.Name, from, to)
+						add(kind, n.Name, n.Pos(), from, to)
 					}
 				}
 			}
@@ -69,11 +70,11 @@ func outlineGo(data []byte, lines *Lines) (Result, error) {
 				continue
 			}
 			if d.Recv != nil && len(d.Recv.List) > 0 {
-				e := add(KindMethod, d.Name.Name, d.Pos(), d.End())
+				e := add(KindMethod, d.Name.Name, d.Name.Pos(), d.Pos(), d.End())
 				e.Receiver = receiverType(d.Recv.List[0].Type)
 				continue
 			}
-			add(KindFunction, d.Name.Name, d.Pos(), d.End())
+			add(KindFunction, d.Name.Name, d.Name.Pos(), d.Pos(), d.End())
 		}
 	}
 	return res, nil

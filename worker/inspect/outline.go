@@ -20,7 +20,9 @@ const (
 )
 
 // Entry is one outline item. Start and End are 1-based rows; Line and
-// LineEnd are their LINE:HASH citations, filled in by Outline.
+// LineEnd are their LINE:HASH citations, filled in by Outline. NameLine is
+// the row where the name itself is written (after decorators, export or
+// doc lines); Outline sets it to Start when a parser does not.
 type Entry struct {
 	Kind      string `json:"kind"`
 	Name      string `json:"name"`
@@ -31,6 +33,7 @@ type Entry struct {
 	LineEnd   string `json:"line_end"`
 	Start     int    `json:"-"`
 	End       int    `json:"-"`
+	NameLine  int    `json:"-"`
 }
 
 // Result is a file's outline as the parsers produce it.
@@ -101,6 +104,9 @@ func Outline(path string, data []byte) (Result, error) {
 		e := &res.Entries[i]
 		if e.End < e.Start {
 			e.End = e.Start
+		}
+		if e.NameLine == 0 {
+			e.NameLine = e.Start
 		}
 		e.Line, e.LineEnd = lines.Cite(e.Start), lines.Cite(e.End)
 	}

@@ -66,7 +66,7 @@ func (w *tsWalker) add(kind string, name *sitter.Node, span *sitter.Node) *Entry
 		end = int(span.StartByte())
 	}
 	w.res.Entries = append(w.res.Entries, Entry{
-		Kind: kind, Name: name.Content(w.src),
+		Kind: kind, Name: name.Content(w.src), NameLine: w.lines.LineOf(int(name.StartByte())),
 		Start: w.lines.LineOf(int(span.StartByte())), End: w.lines.LineOf(end),
 	})
 	return &w.res.Entries[len(w.res.Entries)-1]
