@@ -53,6 +53,7 @@ type config struct {
 	maxEventSize         int
 	transport            http.RoundTripper
 	replayLimits         ReplayLimits
+	observers            observerSet // see WithObserver (observe.go)
 
 	// Seams for tests and for the packages this one is built with.
 	rewrite    requestRewriteFunc

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -23,10 +24,11 @@ type rewriteSession struct {
 	carriers map[string][]byte
 	prepared bool
 	prepErr  error
+	start    time.Time // when the upstream response started
 }
 
 func (rt *Router) newRewriteSession(ctx context.Context, thread string, facts requestFacts) *rewriteSession {
-	return &rewriteSession{rt: rt, ctx: ctx, thread: thread, facts: facts, carriers: map[string][]byte{}}
+	return &rewriteSession{rt: rt, ctx: ctx, thread: thread, facts: facts, carriers: map[string][]byte{}, start: time.Now()}
 }
 
 // Model tool names the router owns, and the owner it turns them into.
@@ -106,28 +108,38 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 	return out
 }
 
-// shellCarrier translates one shell input into its carrier JavaScript.
+// shellCarrier translates one shell input into its carrier JavaScript and
+// reports the call to the observers.
 func (s *rewriteSession) shellCarrier(callID, input string) string {
+	ev := CallEvent{Thread: s.thread, CallID: callID, ModelBytes: len(input), Body: input}
+	carrier := s.translateShell(callID, input, &ev)
+	if obs := &s.rt.cfg.observers; obs.active() {
+		ev.Time = time.Now()
+		ev.Duration = ev.Time.Sub(s.start)
+		ev.CarrierBytes = len(carrier)
+		obs.shellCall(ev)
+	}
+	return carrier
+}
+
+func (s *rewriteSession) translateShell(callID, input string, ev *CallEvent) string {
 	tr := s.rt.cfg.translator
 	content := input
 	rerun := false
 	if id, ok := tr.ScriptReference(input); ok {
 		resolved, err := s.resolve(id)
 		if err != nil {
-			s.rt.metrics.rejection("script_reference")
-			return tr.Rejection(err)
+			return s.reject(ev, "script_reference", err)
 		}
 		content, rerun = resolved, true
 	}
 	plan, err := tr.Translate(content, s.facts.ParamNames)
 	if err != nil {
-		s.rt.metrics.rejection("translate")
-		return tr.Rejection(err)
+		return s.reject(ev, "translate", err)
 	}
 	if plan.Kind == shebang.KindWorker || plan.Kind == shebang.KindTemplate {
 		if err := s.prepareRuntime(); err != nil {
-			s.rt.metrics.rejection("runtime")
-			return tr.Rejection(err)
+			return s.reject(ev, "runtime", err)
 		}
 	}
 	if rerun {
@@ -143,7 +155,25 @@ func (s *rewriteSession) shellCarrier(callID, input string) string {
 			s.rt.log.Info("script not retained", "call_id", callID, "err", err)
 		}
 	}
+	ev.Kind, ev.Interpreter, ev.Warnings, ev.ScriptRef = string(plan.Kind), plan.Interpreter, plan.Warnings, ret.ScriptRef
 	return tr.Carrier(plan, ret)
+}
+
+// reject counts a diagnostic carrier, tells the observers and renders it.
+func (s *rewriteSession) reject(ev *CallEvent, reason string, err error) string {
+	s.rt.metrics.rejection(reason)
+	if ev != nil {
+		ev.Kind = "rejected"
+	}
+	s.rt.observeRejection(s.thread, reason, err.Error())
+	return s.rt.cfg.translator.Rejection(err)
+}
+
+// observeRejection reports a refused call or request to the observers.
+func (rt *Router) observeRejection(thread, code, reason string) {
+	if obs := &rt.cfg.observers; obs.active() {
+		obs.rejection(RejectionEvent{Time: time.Now(), Thread: thread, Code: code, Reason: oneLineText(reason)})
+	}
 }
 
 func (s *rewriteSession) resolve(id string) (string, error) {
@@ -179,22 +209,25 @@ func (s *rewriteSession) hpatchCarrier(input string) string {
 	s.rt.metrics.hpatchCall()
 	switch {
 	case s.rt.cfg.scripts == nil:
-		s.rt.metrics.rejection("hpatch")
-		return printCarrier("hpatch: retained scripts are not available in this router, so there is nothing to edit")
+		return s.hpatchFailed("hpatch: retained scripts are not available in this router, so there is nothing to edit")
 	case s.thread == "":
-		s.rt.metrics.rejection("hpatch")
-		return printCarrier("hpatch: the request carried no thread id, so no retained script can be edited")
+		return s.hpatchFailed("hpatch: the request carried no thread id, so no retained script can be edited")
 	}
 	report, err := s.rt.cfg.scripts.Apply(s.ctx, s.thread, input)
 	if err != nil {
-		s.rt.metrics.rejection("hpatch")
 		msg := oneLineText(err.Error())
 		if !strings.HasPrefix(msg, "hpatch: ") {
 			msg = "hpatch: " + msg
 		}
-		return printCarrier(msg)
+		return s.hpatchFailed(msg)
 	}
 	return printCarrier(report)
+}
+
+func (s *rewriteSession) hpatchFailed(msg string) string {
+	s.rt.metrics.rejection("hpatch")
+	s.rt.observeRejection(s.thread, "hpatch", msg)
+	return printCarrier(msg)
 }
 
 // printCarrier is Code Mode JavaScript that prints s and runs nothing.

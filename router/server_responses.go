@@ -43,12 +43,12 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 	thread := rt.threadID(r)
 	body, err = rt.restoreReplay(thread, body)
 	if err != nil {
-		rt.answerError(w, err)
+		rt.answerError(w, thread, err)
 		return
 	}
 	body, facts, err := rt.cfg.rewrite(body)
 	if err != nil {
-		rt.answerError(w, err)
+		rt.answerError(w, thread, err)
 		return
 	}
 	if facts.Owned {
@@ -176,12 +176,13 @@ func (rt *Router) requestBodyFailed(w http.ResponseWriter, r *http.Request, err 
 }
 
 // answerError writes err as the router's own error response.
-func (rt *Router) answerError(w http.ResponseWriter, err error) {
+func (rt *Router) answerError(w http.ResponseWriter, thread string, err error) {
 	var e *Error
 	if !errors.As(err, &e) {
 		e = &Error{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_request", Message: err.Error()}
 	}
 	rt.metrics.routerError(e.Code)
+	rt.observeRejection(thread, e.Code, e.Error())
 	rt.log.Info("request refused", "status", e.Status, "code", e.Code, "msg", e.Message)
 	writeErrorBody(w, e.Status, e.Body())
 }

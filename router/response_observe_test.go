@@ -1,0 +1,78 @@
+package router
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+type carrierObserver struct {
+	mu    sync.Mutex
+	calls []CallEvent
+	rejs  []RejectionEvent
+}
+
+func (o *carrierObserver) ShellCall(e CallEvent) {
+	o.mu.Lock()
+	o.calls = append(o.calls, e)
+	o.mu.Unlock()
+}
+
+func (o *carrierObserver) Rejection(e RejectionEvent) {
+	o.mu.Lock()
+	o.rejs = append(o.rejs, e)
+	o.mu.Unlock()
+}
+
+// observing attaches o directly to the config (WithObserver is the public
+// door once observe.go hands out the config's set).
+func observing(o Observer, bodies bool) Option {
+	return func(c *config) error {
+		c.observers.bodies = bodies
+		return c.observers.add(o)
+	}
+}
+
+func TestResponseObserverEvents(t *testing.T) {
+	for _, bodies := range []bool{false, true} {
+		o := &carrierObserver{}
+		rt := newTestRouter(t, observing(o, bodies), WithScripts(newFakeScripts()))
+		s := &stream{}
+		s.call("ctc_1", "call_1", "shell", "functions", pyInput, 2)
+		s.call("ctc_2", "call_2", "shell", "functions", "#!bad\nx", 1)
+		s.call("ctc_3", "call_3", "hpatch", "functions", "fail", 1)
+		s.completed()
+		rewriteStream(t, rt, "th", requestFacts{Owned: true, Namespace: "functions"}, s.String())
+		if len(o.calls) != 2 {
+			t.Fatalf("calls %+v", o.calls)
+		}
+		c := o.calls[0]
+		if c.Thread != "th" || c.CallID != "call_1" || c.Kind != "worker" || c.Interpreter != "python3" ||
+			c.ScriptRef != "@shell/call_1" || c.ModelBytes != len(pyInput) || c.CarrierBytes == 0 || c.Time.IsZero() {
+			t.Fatalf("call event %+v", c)
+		}
+		if (c.Body == pyInput) != bodies {
+			t.Fatalf("body %q with bodies=%v", c.Body, bodies)
+		}
+		if o.calls[1].Kind != "rejected" {
+			t.Fatalf("rejected call event %+v", o.calls[1])
+		}
+		if len(o.rejs) != 2 || o.rejs[0].Code != "translate" || !strings.Contains(o.rejs[0].Reason, "bad selector") ||
+			o.rejs[1].Code != "hpatch" || strings.Contains(o.rejs[1].Reason, "\n") {
+			t.Fatalf("rejections %+v", o.rejs)
+		}
+	}
+}
+
+func TestResponseObserverLayoutRejection(t *testing.T) {
+	o := &carrierObserver{}
+	h := newHarness(t, func(w http.ResponseWriter, r *http.Request) { t.Error("forwarded") }, observing(o, false),
+		withRequestRewrite(func(b []byte) ([]byte, requestFacts, error) {
+			return nil, requestFacts{}, invalidRequest(CodeDuplicateExecOwner, "two owners")
+		}))
+	wantRouterError(t, h.post(`{}`, "Thread-Id", "t9"), 400, CodeDuplicateExecOwner)
+	if len(o.rejs) != 1 || o.rejs[0].Code != CodeDuplicateExecOwner || o.rejs[0].Thread != "t9" {
+		t.Fatalf("rejections %+v", o.rejs)
+	}
+}
