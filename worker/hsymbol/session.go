@@ -55,10 +55,17 @@ func ask(ctx context.Context, q query) ([]location, error) {
 		return nil, fmt.Errorf("cannot start %s: %v", q.srv.name, err)
 	}
 	c := newClient(q.srv.name, stdin, stdout)
+	grace := time.Duration(0) // how long a server may take to exit by itself
 	defer func() {
 		c.stop()
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		select {
+		case <-exited:
+		case <-time.After(grace):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
 	}()
 	locs, err := converse(ctx, c, q)
 	if err != nil {
@@ -67,11 +74,13 @@ func ask(ctx context.Context, q query) ([]location, error) {
 		}
 		return nil, err
 	}
-	// A polite end; the deferred kill covers a server that lingers.
+	// A polite end: the server gets a moment to exit; one that lingers is
+	// killed by the deferred cleanup.
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if c.call(sctx, "shutdown", nil, nil) == nil {
 		_ = c.notify("exit", nil)
+		grace = time.Second
 	}
 	_ = stdin.Close()
 	return locs, nil
