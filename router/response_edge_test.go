@@ -1,0 +1,111 @@
+package router
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestSSERewriteCompletedOnly(t *testing.T) {
+	// A call seen only in response.completed (no output_item.done) still
+	// becomes a carrier there, and is stored for replay.
+	item := callItem("ctc_1", "call_1", "shell", "functions", "ls", "completed")
+	in := "data: {\"type\":\"response.completed\",\"response\":{\"output\":[" + item + "]},\"sequence_number\":0}\n\n"
+	rt := newTestRouter(t)
+	out := rewriteStream(t, rt, "th", requestFacts{Owned: true, Namespace: "functions"}, in)
+	want := strings.Replace(in, item, callItem("ctc_1", "call_1", "exec", "functions", "carrier(direct|ls|false|)", "completed"), 1)
+	if string(out) != want {
+		t.Fatalf("got %s", out)
+	}
+	if e, ok := rt.replay.thread("th").get("call_1"); !ok || e.Item != item {
+		t.Fatalf("replay %+v", e)
+	}
+}
+
+func TestSSERewriteIncompleteResponse(t *testing.T) {
+	s := &stream{}
+	s.call("ctc_1", "call_1", "shell", "functions", "ls", 1)
+	s.event("response.incomplete", `"response":{"status":"incomplete","output":[`+s.items[0]+`]}`)
+	out := rewriteStream(t, newTestRouter(t), "th", requestFacts{Owned: true, Namespace: "functions"}, s.String())
+	checkNoModelTools(t, out)
+	checkSequence(t, parseEvents(t, out))
+}
+
+func TestSSERewriteRuntimeFailure(t *testing.T) {
+	rtm := &fakeRuntime{err: errors.New("disk full")}
+	rt := newTestRouter(t, WithRuntime(rtm))
+	s := &stream{}
+	s.call("ctc_1", "call_1", "shell", "functions", pyInput, 1)
+	s.call("ctc_2", "call_2", "shell", "functions", "#!node\n1", 1)
+	s.call("ctc_3", "call_3", "shell", "functions", "ls", 1)
+	s.completed()
+	evs := parseEvents(t, rewriteStream(t, rt, "th", requestFacts{Owned: true, Namespace: "functions"}, s.String()))
+	for _, id := range []string{"ctc_1", "ctc_2"} {
+		got := eventsOf(evs, "response.custom_tool_call_input.done", id)[0].data["input"].(string)
+		if !strings.HasPrefix(got, "rejected(shell: the router could not prepare") {
+			t.Fatalf("%s: %q", id, got)
+		}
+	}
+	if got := eventsOf(evs, "response.custom_tool_call_input.done", "ctc_3")[0].data["input"]; got != "carrier(direct|ls|false|)" {
+		t.Fatalf("direct call affected: %q", got)
+	}
+	if len(rtm.calls) != 1 {
+		t.Fatalf("PrepareThread called %d times", len(rtm.calls))
+	}
+}
+
+func TestSSERewriteScriptReferenceWithoutStore(t *testing.T) {
+	for _, tc := range []struct {
+		thread string
+		opts   []Option
+		want   string
+	}{
+		{"th", nil, "not available"},
+		{"", []Option{WithScripts(newFakeScripts())}, "no thread id"},
+		{"th", []Option{WithScripts(newFakeScripts())}, "does not exist"},
+	} {
+		s := &stream{}
+		s.call("ctc_1", "call_1", "shell", "functions", "#!script=@shell/call_0", 1)
+		s.completed()
+		evs := parseEvents(t, rewriteStream(t, newTestRouter(t, tc.opts...), tc.thread, requestFacts{Owned: true, Namespace: "functions"}, s.String()))
+		if got := eventsOf(evs, "response.custom_tool_call_input.done", "ctc_1")[0].data["input"].(string); !strings.Contains(got, tc.want) {
+			t.Fatalf("%q lacks %q", got, tc.want)
+		}
+	}
+}
+
+func TestServeJSONFaults(t *testing.T) {
+	t.Run("JSON response over the bound", func(t *testing.T) {
+		h := newHarness(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"output":[],"pad":"`+strings.Repeat("x", 2048)+`"}`)
+		}, withRequestRewrite(ownedBy("functions")), MaxEventSize(1024))
+		wantRouterError(t, h.post(`{}`), 502, "response_too_large")
+	})
+	t.Run("JSON without shell calls is relayed byte for byte", func(t *testing.T) {
+		const body = `{"id":"r", "output":[{"type":"message","content":[]}]}`
+		h := newHarness(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			io.WriteString(w, body)
+		}, withRequestRewrite(ownedBy("functions")))
+		if got := readAll(t, h.post(`{}`)); got != body {
+			t.Fatalf("got %s", got)
+		}
+	})
+	t.Run("encoded upstream responses are relayed without rewrite", func(t *testing.T) {
+		h := newHarness(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Accept-Encoding") != "" {
+				t.Errorf("rewrite path asked for an encoding: %q", r.Header.Get("Accept-Encoding"))
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("Content-Encoding", "br")
+			io.WriteString(w, "opaque")
+		}, withRequestRewrite(ownedBy("functions")))
+		resp := h.post(`{}`, "Accept-Encoding", "br")
+		if got := readAll(t, resp); got != "opaque" || resp.Header.Get("Content-Encoding") != "br" {
+			t.Fatalf("got %q %v", got, resp.Header)
+		}
+	})
+}
