@@ -163,6 +163,21 @@ func alive(marker string) []int {
 	return pids
 }
 
+// track claims marker for one test: processes left matching it by an
+// earlier failed run are killed now, and whatever matches when the test
+// ends is killed then, so one failure never leaks into another test.
+func track(t *testing.T, marker string) string {
+	t.Helper()
+	killAll := func() {
+		for _, p := range alive(marker) {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+	killAll()
+	t.Cleanup(killAll)
+	return marker
+}
+
 // waitGone waits up to d for no process to match marker.
 func waitGone(t *testing.T, marker string, d time.Duration) {
 	t.Helper()

@@ -26,6 +26,7 @@ func (e *env) startStreaming(t *testing.T, args ...string) (*exec.Cmd, *bufio.Re
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	must(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill() })
 	return cmd, bufio.NewReader(out), &errb
 }
 
@@ -64,7 +65,7 @@ func TestCancellationKillsBackgroundGrandchild(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			e := newEnv(t)
-			marker := "sleep 3017"
+			marker := track(t, "sleep 3017")
 			script := "bash -c '" + marker + " & echo started; wait'; echo not-reached"
 			cmd, out, errb := e.startStreaming(t, "bash", script)
 			readLine(t, out, "started\n")
@@ -96,6 +97,7 @@ func waitRunning(t *testing.T, marker string) {
 // A background grandchild that ignores SIGTERM is still gone (SIGKILL
 // after worker.TermGrace).
 func TestCancellationKillsTermIgnoringGrandchild(t *testing.T) {
+	track(t, "sleep 3018")
 	e := newEnv(t)
 	script := "bash -c 'trap \"\" TERM; sleep 3018 & echo started; wait'"
 	cmd, out, _ := e.startStreaming(t, "bash", script)
@@ -110,6 +112,7 @@ func TestCancellationKillsTermIgnoringGrandchild(t *testing.T) {
 // Output overflow: one shared budget, one line, a distinct status, and the
 // grandchild holding stdout is killed; a producer never blocks.
 func TestOutputOverflowKillsGrandchild(t *testing.T) {
+	track(t, "sleep 3019")
 	e := newEnv(t)
 	script := "bash -c 'sleep 3019 & exec yes overflow'"
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -195,6 +198,8 @@ func TestPTYPipedStageReadsTTY(t *testing.T) {
 // What the script leaves running is terminated at its end and reported in
 // one line; the script's own status is kept.
 func TestLeftoverBackgroundIsTerminatedAndReported(t *testing.T) {
+	track(t, "sleep 3021")
+	track(t, "sleep 3022")
 	e := newEnv(t)
 	r := e.run("", "bash", "sleep 3021 &\nbash -c 'sleep 3022 >/dev/null 2>&1 &'\necho done; exit 3")
 	if r.stdout != "done\n" || r.code != 3 || !strings.Contains(r.stderr, "left running in the background were terminated") {
@@ -207,6 +212,7 @@ func TestLeftoverBackgroundIsTerminatedAndReported(t *testing.T) {
 // A command that detaches from its process group (setsid) is still found
 // at the end (the worker is a child subreaper), terminated and reported.
 func TestDetachedProcessIsTerminatedAndReported(t *testing.T) {
+	track(t, "sleep 3023")
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("no setsid")
 	}
@@ -216,4 +222,22 @@ func TestDetachedProcessIsTerminatedAndReported(t *testing.T) {
 		t.Fatalf("got %+v", r)
 	}
 	waitGone(t, "sleep 3023", 3*time.Second)
+}
+
+// A broken stdout ends the run through the same completion path: the
+// producer and its group are stopped and the status is 128+SIGPIPE.
+func TestBrokenStdoutStopsTheRun(t *testing.T) {
+	track(t, "sleep 3024")
+	e := newEnv(t)
+	cmd := e.command(context.Background(), "bash", "bash -c 'sleep 3024 & exec yes'")
+	rc, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	readLine(t, bufio.NewReader(rc), "y\n")
+	waitRunning(t, "sleep 3024")
+	rc.Close() // the only read end: stdout is now broken
+	if code := waitExit(t, cmd, 10*time.Second); code != 141 {
+		t.Fatalf("exit %d, want 141", code)
+	}
+	waitGone(t, "sleep 3024", 3*time.Second)
 }
