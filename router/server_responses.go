@@ -93,6 +93,7 @@ func (rt *Router) relaySSE(w http.ResponseWriter, r *http.Request, resp *http.Re
 	events := newSSEReader(resp.Body, rt.cfg.maxEventSize)
 	rw := newSSERewriter(s)
 	var buf []byte
+	dirty := false // written but not flushed
 	for {
 		ev, err := events.Next()
 		if ev != nil {
@@ -103,9 +104,11 @@ func (rt *Router) relaySSE(w http.ResponseWriter, r *http.Request, resp *http.Re
 					rt.log.Info("client went away mid-stream", "path", r.URL.Path)
 					return
 				}
-				if !events.Buffered() {
-					_ = rc.Flush()
-				}
+				dirty = true
+			}
+			if dirty && !events.Buffered() {
+				_ = rc.Flush()
+				dirty = false
 			}
 		}
 		if err == nil {

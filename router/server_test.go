@@ -289,3 +289,31 @@ func (b *blockUntilDone) ended(t *testing.T) {
 }
 
 var _ = context.Background
+
+// An event is flushed even when the start of the next one arrived with it.
+func TestServeFlushesBeforePartialEvent(t *testing.T) {
+	s := &stream{}
+	s.created()
+	s.message("msg_1", "hello")
+	release := make(chan struct{})
+	h := newHarness(t, func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		half := len(s.frames[1]) / 2
+		io.WriteString(w, s.frames[0]+s.frames[1][:half])
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, s.frames[1][half:]+strings.Join(s.frames[2:], ""))
+	}, withRequestRewrite(ownedBy("functions")))
+	resp := h.post(`{}`)
+	defer resp.Body.Close()
+	first, err := readEvent(bufio.NewReader(resp.Body))
+	close(release)
+	if err != nil || first != s.frames[0] {
+		t.Fatalf("first event %q, %v", first, err)
+	}
+}

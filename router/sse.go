@@ -38,10 +38,13 @@ func newSSEReader(r io.Reader, max int) *sseReader {
 	return &sseReader{br: bufio.NewReaderSize(r, 16<<10), max: max}
 }
 
-// Buffered reports whether bytes that arrived are still waiting to be
-// parsed; a writer flushes when none are, so events that arrived together
-// leave together and no event waits for the next read.
-func (s *sseReader) Buffered() bool { return s.br.Buffered() > 0 }
+// Buffered reports whether a whole event has already arrived and waits to
+// be parsed. A writer flushes when none has, so events that arrived
+// together leave together and no event waits for bytes still to come.
+func (s *sseReader) Buffered() bool {
+	b, _ := s.br.Peek(s.br.Buffered())
+	return bytes.Contains(b, []byte("\n\n")) || bytes.Contains(b, []byte("\n\r\n"))
+}
 
 // Next returns the next event. At the end of the stream it returns io.EOF,
 // after returning any trailing bytes as an event with Complete false.
