@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
@@ -74,7 +75,7 @@ func (r *run) runScriptFile(ctx context.Context, hc interp.HandlerContext, path 
 
 // runChild starts cmd as a tracked child and waits for it; the status is
 // its exit code, or 128+signal.
-func (r *run) runChild(ctx context.Context, cmd *exec.Cmd, stderr interface{ Write([]byte) (int, error) }) error {
+func (r *run) runChild(ctx context.Context, cmd *exec.Cmd, stderr io.Writer) error {
 	c, err := r.procs.start(cmd)
 	if err != nil {
 		return startError(cmd, err, stderr)
@@ -86,7 +87,7 @@ func (r *run) runChild(ctx context.Context, cmd *exec.Cmd, stderr interface{ Wri
 	return exitStatus(ctx, err)
 }
 
-func startError(cmd *exec.Cmd, err error, stderr interface{ Write([]byte) (int, error) }) error {
+func startError(cmd *exec.Cmd, err error, stderr io.Writer) error {
 	name := cmd.Args[0]
 	switch {
 	case errors.Is(err, errStopping):

@@ -28,9 +28,15 @@ func shellLang(selector string) (syntax.LangVariant, string, bool) {
 	return 0, "", false
 }
 
-// ignoredShellFlags are bash invocation flags that mean nothing for a
+// ignoredShellFlag reports bash invocation flags that mean nothing for a
 // non-interactive in-process evaluation; a shebang may carry them.
-var ignoredShellFlags = map[string]bool{"-l": true, "--login": true, "--norc": true, "--noprofile": true}
+func ignoredShellFlag(f string) bool {
+	switch f {
+	case "-l", "--login", "--norc", "--noprofile":
+		return true
+	}
+	return false
+}
 
 // runShell parses body as lang and evaluates it in-process. middle are the
 // selector's other fields: shell options (-e, -u, -x, -o pipefail, +e, …)
@@ -43,7 +49,7 @@ func (r *run) runShell(lang syntax.LangVariant, name string, middle []string, bo
 	}
 	var params []string
 	for _, f := range middle {
-		if !ignoredShellFlags[f] {
+		if !ignoredShellFlag(f) {
 			params = append(params, f)
 		}
 	}
