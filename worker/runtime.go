@@ -235,9 +235,7 @@ func (rt *Runtime) PrepareThread(ctx context.Context, thread string) error {
 	if err := rt.ensureLink(name); err != nil {
 		return err
 	}
-	if _, ok := rt.threads[name]; !ok {
-		rt.threads[name] = id
-	}
+	rt.threads[name] = id // the directory that serves the thread now
 	return nil
 }
 
