@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -66,20 +67,54 @@ type counts struct {
 	unreadable   int // files that could not be read back
 }
 
+// bigFile is the size above which a file is not read whole to verify
+// rows: its hits are read back with ReadAt, unless a lone CR before the last
+// hit makes row numbers need the whole prefix.
+const bigFile = 32 << 20
+
 // fileRows turns one file's hits into verified rows in first-seen order,
 // one row per line. path is as rg printed it; dir resolves it.
 func fileRows(dir, path string, hits []hit, binaryOffset *int, c *counts) []row {
+	return verifiedRows(dir, path, hits, binaryOffset, c, bigFile)
+}
+
+func verifiedRows(dir, path string, hits []hit, binaryOffset *int, c *counts, big int64) []row {
 	name := path
 	if !filepath.IsAbs(name) {
 		name = filepath.Join(dir, name)
 	}
-	content, err := os.ReadFile(name)
+	f, err := os.Open(name)
 	if err != nil {
 		c.unreadable++
 		return nil
 	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		c.unreadable++
+		return nil
+	}
+	var content []byte // the whole file, when read whole
+	if fi.Size() <= big || hitsNeedWholeFile(f, hits) {
+		if content, err = io.ReadAll(io.NewSectionReader(f, 0, fi.Size())); err != nil {
+			c.unreadable++
+			return nil
+		}
+	}
+	// matches reports whether the file holds exactly h's bytes at h's offset.
+	matches := func(h hit) bool {
+		if h.offset < 0 {
+			return false
+		}
+		if content != nil {
+			return h.offset+len(h.text) <= len(content) && bytes.Equal(content[h.offset:h.offset+len(h.text)], h.text)
+		}
+		buf := make([]byte, len(h.text))
+		n, _ := f.ReadAt(buf, int64(h.offset))
+		return n == len(buf) && bytes.Equal(buf, h.text)
+	}
 	var starts []int // row start offsets, built only for files with a lone CR
-	if hasLoneCR(content) {
+	if content != nil && hasLoneCR(content) {
 		starts = rowStarts(content)
 	}
 	seen := map[int]bool{}
@@ -96,9 +131,8 @@ func fileRows(dir, path string, hits []hit, binaryOffset *int, c *counts) []row 
 		out = append(out, row{num, text})
 	}
 	for _, h := range hits {
-		if h.offset < 0 || h.offset+len(h.text) > len(content) ||
-			!bytes.Equal(content[h.offset:h.offset+len(h.text)], h.text) {
-			c.unverified += bytes.Count(h.text, []byte{'\n'}) + 1
+		if !matches(h) {
+			c.unverified += lineCount(h.text)
 			continue
 		}
 		if binaryOffset != nil && h.offset+len(h.text) > *binaryOffset {
@@ -122,6 +156,54 @@ func fileRows(dir, path string, hits []hit, binaryOffset *int, c *counts) []row 
 		}
 	}
 	return out
+}
+
+// hitsNeedWholeFile reports whether a lone CR occurs up to the end of the
+// last hit (so rg's line numbers must be recounted), reading in chunks.
+func hitsNeedWholeFile(f *os.File, hits []hit) bool {
+	end := 0
+	for _, h := range hits {
+		end = max(end, h.offset+len(h.text))
+	}
+	r := io.NewSectionReader(f, 0, int64(end)+1) // +1: the byte after a final CR
+	buf := make([]byte, 1<<20)
+	pendingCR := false
+	for {
+		n, err := r.Read(buf)
+		chunk := buf[:n]
+		if pendingCR && n > 0 {
+			if chunk[0] != '\n' {
+				return true
+			}
+			pendingCR = false
+		}
+		for i := 0; ; {
+			j := bytes.IndexByte(chunk[i:], '\r')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			if i == len(chunk) {
+				pendingCR = true
+				break
+			}
+			if chunk[i] != '\n' {
+				return true
+			}
+		}
+		if err != nil {
+			return pendingCR || err != io.EOF
+		}
+	}
+}
+
+// lineCount is the number of LF-terminated (or final) lines in text.
+func lineCount(text []byte) int {
+	n := bytes.Count(text, []byte{'\n'})
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // hasLoneCR reports whether data has a CR that is not followed by LF: only
