@@ -11,7 +11,8 @@
 //     the project's row rule (LF, CRLF and lone CR end a line) even where
 //     ripgrep counts only LF, and a line rg reports that is not byte-for-byte
 //     a line of the file (binary conversion, a file changed meanwhile) is
-//     dropped and counted in one warning;
+//     dropped and counted in one warning (files over 32 MiB are checked
+//     with reads at each hit's offset instead of being read whole);
 //   - the row format shared by the private commands that print workspace
 //     rows (FormatRow) and the PATH lookup they use (LookPath).
 //
