@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"hpatch-router/router/routertest"
+	"hpatch-router/router/routertest/appserver"
 )
 
 // scenario is one capture: how Codex is configured and run against the
@@ -174,6 +175,29 @@ func writeConfig(repo string, s scenario, home, baseURL string) error {
 	}
 	text := strings.NewReplacer("@BASE_URL@", baseURL, "@CATALOG@", abs).Replace(string(tmpl))
 	return os.WriteFile(filepath.Join(home, "config.toml"), []byte(text), 0o600)
+}
+
+// appRun is one `codex app-server` session (see package appserver).
+type appRun struct {
+	client       string // clientInfo.name; default "research-driver"
+	experimental bool   // capabilities.experimentalApi
+	dynamicTools string // file in the capture scenario dir, for thread/start
+	prompts      []string
+}
+
+func (a *appRun) drive(ctx context.Context, codex, ws string, env []string, scenarioDir string, log *bytes.Buffer) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	s := appserver.Session{Codex: codex, Dir: ws, Env: env, ClientName: a.client, Experimental: a.experimental, Log: log}
+	if a.dynamicTools != "" {
+		raw, err := os.ReadFile(filepath.Join(scenarioDir, a.dynamicTools))
+		if err != nil {
+			return err
+		}
+		s.DynamicTools = raw
+	}
+	_, err := s.Run(ctx, a.prompts...)
+	return err
 }
 
 // runExec runs one `codex …` with stdin /dev/null, appending its output

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"hpatch-router/router/routertest"
+	"hpatch-router/router/routertest/appserver"
+)
+
+// TestE2EAppServerDesktop drives `codex app-server` as Codex Desktop does
+// (clientInfo "Codex Desktop", a workspace-write thread, two turns) through
+// the router: the shell tool is injected, the carrier runs through the
+// helper and worker (the thread id reaches them through Codex's
+// environment), and each turn's history carries the original calls.
+func TestE2EAppServerDesktop(t *testing.T) {
+	t.Parallel()
+	codex := codexBin(t)
+	binDir := e2eBins.binDir(t)
+	shell := func(callID, input string) routertest.Step {
+		return routertest.Step{CustomToolCall: &routertest.CustomToolCall{
+			Name: "shell", Namespace: "functions", CallID: callID, ID: "ctc_" + callID, Input: input}, Deltas: 3}
+	}
+	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
+		shell("call_app_1", "#!python3\nimport os\nprint('desktop', len(os.environ['CODEX_THREAD_ID']))\n"),
+		{Message: "turn one done"},
+		shell("call_app_2", "printf 'second turn %s\\n' \"$(echo ok | tr a-z A-Z)\"\n"),
+		{Message: "turn two done"},
+	}})
+	runtimeDir := t.TempDir()
+	r := startRouter(t, routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: runtimeDir})
+	home := writeCodexHome(t, configCatalog, r.URL+"/v1")
+	var log lockedBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), codexRunBound)
+	defer cancel()
+	s := appserver.Session{
+		Codex: codex, Dir: workspace(t, nil), ClientName: "Codex Desktop", Sandbox: "workspace-write", Log: &log,
+		Env: append(cleanEnv(), "CODEX_HOME="+home, "MOCK_KEY=sk-test",
+			"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "HPATCH_RUNTIME_DIR="+runtimeDir),
+	}
+	res, err := s.Run(ctx, "first turn", "second turn")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("app-server log:\n%s", log.String())
+		}
+	})
+	skipIfNotLanded(t, e2eResult{Codex: codexRun{Output: log.String()}, Upstream: up, Router: r})
+	if err != nil {
+		t.Fatalf("app-server: %v", err)
+	}
+	for i, turn := range res.Turns {
+		if !strings.Contains(string(turn), `"completed"`) {
+			t.Errorf("turn %d did not complete: %s", i, turn)
+		}
+	}
+	posts := up.Posts()
+	if len(posts) != 4 {
+		t.Fatalf("upstream got %d POST /responses, want 4", len(posts))
+	}
+	if !strings.HasPrefix(posts[0].Header.Get("User-Agent"), "Codex Desktop/") {
+		t.Errorf("user-agent %q: not the Desktop client", posts[0].Header.Get("User-Agent"))
+	}
+	checkRewrittenTools(t, posts[0])
+	checkRewrittenTools(t, posts[2])
+	checkReplay(t, posts)
+	checkCallOutput(t, posts, callExpect{CallID: "call_app_1", Output: []string{"desktop 36", `"exit_code":0`}})
+	checkCallOutput(t, posts, callExpect{CallID: "call_app_2", Output: []string{"second turn OK", `"exit_code":0`}})
+}
