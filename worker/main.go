@@ -44,12 +44,15 @@ func execute(args []string, stdin, stdout, stderr *os.File, opts ...runOption) i
 	stop := r.watchSignals()
 	defer stop()
 	selector, middle, body := args[0], args[1:len(args)-1], args[len(args)-1]
-	var status int
-	if lang, name, ok := shellLang(selector); ok {
-		status = r.runShell(lang, name, middle, body)
-	} else {
-		status = r.runInterpreter(selector, middle, body)
-	}
+	done := make(chan int, 1)
+	go func() {
+		if lang, name, ok := shellLang(selector); ok {
+			done <- r.runShell(lang, name, middle, body)
+		} else {
+			done <- r.runInterpreter(selector, middle, body)
+		}
+	}()
+	status := r.await(done)
 	return r.complete(status)
 }
 

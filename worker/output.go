@@ -45,12 +45,23 @@ type stream struct {
 	done chan struct{}
 }
 
+// isTerminal reports whether f is a terminal. It goes through SyscallConn:
+// f.Fd() would put the descriptor in blocking mode, and the evaluation
+// needs stdin's read deadlines to cancel a blocked `read`.
 func isTerminal(f *os.File) bool {
 	if f == nil {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	tty := false
+	rc.Control(func(fd uintptr) {
+		_, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
+		tty = err == nil
+	})
+	return tty
 }
 
 // newStream returns the stream for dst, passing a terminal through.

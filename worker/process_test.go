@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -240,4 +241,24 @@ func TestBrokenStdoutStopsTheRun(t *testing.T) {
 		t.Fatalf("exit %d, want 141", code)
 	}
 	waitGone(t, "sleep 3024", 3*time.Second)
+}
+
+// A builtin blocked reading stdin is cancelled too.
+func TestCancellationStopsBlockedRead(t *testing.T) {
+	e := newEnv(t)
+	cmd := e.command(context.Background(), "bash", "echo waiting; read -r line; echo got")
+	pr, pw, err := os.Pipe()
+	must(t, err)
+	defer pw.Close()
+	cmd.Stdin = pr
+	out, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	pr.Close()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	readLine(t, bufio.NewReader(out), "waiting\n")
+	must(t, cmd.Process.Signal(syscall.SIGTERM))
+	if code := waitExit(t, cmd, 10*time.Second); code != 143 {
+		t.Fatalf("exit %d, want 143", code)
+	}
 }

@@ -121,6 +121,27 @@ func (r *run) watchSignals() (stop func()) {
 	return func() { signal.Stop(ch); close(done) }
 }
 
+// abandonWait bounds how long a stopped run waits for its evaluation: a
+// builtin blocked reading a stdin that cannot be interrupted (a blocking
+// pipe) must not keep the worker alive after cancellation.
+const abandonWait = TermGrace + time.Second
+
+// await returns the evaluation's status, or — once the run was stopped by
+// a signal, overflow or broken pipe — at most abandonWait later.
+func (r *run) await(done <-chan int) int {
+	select {
+	case status := <-done:
+		return status
+	case <-r.ctx.Done():
+	}
+	select {
+	case status := <-done:
+		return status
+	case <-time.After(abandonWait):
+		return r.code // decided by the outcome that stopped the run
+	}
+}
+
 // complete ends the run after the evaluation returned with status: records
 // it (unless something else ended the run first), terminates whatever the
 // script left running, drains the output within a bound, writes the one
