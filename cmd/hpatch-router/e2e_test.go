@@ -58,6 +58,9 @@ func (b *e2eBinaries) binDir(t testing.TB) string {
 		for _, target := range []struct{ out, pkg string }{
 			{"hpatch-router", "hpatch-router/cmd/hpatch-router"},
 			{"shell", "hpatch-router/cmd/shell-helper"},
+			// `recapture mini-mcp` is a one-tool MCP server for tests that
+			// change Codex's tool set; it lives outside Codex's PATH.
+			{"tools/recapture", "hpatch-router/router/routertest/cmd/recapture"},
 		} {
 			cmd := exec.Command(goBin, "build", "-o", filepath.Join(b.dir, target.out), target.pkg)
 			if out, err := cmd.CombinedOutput(); err != nil {
