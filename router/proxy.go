@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,13 +31,19 @@ func defaultTransport() http.RoundTripper {
 	return t
 }
 
-// hopHeaders are connection-scoped and never forwarded (RFC 9110 §7.6.1).
-var hopHeaders = []string{
-	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
-	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+// isHopHeader reports the connection-scoped headers that are never
+// forwarded (RFC 9110 §7.6.1); k is in canonical form.
+func isHopHeader(k string) bool {
+	switch k {
+	case "Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+		"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade":
+		return true
+	}
+	return false
 }
 
-// copyHeaders copies every end-to-end header of src into dst.
+// copyHeaders copies every end-to-end header of src into dst, dropping
+// hop-by-hop headers and those the Connection header names.
 func copyHeaders(dst, src http.Header) {
 	var named []string
 	for _, v := range src.Values("Connection") {
@@ -46,17 +53,9 @@ func copyHeaders(dst, src http.Header) {
 			}
 		}
 	}
-outer:
 	for k, vv := range src {
-		for _, h := range hopHeaders {
-			if k == h {
-				continue outer
-			}
-		}
-		for _, h := range named {
-			if k == h {
-				continue outer
-			}
+		if isHopHeader(k) || slices.Contains(named, k) {
+			continue
 		}
 		dst[k] = append(dst[k][:0:0], vv...)
 	}
