@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 
 	"mvdan.cc/sh/v3/expand"
@@ -44,6 +45,24 @@ func privateCommands(cmds map[string]privcmd.Func) func(interp.ExecHandlerFunc) 
 	}
 }
 
+// lockedBuffer is a bytes.Buffer safe for concurrent writers.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // TestCommandsInABashEvaluation proves stdio integration: hgrep piped into
 // head, inspect_file redirected to a file read by jq, and a cd that moves
 // the commands' cwd.
@@ -67,7 +86,8 @@ hgrep --multiline x || echo "status $?"
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out, errb bytes.Buffer
+	// Both sides of a pipeline write stderr concurrently, as in a shell.
+	var out, errb lockedBuffer
 	r, err := interp.New(
 		interp.StdIO(nil, &out, &errb),
 		interp.Dir(dir),
