@@ -34,13 +34,12 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		rt.requestBodyFailed(w, r, err)
 		return
 	}
+	thread := rt.threadID(r)
 	if !isJSONObject(body) {
-		rt.metrics.fault("invalid_json")
-		writeRouterError(w, http.StatusBadRequest, "invalid_request_error", CodeInvalidJSON,
-			"the request body is not a JSON object")
+		rt.answerError(w, thread, &Error{Status: http.StatusBadRequest, Type: "invalid_request_error",
+			Code: CodeInvalidJSON, Message: "the request body is not a JSON object"})
 		return
 	}
-	thread := rt.threadID(r)
 	body, err = rt.restoreReplay(thread, body)
 	if err != nil {
 		rt.answerError(w, thread, err)
