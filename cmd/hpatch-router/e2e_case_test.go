@@ -121,8 +121,15 @@ func runCase(t *testing.T, c e2eCase) e2eResult {
 	t.Cleanup(func() {
 		if t.Failed() || testing.Verbose() {
 			t.Logf("codex output (exit %d):\n%s", res.Codex.ExitCode, res.Codex.Output)
+			logged := map[string]bool{}
 			for _, r := range up.Requests() {
 				t.Logf("upstream request %d: %s %s (step %d, %d bytes)", r.Index, r.Method, r.Path, r.Step, len(r.Body))
+				for _, o := range r.FindItems("custom_tool_call_output", "") {
+					if id := o.Get("call_id").String(); !logged[id] {
+						logged[id] = true
+						t.Logf("  output of %s: %.400q", id, routertest.OutputText(o))
+					}
+				}
 			}
 		}
 	})
