@@ -109,3 +109,15 @@ func TestServeJSONFaults(t *testing.T) {
 		}
 	})
 }
+
+func TestSSERewriteAnnotatesOnlyOwnedExec(t *testing.T) {
+	js := `await tools.exec_command({cmd:"ls"})`
+	s := &stream{}
+	s.call("ctc_o", "call_o", "exec", "other", js, 1)
+	s.call("ctc_p", "call_p", "apply_patch", "functions", js, 1)
+	s.completed()
+	out := rewriteStream(t, newTestRouter(t), "th", requestFacts{Owned: true, Namespace: "functions"}, s.String())
+	if string(out) != s.String() {
+		t.Fatalf("calls outside the owner changed:\n%s", out)
+	}
+}

@@ -17,6 +17,7 @@ import (
 type sseRewriter struct {
 	s        *rewriteSession
 	withheld map[string]withheldCall // by item id
+	execs    map[string]bool         // item ids of in-scope model exec calls
 	lastSeq  int64
 	seqSeen  bool
 }
@@ -27,7 +28,7 @@ type withheldCall struct {
 }
 
 func newSSERewriter(s *rewriteSession) *sseRewriter {
-	return &sseRewriter{s: s, withheld: map[string]withheldCall{}}
+	return &sseRewriter{s: s, withheld: map[string]withheldCall{}, execs: map[string]bool{}}
 }
 
 // pending is the number of calls withheld and not completed yet.
@@ -55,7 +56,11 @@ func (w *sseRewriter) handle(ev *sseEvent, out []byte) []byte {
 	switch typ {
 	case "response.output_item.added":
 		item := gjson.GetBytes(data, "item")
-		if w.s.inScope(item) && withholds(item) {
+		if w.s.inScope(item) {
+			if !withholds(item) {
+				w.execs[item.Get("id").String()] = true
+				break
+			}
 			seq := gjson.GetBytes(data, "sequence_number")
 			w.withheld[item.Get("id").String()] = withheldCall{seq: seq.Int(), hasSeq: seq.Type == gjson.Number}
 			return out
@@ -65,7 +70,7 @@ func (w *sseRewriter) handle(ev *sseEvent, out []byte) []byte {
 		if _, ok := w.withheld[id]; ok {
 			return out
 		}
-		if typ == "response.custom_tool_call_input.done" {
+		if typ == "response.custom_tool_call_input.done" && w.execs[id] {
 			data, changed = w.annotateInputDone(data)
 		}
 	case "response.output_item.done":
