@@ -11,6 +11,16 @@
 // come from byte offsets mapped onto the project's rows (LF, CRLF and lone
 // CR end a line; lines.go), never from a parser's own line counting.
 //
+// Envelope: data.kind is "source" (Go, Python, JavaScript, TypeScript),
+// "markup" (Markdown), "data" (JSON) or "text" (no parser: empty outline,
+// parse_complete false); parse_complete is false when the parser recovered
+// from errors (the outline holds what parsed). Entries: import, constant,
+// variable, type, class, function, method (receiver), heading (level; spans
+// its section), front_matter (key), pointer (RFC 6901, value_type; depth at
+// most 3). When the outline does not fit MaxOutput, trailing entries are
+// dropped, truncated is true and truncation gives limit_bytes,
+// entries_shown and entries_total.
+//
 // The outline never carries source bodies or values: names, kinds,
 // receivers, heading levels, front matter keys and JSON value types only.
 // Outline (for hsymbol) exposes the same entries with numeric lines.
