@@ -88,6 +88,9 @@ func (p *procs) signal(sig syscall.Signal) bool {
 		case !c.exited:
 			alive = syscall.Kill(c.pid, sig) == nil || alive
 		case c.group:
+			if syscall.Kill(-c.pid, 0) != nil {
+				continue // empty group: nothing to identify
+			}
 			if members == nil {
 				members = groupMembers()
 			}
