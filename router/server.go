@@ -66,8 +66,9 @@ func New(opts ...Option) (*Router, error) {
 	}, nil
 }
 
-// Close releases idle upstream connections. In-flight requests are not
-// affected; shut the http.Server down first.
+// Close saves every pending replay entry, stops the replay writer and
+// releases idle upstream connections. Call it once the http.Server has shut
+// down; in-flight requests are not waited for.
 func (rt *Router) Close() error {
 	if ci, ok := rt.transport.(interface{ CloseIdleConnections() }); ok {
 		ci.CloseIdleConnections()
