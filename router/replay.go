@@ -210,31 +210,48 @@ func carrierDigest(input string) string {
 // never creates anything.
 func (s *replayStore) thread(id string) *threadReplay {
 	s.mu.Lock()
+	if t, ok := s.threads[id]; ok {
+		s.clock++
+		t.used = s.clock
+		s.mu.Unlock()
+		return t
+	}
+	s.mu.Unlock()
+	loaded := s.load(id) // outside the lock: other threads go on meanwhile
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clock++
-	if t, ok := s.threads[id]; ok {
+	if t, ok := s.threads[id]; ok { // loaded concurrently: keep the first
 		t.used = s.clock
 		return t
 	}
-	t := &threadReplay{used: s.clock}
-	if s.root != nil {
-		b, err := s.root.ReadFile(id + replayFileSuffix)
-		var f replayFile
-		switch {
-		case err == nil && json.Unmarshal(b, &f) == nil && f.Thread == id:
-			t.entries, t.onDisk = f.Entries, true
-			for _, e := range f.Entries {
-				t.bytes += len(e.Item)
-			}
-		case err == nil:
-			t.onDisk = true
-			s.log.Warn("replay file unreadable; starting the thread afresh", "file", id+replayFileSuffix)
-		case !errors.Is(err, fs.ErrNotExist):
-			s.log.Warn("replay file unreadable; starting the thread afresh", "err", err)
-		}
-	}
-	s.threads[id] = t
+	loaded.used = s.clock
+	s.threads[id] = loaded
 	s.evictCacheLocked(id)
+	return loaded
+}
+
+// load reads a thread's file; a missing or unreadable file gives an empty
+// thread (a bad file is replaced by the next save).
+func (s *replayStore) load(id string) *threadReplay {
+	t := &threadReplay{}
+	if s.root == nil {
+		return t
+	}
+	b, err := s.root.ReadFile(id + replayFileSuffix)
+	var f replayFile
+	switch {
+	case err == nil && json.Unmarshal(b, &f) == nil && f.Thread == id:
+		t.entries, t.onDisk = f.Entries, true
+		for _, e := range f.Entries {
+			t.bytes += len(e.Item)
+		}
+	case err == nil:
+		t.onDisk = true
+		s.log.Warn("replay file unreadable; starting the thread afresh", "file", id+replayFileSuffix)
+	case !errors.Is(err, fs.ErrNotExist):
+		s.log.Warn("replay file unreadable; starting the thread afresh", "err", err)
+	}
 	return t
 }
 
