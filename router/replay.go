@@ -301,36 +301,51 @@ func (s *replayStore) put(thread, callID, carrier string, original []byte) error
 	if err := retain.ValidID(thread); err != nil {
 		return fmt.Errorf("replay: thread id: %w", err)
 	}
-	t := s.thread(thread)
-	t.mu.Lock()
-	kept := t.entries[:0:0]
-	for _, e := range t.entries {
-		if e.CallID == callID {
-			t.bytes -= len(e.Item)
-			continue
+	entry := replayEntry{CallID: callID, Carrier: carrierDigest(carrier), Item: string(original)}
+	for {
+		t := s.thread(thread)
+		// The change and its unsaved mark happen under the store lock, so
+		// the thread cannot be evicted in between (a change to an evicted
+		// copy would be lost) and the writer sees the new version.
+		s.mu.Lock()
+		if s.threads[thread] != t {
+			s.mu.Unlock()
+			continue // evicted since thread() returned: take the current one
 		}
-		kept = append(kept, e)
+		t.mu.Lock()
+		t.add(entry, s.lim)
+		t.unsaved = s.root != nil
+		t.mu.Unlock()
+		s.mu.Unlock()
+		break
 	}
-	kept = append(kept, replayEntry{CallID: callID, Carrier: carrierDigest(carrier), Item: string(original)})
-	t.bytes += len(original)
-	for len(kept) > 1 && (len(kept) > s.lim.MaxEntriesPerThread || t.bytes > s.lim.MaxBytesPerThread) {
-		t.bytes -= len(kept[0].Item)
-		kept = kept[1:]
-	}
-	t.entries = kept
-	t.version++
-	t.mu.Unlock()
-	if s.root == nil {
-		return nil
-	}
-	s.mu.Lock()
-	t.unsaved = true
-	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
+	if s.root != nil {
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
 	}
 	return nil
+}
+
+// add appends e (replacing an entry of the same call) and drops the oldest
+// entries beyond the bounds; t.mu is held.
+func (t *threadReplay) add(e replayEntry, lim ReplayLimits) {
+	if i := slices.IndexFunc(t.entries, func(x replayEntry) bool { return x.CallID == e.CallID }); i >= 0 {
+		t.bytes -= len(t.entries[i].Item)
+		t.entries = slices.Delete(t.entries, i, i+1)
+	}
+	t.entries = append(t.entries, e)
+	t.bytes += len(e.Item)
+	drop := 0
+	for len(t.entries)-drop > 1 && (len(t.entries)-drop > lim.MaxEntriesPerThread || t.bytes > lim.MaxBytesPerThread) {
+		t.bytes -= len(t.entries[drop].Item)
+		drop++
+	}
+	if drop > 0 {
+		t.entries = slices.Delete(t.entries, 0, drop)
+	}
+	t.version++
 }
 
 // write replaces the thread's file atomically.

@@ -173,3 +173,33 @@ func TestReplayRefusesUnsafeThreadIDs(t *testing.T) {
 		t.Fatalf("files created: %v", ents)
 	}
 }
+
+// Concurrent puts over more threads than the cache holds all reach disk.
+func TestReplayConcurrentDurable(t *testing.T) {
+	dir := t.TempDir()
+	rt := newTestRouter(t, StateDir(dir), WithReplayLimits(ReplayLimits{MaxCachedThreads: 2}))
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				th := fmt.Sprint("t", (g+i)%5)
+				if err := rt.replay.put(th, fmt.Sprint("c", g, "_", i), "x", []byte(`{}`)); err != nil {
+					t.Error(err)
+				}
+				rt.replay.thread(th).get("c0_0")
+			}
+		}()
+	}
+	wg.Wait()
+	rt.Close()
+	rt2 := newTestRouter(t, StateDir(dir))
+	n := 0
+	for th := range 5 {
+		n += len(rt2.replay.thread(fmt.Sprint("t", th)).entries)
+	}
+	if n != 8*20 {
+		t.Fatalf("%d entries on disk, want %d", n, 8*20)
+	}
+}
