@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -38,7 +39,7 @@ func (r *run) runInterpreter(selector string, middle []string, body string) int 
 		r.note("cannot pass the script body to " + selector + ": " + err.Error())
 		return ExitCannotRun
 	}
-	args := append(append([]string{selector}, middle...), BodyPath)
+	args := append(append(append([]string{selector}, middle...), bodyFlags(selector)...), BodyPath)
 	cmd := &exec.Cmd{Path: path, Args: args, Env: os.Environ(), Stdin: r.stdin,
 		Stdout: r.stdout.W, Stderr: r.stderr.W, ExtraFiles: []*os.File{src}}
 	c, err := r.procs.start(cmd)
@@ -64,6 +65,21 @@ func (r *run) runInterpreter(selector string, middle []string, body string) int 
 	}
 	r.note("waiting for " + selector + ": " + err.Error())
 	return 1
+}
+
+// bodyFlags are interpreter flags that let it run a script from BodyPath:
+// Node resolves the main script's real path, and /dev/fd/3 resolves to a
+// memfd or pipe name that does not exist, unless it keeps the path as given.
+func bodyFlags(selector string) []string {
+	base := selector
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+	}
+	switch base {
+	case "node", "nodejs":
+		return []string{"--preserve-symlinks-main"}
+	}
+	return nil
 }
 
 // bodyDescriptor returns a readable descriptor holding body, positioned at

@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -43,4 +44,17 @@ func TestInterpreterMissing(t *testing.T) {
 	e := newEnv(t)
 	refused(t, e.run("", "python9-no-such", "print(1)"), 127, "was not found in PATH")
 	refused(t, e.run("", "/no/such/interpreter", "print(1)"), 127, "was not found")
+}
+
+// Node runs a body from /dev/fd/3 (it would otherwise try to resolve the
+// descriptor's real path) with stdin as data.
+func TestInterpreterNode(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("no node")
+	}
+	e := newEnv(t)
+	r := e.run("data\n", "node", "const fs = require('fs');\nconsole.log('node', fs.readFileSync(0, 'utf8').trim(), process.argv[1]);\n")
+	if r.stdout != "node data /dev/fd/3\n" || r.code != 0 {
+		t.Fatalf("got %+v", r)
+	}
 }
