@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -34,6 +35,9 @@ type e2eCase struct {
 	// Files are created in the Codex workspace before the run (path →
 	// content).
 	Files map[string]string `json:"files,omitempty"`
+	// Requires are executables the case needs on PATH (e.g. gopls). One
+	// missing skips the case, or fails it under CI=true.
+	Requires []string `json:"requires,omitempty"`
 	// NotLandedIf are output texts that mean a piece this case needs has
 	// not been wired in yet (e.g. "hgrep: command not found"); seeing one
 	// skips the case instead of failing it.
@@ -110,6 +114,14 @@ type e2eResult struct {
 func runCase(t *testing.T, c e2eCase) e2eResult {
 	t.Helper()
 	codex := codexBin(t)
+	for _, bin := range c.Requires {
+		if _, err := exec.LookPath(bin); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("e2e: %s is not on PATH and CI=true", bin)
+			}
+			t.Skipf("e2e: %s is not on PATH", bin)
+		}
+	}
 	up := routertest.NewUpstream(t, c.Scenario)
 	runtimeDir := t.TempDir()
 	res := e2eResult{Upstream: up}
