@@ -69,7 +69,7 @@ func dispatch(ctx context.Context, args []string, s stdio) int {
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "hpatch-router %s: gives the Codex model a free-form shell tool.\n\nUsage: hpatch-router [subcommand] [flags]\n\nSubcommands:\n", version)
 	for _, c := range subcommands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun 'hpatch-router <subcommand> --help' for its flags.\n")
 }

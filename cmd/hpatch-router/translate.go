@@ -65,10 +65,9 @@ func runTranslate(_ context.Context, args []string, s stdio) int {
 	callID := fs.String("call-id", "call_cli", "the model's call_id; the retained script's id")
 	shapeFile := fs.String("params-shape", "", "file listing the exec_command argument names #!params may use")
 	retain := fs.Bool("retain", true, "report retention as the router would; --retain=false reports retained:false")
-	fs.Usage = func() {
-		fmt.Fprint(s.err, translateHelp)
-		fs.PrintDefaults()
-	}
+	// pflag calls Usage before returning ErrHelp too; help is printed once,
+	// to stdout, below, and a bad flag gets a one-line pointer to it.
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprint(s.out, translateHelp)
@@ -76,6 +75,7 @@ func runTranslate(_ context.Context, args []string, s stdio) int {
 			fs.PrintDefaults()
 			return 0
 		}
+		fmt.Fprintf(s.err, "hpatch-router translate: %v; run 'hpatch-router translate --help' for the flags\n", err)
 		return 2
 	}
 	if fs.NArg() > 0 {
