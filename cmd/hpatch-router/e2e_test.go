@@ -9,6 +9,19 @@ package main
 // Codex is found through HPATCH_CODEX_BIN, then the CI install path, then
 // `codex` on PATH. Without it the tests skip, except under CI=true where
 // they fail. `go test -short` skips them.
+//
+//	go test ./cmd/hpatch-router -run 'TestE2E' -v      # all, with outputs logged
+//	go test ./cmd/hpatch-router -run 'TestE2E$/yield'  # one scenario file
+//
+// Adding a case: drop a JSON file into testdata/scenarios/e2e (format:
+// e2eCase — a routertest.Scenario plus prompt, config, codex/router args,
+// workspace files and expectations). Every case also gets the shared
+// checks: request 0 carries `shell` beside the exec owner and no
+// tools.exec_command (checkRewrittenTools), and every model shell/hpatch
+// call comes back byte-exactly in each later request (checkReplay).
+// Flows that need several Codex runs or a router restart are Go tests
+// built from the same pieces: startRouter, writeCodexHome/
+// writeCodexConfig, workspace, runCodex, checkCallOutput.
 
 import (
 	"fmt"
