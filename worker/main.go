@@ -17,6 +17,7 @@ import (
 // are evaluated in-process; other interpreters read the body from
 // /dev/fd/3. The result is the exit status (see the Exit constants).
 func Main(args []string, stdin, stdout, stderr *os.File) int {
+	sigs := notifySignals()
 	t, err := Authenticate()
 	if err != nil {
 		return refuse(stderr, err)
@@ -30,18 +31,18 @@ func Main(args []string, stdin, stdout, stderr *os.File) int {
 		defer scripts.Close()
 		opts = append(opts, func(r *run) { r.scripts = scripts })
 	}
-	return execute(args, stdin, stdout, stderr, opts...)
+	return execute(args, sigs, stdin, stdout, stderr, opts...)
 }
 
 // execute runs an authenticated worker argv.
-func execute(args []string, stdin, stdout, stderr *os.File, opts ...runOption) int {
+func execute(args []string, sigs chan os.Signal, stdin, stdout, stderr *os.File, opts ...runOption) int {
 	becomeSubreaper()
 	r, err := newRun(stdin, stdout, stderr, opts...)
 	if err != nil {
 		stderr.WriteString("shell: cannot set up the output streams: " + err.Error() + "\n")
 		return ExitCannotRun
 	}
-	stop := r.watchSignals()
+	stop := r.watchSignals(sigs)
 	defer stop()
 	selector, middle, body := args[0], args[1:len(args)-1], args[len(args)-1]
 	done := make(chan int, 1)

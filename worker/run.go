@@ -97,12 +97,19 @@ func (r *run) finish(reason string, code int, sig syscall.Signal) {
 	go r.procs.stop(stopSig)
 }
 
-// watchSignals turns SIGINT/SIGTERM/SIGHUP/SIGQUIT into a cancellation of
-// the run (forwarded to the running commands' groups) and keeps SIGPIPE
-// from killing the worker before it can clean up.
-func (r *run) watchSignals() (stop func()) {
+// notifySignals starts catching SIGINT/SIGTERM/SIGHUP/SIGQUIT (and
+// SIGPIPE, so a broken output reports EPIPE instead of killing the worker
+// before it cleans up). Main calls it first, so a signal that arrives while
+// the worker authenticates is kept and stops the run as soon as it starts.
+func notifySignals() chan os.Signal {
 	ch := make(chan os.Signal, 4)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
+	return ch
+}
+
+// watchSignals turns the caught signals into a cancellation of the run,
+// forwarded to the running commands' groups.
+func (r *run) watchSignals(ch chan os.Signal) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		for {
