@@ -83,25 +83,31 @@ func run(_ context.Context, env *privcmd.Env, args []string, limit int) int {
 
 // write prints rows within limit bytes, never cutting one.
 func write(env *privcmd.Env, name string, rows []retain.Row, total, limit int) int {
-	var b strings.Builder
+	buf := make([]byte, 0, min(limit, 64<<10))
 	for i, row := range rows {
-		line := row.Cite() + " " + string(row.Text) + "\n"
-		if b.Len()+len(line) > limit {
-			if _, err := io.WriteString(env.Stdout, b.String()); err != nil {
-				return 1
-			}
-			next := row.Num
-			if i == 0 {
-				fmt.Fprintf(env.Stdout, "hread: row %d alone is longer than the %d-byte output limit; read it with other tools\n", next, limit)
-				return 1
-			}
-			fmt.Fprintf(env.Stdout, "hread: output truncated after row %d of %d (%d-byte limit); continue with: hread %s %d:%d\n",
-				next-1, total, limit, name, next, rows[len(rows)-1].Num)
-			return 0
+		start := len(buf)
+		buf = strconv.AppendInt(buf, int64(row.Num), 10)
+		buf = append(buf, ':')
+		buf = append(buf, retain.Hash(row.Text)...)
+		buf = append(buf, ' ')
+		buf = append(buf, row.Text...)
+		buf = append(buf, '\n')
+		if len(buf) <= limit {
+			continue
 		}
-		b.WriteString(line)
+		buf = buf[:start]
+		if _, err := env.Stdout.Write(buf); err != nil {
+			return 1
+		}
+		if i == 0 {
+			fmt.Fprintf(env.Stdout, "hread: row %d alone is longer than the %d-byte output limit; read it with other tools\n", row.Num, limit)
+			return 1
+		}
+		fmt.Fprintf(env.Stdout, "hread: output truncated after row %d of %d (%d-byte limit); continue with: hread %s %d:%d\n",
+			row.Num-1, total, limit, name, row.Num, rows[len(rows)-1].Num)
+		return 0
 	}
-	if _, err := io.WriteString(env.Stdout, b.String()); err != nil {
+	if _, err := env.Stdout.Write(buf); err != nil {
 		return 1
 	}
 	return 0
