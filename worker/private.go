@@ -7,7 +7,10 @@ import (
 
 	"mvdan.cc/sh/v3/interp"
 
+	"hpatch-router/worker/hgrep"
 	"hpatch-router/worker/hread"
+	"hpatch-router/worker/hsymbol"
+	"hpatch-router/worker/inspect"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -15,10 +18,10 @@ import (
 // evaluation runs in-process. Nothing by these names exists on disk.
 func privateCommands() map[string]privcmd.Func {
 	return map[string]privcmd.Func{
-		"hread": hread.Run,
-		// "hgrep":        hgrep.Run,   (worker/hgrep)
-		// "hsymbol":      hsymbol.Run, (worker/hsymbol)
-		// "inspect_file": inspect.Run, (worker/inspect)
+		"hread":        hread.Run,
+		"hgrep":        hgrep.Run,
+		"hsymbol":      hsymbol.Run,
+		"inspect_file": inspect.Run,
 	}
 }
 

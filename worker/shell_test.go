@@ -120,3 +120,23 @@ func TestHreadRetainedScript(t *testing.T) {
 		}
 	}
 }
+
+// Every private command is dispatched in-process (none exists on disk).
+func TestPrivateCommandsDispatched(t *testing.T) {
+	e := newEnv(t)
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nfunc A() {}\n"), 0o644))
+	for _, name := range []string{"hread", "hgrep", "hsymbol", "inspect_file"} {
+		cmd := e.command(t.Context(), "bash", "command -v "+name+" >/dev/null && echo on-disk; "+name+" --no-such-flag-xyz; echo \"status $?\"")
+		cmd.Dir = dir
+		out, _ := cmd.CombinedOutput()
+		if strings.Contains(string(out), "on-disk") || strings.Contains(string(out), "command not found") || !strings.Contains(string(out), "status ") {
+			t.Errorf("%s: %q", name, out)
+		}
+	}
+	cmd := e.command(t.Context(), "bash", "inspect_file a.go | head -c 1")
+	cmd.Dir = dir
+	if out, err := cmd.Output(); err != nil || string(out) != "{" {
+		t.Errorf("inspect_file: %q %v", out, err)
+	}
+}
