@@ -4,10 +4,11 @@
 // body) for assertions.
 //
 // Steps produce the SSE event stream the real Responses API sends (see
-// ../shared/codex/FACTS.md §3.1): response.created, response.in_progress,
-// output_item.added, custom_tool_call_input.delta…, custom_tool_call_input.done,
+// ../shared/codex/FACTS.md §3.1): response.created, output_item.added,
+// custom_tool_call_input.delta…, custom_tool_call_input.done,
 // output_item.done and response.completed with the output array, each event
-// carrying a per-response sequence_number. A step may instead give raw
+// carrying a per-response sequence_number. Messages also get the
+// content_part and output_text events of the real API. A step may instead give raw
 // events, extra response headers, an HTTP error status, a stream that ends
 // without response.completed, or values copied from the request it answers
 // (Subst, SubstJSON, or a Go Func).

@@ -72,7 +72,6 @@ func (b *eventBuilder) add(typ string, fields ...kv) {
 func build(s Step, respID, model string) (events []json.RawMessage, final json.RawMessage, err error) {
 	b := &eventBuilder{respID: respID}
 	b.add("response.created", kv{"response", responseObj(respID, model, "in_progress", nil, false)})
-	b.add("response.in_progress", kv{"response", responseObj(respID, model, "in_progress", nil, false)})
 	for idx, it := range s.items() {
 		if err := b.item(idx, it); err != nil {
 			return nil, nil, err

@@ -38,8 +38,8 @@ func Example() {
 		fmt.Printf("request %d %s: emitted %s\n", r.Index, r.Path, r.EmittedItems()[0])
 	}
 	// Output:
+	// 7 events, last response.completed seq 6
 	// 8 events, last response.completed seq 7
-	// 9 events, last response.completed seq 8
 	// request 0 /v1/responses: emitted {"type":"custom_tool_call","id":"ctc_resp_1_0","call_id":"call_1","name":"shell","namespace":"functions","input":"#!python3\nprint(42)\n","status":"completed"}
 	// request 1 /v1/responses: emitted {"type":"message","id":"msg_resp_2_0","status":"completed","role":"assistant","content":[{"type":"output_text","annotations":[],"text":"saw output of call_1"}]}
 }

@@ -71,7 +71,7 @@ func TestCustomToolCallStream(t *testing.T) {
 	_, evs := post(t, u, `{"model":"m","stream":true}`, nil)
 	checkSequence(t, evs)
 
-	want := []string{"response.created", "response.in_progress", "response.output_item.added",
+	want := []string{"response.created", "response.output_item.added",
 		"response.custom_tool_call_input.delta", "response.custom_tool_call_input.delta",
 		"response.custom_tool_call_input.delta", "response.custom_tool_call_input.delta",
 		"response.custom_tool_call_input.done", "response.output_item.done", "response.completed"}
@@ -87,16 +87,16 @@ func TestCustomToolCallStream(t *testing.T) {
 	if joined != input {
 		t.Errorf("deltas join to %q, want %q", joined, input)
 	}
-	added := gjson.GetBytes(evs[2].Data, "item")
+	added := gjson.GetBytes(evs[1].Data, "item")
 	if added.Get("input").String() != "" || added.Get("status").String() != "in_progress" || added.Get("namespace").String() != "functions" {
 		t.Errorf("added item: %s", added.Raw)
 	}
-	done := gjson.GetBytes(evs[8].Data, "item").Raw
+	done := gjson.GetBytes(evs[7].Data, "item").Raw
 	wantDone := `{"type":"custom_tool_call","id":"ctc_1","call_id":"call_1","name":"shell","namespace":"functions","input":"#!python3\nfor i in range(3):\n    print('é', i)\n","status":"completed"}`
 	if done != wantDone {
 		t.Errorf("done item\n got %s\nwant %s", done, wantDone)
 	}
-	completed := gjson.GetBytes(evs[9].Data, "response")
+	completed := gjson.GetBytes(evs[8].Data, "response")
 	if completed.Get("output.0").Raw != done || completed.Get("status").String() != "completed" || completed.Get("model").String() != "m" {
 		t.Errorf("completed response: %s", completed.Raw)
 	}
@@ -112,23 +112,23 @@ func TestStepShapes(t *testing.T) {
 		step routertest.Step
 		want []string
 	}{
-		{"message", routertest.Step{Message: "hi"}, []string{"response.created", "response.in_progress",
+		{"message", routertest.Step{Message: "hi"}, []string{"response.created",
 			"response.output_item.added", "response.content_part.added", "response.output_text.delta",
 			"response.output_text.done", "response.content_part.done", "response.output_item.done", "response.completed"}},
 		{"function call", routertest.Step{FunctionCall: &routertest.FunctionCall{Name: "wait", Namespace: "functions", Arguments: `{"cell_id":"1"}`}},
-			[]string{"response.created", "response.in_progress", "response.output_item.added",
+			[]string{"response.created", "response.output_item.added",
 				"response.function_call_arguments.delta", "response.function_call_arguments.done",
 				"response.output_item.done", "response.completed"}},
 		{"items in order", routertest.Step{Items: []routertest.Item{
 			{Reasoning: &routertest.Reasoning{Summary: []string{"s"}}},
 			{Message: &msg},
 			{Raw: json.RawMessage(`{"type":"web_search_call","id":"ws_1","status":"completed"}`)},
-		}}, []string{"response.created", "response.in_progress",
+		}}, []string{"response.created",
 			"response.output_item.added", "response.output_item.done",
 			"response.output_item.added", "response.content_part.added", "response.output_text.delta",
 			"response.output_text.done", "response.content_part.done", "response.output_item.done",
 			"response.output_item.added", "response.output_item.done", "response.completed"}},
-		{"omit completed", routertest.Step{Message: "x", OmitCompleted: true}, []string{"response.created", "response.in_progress",
+		{"omit completed", routertest.Step{Message: "x", OmitCompleted: true}, []string{"response.created",
 			"response.output_item.added", "response.content_part.added", "response.output_text.delta",
 			"response.output_text.done", "response.content_part.done", "response.output_item.done"}},
 		{"raw events", routertest.Step{Events: []json.RawMessage{
