@@ -1,29 +1,25 @@
 package router
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
-	"slices"
-	"sort"
-	"strings"
 	"sync"
-	"time"
+	"sync/atomic"
 
 	"hpatch-router/retain"
 )
 
 // ReplayLimits bound the replay store. When a thread holds more than
 // MaxEntriesPerThread entries or MaxBytesPerThread bytes of original items,
-// its oldest entries are dropped; when the state directory holds more than
-// MaxThreads thread files, the least recently written file is removed.
-// MaxCachedThreads bounds the threads kept in memory (files stay on disk).
+// its oldest entries are dropped (its journal is compacted once the dropped
+// lines outnumber the live ones, so a file stays under about twice the
+// bound); when the state directory holds more than MaxThreads thread
+// journals, the least recently written one is removed. MaxCachedThreads
+// bounds the threads kept in memory, each with an open journal handle
+// (files stay on disk).
 type ReplayLimits struct {
 	MaxEntriesPerThread int
 	MaxBytesPerThread   int
@@ -45,43 +41,56 @@ func DefaultReplayLimits() ReplayLimits {
 // replayEntry maps one carrier the router emitted back to the model's
 // original call item.
 type replayEntry struct {
-	CallID string `json:"call_id"`
+	CallID string
 	// Carrier is the hex SHA-256 of the carrier item's input string.
-	Carrier string `json:"carrier_sha256"`
+	Carrier string
 	// Item is the model's original item, byte for byte as the upstream
-	// sent it in output_item.done (kept as a string so no encoder can
-	// touch its bytes).
-	Item string `json:"item"`
+	// sent it in output_item.done.
+	Item string
+	// line is the size of the entry's journal line (0 in memory-only
+	// mode), so the store knows how much of a journal is live.
+	line int
 }
 
-type replayFile struct {
-	Version int           `json:"version"`
-	Thread  string        `json:"thread"`
-	Entries []replayEntry `json:"entries"`
-}
-
-// threadReplay is the in-memory copy of one thread's entries, oldest first.
+// threadReplay is the cached copy of one thread: its live entries, oldest
+// first, and the state of its journal file. Everything is guarded by mu.
 type threadReplay struct {
-	mu      sync.Mutex
-	entries []replayEntry
-	bytes   int
-	version uint64 // bumped by every put
-	onDisk  bool   // its file exists (or existed when loaded)
+	mu        sync.Mutex
+	entries   []replayEntry
+	byID      map[string]int // call_id -> base + index in entries
+	base      int            // entries dropped from the front so far
+	bytes     int            // item bytes of the live entries
+	lineBytes int            // journal bytes of the live entries
 
-	// Guarded by replayStore.mu.
-	used    uint64 // store clock at last use, for cache eviction
-	unsaved bool   // changed since the writer last saved it
+	// Journal state (state directory mode only).
+	f        *os.File // append handle, opened by the first put
+	onDisk   bool     // the journal file exists
+	lines    int      // lines in the file, dead and broken ones included
+	size     int64    // bytes in the file
+	torn     bool     // the file ends inside a line (crash mid-write)
+	dirty    bool     // written since the last fsync
+	compact  bool     // due for compaction
+	tail     []byte   // non-nil while compacting: lines appended meanwhile
+	closed   bool     // evicted from the cache: use the store's current copy
+	loadErrs int      // unreadable lines found by load
+
+	used uint64 // store clock at last use; guarded by replayStore.mu
 }
 
-// replayStore keeps replay entries per thread: in memory, and when dir is
-// set also durably, one file per thread written atomically (temporary file,
-// fsync, rename) with mode 0600 in a 0700 directory opened as an os.Root.
+// replayStore keeps replay entries per thread: in memory and, when a state
+// directory is set, in one append-only journal per thread,
+// <thread>.replay.jsonl (mode 0600, in a 0700 directory opened as an
+// os.Root), one JSON line per entry.
 //
-// Files are written behind the stream by one writer goroutine, so a
-// carrier never waits for the disk: put updates memory (which later
-// requests read first) and wakes the writer, which saves every changed
-// thread, coalescing bursts. Close saves what is left. Threads with unsaved
-// changes are never dropped from memory.
+// put writes an entry's line with a single write() before it returns, that
+// is before the carrier's events reach Codex. A write() that returned is
+// in the kernel's page cache, so a crash of the router (even kill -9)
+// loses nothing; only a power loss or kernel crash can lose the lines
+// written since the last fsync, which a background maintainer issues about
+// a second after a write and Close issues for everything. The maintainer
+// also closes the journals of threads evicted from the cache, compacts
+// journals that hold many dead lines and removes the oldest journals
+// beyond MaxThreads.
 type replayStore struct {
 	root    *os.Root // nil: memory only
 	lim     ReplayLimits
@@ -90,13 +99,15 @@ type replayStore struct {
 	stop    chan struct{}
 	stopped chan struct{}
 	closeMu sync.Once
+	maintMu sync.Mutex // serializes maintenance passes
 
 	mu      sync.Mutex
 	threads map[string]*threadReplay
 	clock   uint64
-}
+	retired []*os.File // handles of evicted threads, to fsync and close
 
-const replayFileSuffix = ".replay.json"
+	created atomic.Bool // a journal was created or renamed since the last pass
+}
 
 func newReplayStore(dir string, lim ReplayLimits, log *slog.Logger) (*replayStore, error) {
 	s := &replayStore{lim: lim, log: log, threads: map[string]*threadReplay{}}
@@ -114,11 +125,11 @@ func newReplayStore(dir string, lim ReplayLimits, log *slog.Logger) (*replayStor
 	s.wake = make(chan struct{}, 1)
 	s.stop = make(chan struct{})
 	s.stopped = make(chan struct{})
-	go s.writer()
+	go s.maintainer()
 	return s, nil
 }
 
-// Close saves every unsaved thread and releases the state directory.
+// Close fsyncs and closes every journal and releases the state directory.
 func (s *replayStore) Close() error {
 	if s.root == nil {
 		return nil
@@ -127,78 +138,10 @@ func (s *replayStore) Close() error {
 	s.closeMu.Do(func() {
 		close(s.stop)
 		<-s.stopped
+		s.closeAll()
 		err = s.root.Close()
 	})
 	return err
-}
-
-// replayWriteDelay lets carriers coalesce into at most about one write per
-// thread and second; later requests read memory, so nothing waits for it.
-// A crash (not a shutdown, which saves everything) can lose the carriers
-// of the last second: their echoes then reach the model unrestored.
-const replayWriteDelay = time.Second
-
-// writer saves changed threads until Close, then once more.
-func (s *replayStore) writer() {
-	defer close(s.stopped)
-	delay := time.NewTimer(replayWriteDelay)
-	delay.Stop()
-	for {
-		select {
-		case <-s.wake:
-			delay.Reset(replayWriteDelay)
-			select {
-			case <-delay.C:
-			case <-s.stop:
-				delay.Stop()
-				s.saveAll()
-				return
-			}
-			s.saveAll()
-		case <-s.stop:
-			s.saveAll()
-			return
-		}
-	}
-}
-
-// saveAll writes every thread with unsaved changes.
-func (s *replayStore) saveAll() {
-	s.mu.Lock()
-	var ids []string
-	var ts []*threadReplay
-	for id, t := range s.threads {
-		if t.unsaved {
-			ids, ts = append(ids, id), append(ts, t)
-		}
-	}
-	s.mu.Unlock()
-	for i, t := range ts {
-		t.mu.Lock()
-		entries := slices.Clone(t.entries)
-		v, fresh := t.version, !t.onDisk
-		t.mu.Unlock()
-		if fresh {
-			s.evictFiles(ids[i])
-		}
-		err := s.write(ids[i], entries)
-		if err != nil {
-			s.log.Error("cannot save replay entries; they stay in memory", "err", err)
-		}
-		s.mu.Lock()
-		t.mu.Lock()
-		if err == nil {
-			t.onDisk = true
-			if t.version == v {
-				t.unsaved = false
-			}
-		}
-		t.mu.Unlock()
-		s.mu.Unlock()
-	}
-	s.mu.Lock()
-	s.evictCacheLocked("")
-	s.mu.Unlock()
 }
 
 func carrierDigest(input string) string {
@@ -206,222 +149,177 @@ func carrierDigest(input string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// thread returns the thread's entries, loading its file on first use. It
-// never creates anything.
+// thread returns the cached copy of a thread, loading its journal on first
+// use. The copy is inserted before it is loaded, with its lock held until
+// the load is done, so there is never more than one live copy of a thread
+// and a copy can only be loaded after the one before it stopped taking
+// writes. The caller must lock the copy and check closed.
 func (s *replayStore) thread(id string) *threadReplay {
 	s.mu.Lock()
+	s.clock++
 	if t, ok := s.threads[id]; ok {
-		s.clock++
 		t.used = s.clock
 		s.mu.Unlock()
 		return t
 	}
-	s.mu.Unlock()
-	loaded := s.load(id) // outside the lock: other threads go on meanwhile
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.clock++
-	if t, ok := s.threads[id]; ok { // loaded concurrently: keep the first
-		t.used = s.clock
-		return t
-	}
-	loaded.used = s.clock
-	s.threads[id] = loaded
+	t := &threadReplay{byID: map[string]int{}, used: s.clock}
+	t.mu.Lock() // a fresh mutex: cannot block under s.mu
+	s.threads[id] = t
 	s.evictCacheLocked(id)
-	return loaded
-}
-
-// load reads a thread's file; a missing or unreadable file gives an empty
-// thread (a bad file is replaced by the next save).
-func (s *replayStore) load(id string) *threadReplay {
-	t := &threadReplay{}
-	if s.root == nil {
-		return t
-	}
-	b, err := s.root.ReadFile(id + replayFileSuffix)
-	var f replayFile
-	switch {
-	case err == nil && json.Unmarshal(b, &f) == nil && f.Thread == id:
-		t.entries, t.onDisk = f.Entries, true
-		for _, e := range f.Entries {
-			t.bytes += len(e.Item)
-		}
-	case err == nil:
-		t.onDisk = true
-		s.log.Warn("replay file unreadable; starting the thread afresh", "file", id+replayFileSuffix)
-	case !errors.Is(err, fs.ErrNotExist):
-		s.log.Warn("replay file unreadable; starting the thread afresh", "err", err)
-	}
+	s.mu.Unlock()
+	s.load(id, t)
+	t.mu.Unlock()
 	return t
 }
 
-// evictCacheLocked drops the least recently used threads from memory. In
-// memory-only mode that forgets them, so the cache bound is MaxThreads.
+// locked returns the thread's current copy, locked.
+func (s *replayStore) locked(id string) *threadReplay {
+	for {
+		t := s.thread(id)
+		t.mu.Lock()
+		if !t.closed {
+			return t
+		}
+		t.mu.Unlock() // evicted meanwhile: take the current copy
+	}
+}
+
+// evictCacheLocked drops the least recently used threads from memory (in
+// memory-only mode that forgets them, so the bound is MaxThreads). A thread
+// busy in another goroutine is skipped, so the cache may briefly exceed
+// its bound rather than make s.mu wait on a thread's disk work.
 func (s *replayStore) evictCacheLocked(keep string) {
 	max := s.lim.MaxCachedThreads
 	if s.root == nil {
 		max = s.lim.MaxThreads
 	}
+	busy := map[string]bool{}
 	for len(s.threads) > max {
 		var oldest string
 		var at uint64
 		for id, t := range s.threads {
-			if id != keep && !t.unsaved && (oldest == "" || t.used < at) {
+			if id != keep && !busy[id] && (oldest == "" || t.used < at) {
 				oldest, at = id, t.used
 			}
 		}
 		if oldest == "" {
-			return // everything unsaved: the writer will catch up
+			return
 		}
-		delete(s.threads, oldest)
+		t := s.threads[oldest]
+		if !t.mu.TryLock() {
+			busy[oldest] = true
+			continue
+		}
+		s.detachLocked(oldest, t)
+		t.mu.Unlock()
 	}
 }
 
-// get returns the entry for callID.
-func (t *threadReplay) get(callID string) (replayEntry, bool) {
-	t.mu.Lock()
+// detachLocked removes t from the cache and hands its journal handle to
+// the maintainer; s.mu and t.mu are held.
+func (s *replayStore) detachLocked(id string, t *threadReplay) {
+	delete(s.threads, id)
+	t.closed = true
+	if t.f != nil {
+		s.retired = append(s.retired, t.f)
+		t.f = nil
+		s.poke()
+	}
+}
+
+// poke wakes the maintainer.
+func (s *replayStore) poke() {
+	if s.wake == nil {
+		return
+	}
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// get returns the entry the thread holds for callID.
+func (s *replayStore) get(thread, callID string) (replayEntry, bool) {
+	t := s.locked(thread)
 	defer t.mu.Unlock()
-	for i := len(t.entries) - 1; i >= 0; i-- {
-		if t.entries[i].CallID == callID {
-			return t.entries[i], true
-		}
+	return t.get(callID)
+}
+
+// lookup calls fn with a lookup function over the thread's entries, or not
+// at all when the thread has none; the thread stays locked meanwhile.
+func (s *replayStore) lookup(thread string, fn func(get func(callID string) (replayEntry, bool))) {
+	t := s.locked(thread)
+	defer t.mu.Unlock()
+	if len(t.entries) > 0 {
+		fn(t.get)
+	}
+}
+
+// get returns the entry for callID; t.mu is held.
+func (t *threadReplay) get(callID string) (replayEntry, bool) {
+	if i, ok := t.byID[callID]; ok {
+		return t.entries[i-t.base], true
 	}
 	return replayEntry{}, false
 }
 
-func (t *threadReplay) empty() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.entries) == 0
-}
-
 // put records that carrier (the carrier item's input) stands for the model
-// item original in thread.
+// item original in thread. With a state directory the entry is in the
+// thread's journal (page cache) when put returns; an error means it could
+// not be written, though it is still kept in memory.
 func (s *replayStore) put(thread, callID, carrier string, original []byte) error {
 	if err := retain.ValidID(thread); err != nil {
 		return fmt.Errorf("replay: thread id: %w", err)
 	}
-	entry := replayEntry{CallID: callID, Carrier: carrierDigest(carrier), Item: string(original)}
-	for {
-		t := s.thread(thread)
-		// The change and its unsaved mark happen under the store lock, so
-		// the thread cannot be evicted in between (a change to an evicted
-		// copy would be lost) and the writer sees the new version.
-		s.mu.Lock()
-		if s.threads[thread] != t {
-			s.mu.Unlock()
-			continue // evicted since thread() returned: take the current one
-		}
-		t.mu.Lock()
-		t.add(entry, s.lim)
-		t.unsaved = s.root != nil
-		t.mu.Unlock()
-		s.mu.Unlock()
-		break
-	}
+	e := replayEntry{CallID: callID, Carrier: carrierDigest(carrier), Item: string(original)}
+	var line []byte
 	if s.root != nil {
-		select {
-		case s.wake <- struct{}{}:
-		default:
-		}
+		line = appendJournalLine(nil, e)
+		e.line = len(line)
 	}
-	return nil
+	t := s.locked(thread)
+	var err error
+	if s.root != nil {
+		err = s.appendLocked(thread, t, line)
+	}
+	t.add(e, s.lim)
+	if s.root != nil && !t.compact && t.needsCompaction() {
+		t.compact = true
+	}
+	t.mu.Unlock()
+	s.poke()
+	return err
 }
 
 // add appends e (replacing an entry of the same call) and drops the oldest
-// entries beyond the bounds; t.mu is held.
+// entries beyond the bounds; t.mu is held. Replaying a journal's lines
+// through add rebuilds exactly the entries the store held.
 func (t *threadReplay) add(e replayEntry, lim ReplayLimits) {
-	if i := slices.IndexFunc(t.entries, func(x replayEntry) bool { return x.CallID == e.CallID }); i >= 0 {
-		t.bytes -= len(t.entries[i].Item)
-		t.entries = slices.Delete(t.entries, i, i+1)
+	if i, ok := t.byID[e.CallID]; ok { // rare: a call emitted again
+		i -= t.base
+		old := t.entries[i]
+		t.bytes -= len(old.Item)
+		t.lineBytes -= old.line
+		copy(t.entries[i:], t.entries[i+1:])
+		t.entries[len(t.entries)-1] = replayEntry{}
+		t.entries = t.entries[:len(t.entries)-1]
+		for j := i; j < len(t.entries); j++ {
+			t.byID[t.entries[j].CallID] = t.base + j
+		}
 	}
+	t.byID[e.CallID] = t.base + len(t.entries)
 	t.entries = append(t.entries, e)
 	t.bytes += len(e.Item)
+	t.lineBytes += e.line
 	drop := 0
 	for len(t.entries)-drop > 1 && (len(t.entries)-drop > lim.MaxEntriesPerThread || t.bytes > lim.MaxBytesPerThread) {
-		t.bytes -= len(t.entries[drop].Item)
+		old := t.entries[drop]
+		t.bytes -= len(old.Item)
+		t.lineBytes -= old.line
+		delete(t.byID, old.CallID)
+		t.entries[drop] = replayEntry{} // let the GC have the item
 		drop++
 	}
-	if drop > 0 {
-		t.entries = slices.Delete(t.entries, 0, drop)
-	}
-	t.version++
-}
-
-// write replaces the thread's file atomically.
-func (s *replayStore) write(thread string, entries []replayEntry) error {
-	b, err := json.Marshal(replayFile{Version: 1, Thread: thread, Entries: entries})
-	if err != nil {
-		return err
-	}
-	name := thread + replayFileSuffix
-	tmp := ".tmp-" + rand.Text()
-	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("replay: %w", err)
-	}
-	_, werr := f.Write(b)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = s.root.Rename(tmp, name)
-	}
-	if werr != nil {
-		_ = s.root.Remove(tmp)
-		return fmt.Errorf("replay: writing %s: %w", name, werr)
-	}
-	return nil
-}
-
-// evictFiles keeps the directory under MaxThreads thread files (the new
-// thread's file is about to be written) and clears stale temporary files.
-func (s *replayStore) evictFiles(newThread string) {
-	dir, err := s.root.Open(".")
-	if err != nil {
-		return
-	}
-	ents, err := dir.ReadDir(-1)
-	dir.Close()
-	if err != nil {
-		return
-	}
-	type file struct {
-		name string
-		mod  time.Time
-	}
-	var files []file
-	for _, e := range ents {
-		name := e.Name()
-		info, err := e.Info()
-		if err != nil || !info.Mode().IsRegular() {
-			continue
-		}
-		if strings.HasPrefix(name, ".tmp-") {
-			if time.Since(info.ModTime()) > time.Hour {
-				_ = s.root.Remove(name)
-			}
-			continue
-		}
-		if strings.HasSuffix(name, replayFileSuffix) && name != newThread+replayFileSuffix {
-			files = append(files, file{name, info.ModTime()})
-		}
-	}
-	excess := len(files) + 1 - s.lim.MaxThreads
-	if excess <= 0 {
-		return
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].mod.Before(files[j].mod) })
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, f := range files[:excess] {
-		_ = s.root.Remove(f.name)
-		id := strings.TrimSuffix(f.name, replayFileSuffix)
-		if t, ok := s.threads[id]; ok && !t.unsaved {
-			delete(s.threads, id)
-		}
-	}
+	t.entries = t.entries[drop:]
+	t.base += drop
 }

@@ -24,10 +24,6 @@ func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
 	if !input.IsArray() {
 		return body, nil
 	}
-	t := rt.replay.thread(thread)
-	if t.empty() {
-		return body, nil
-	}
 	type splice struct {
 		start, end int
 		with       string
@@ -36,21 +32,23 @@ func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
 		sp       []splice
 		mismatch string
 	)
-	input.ForEach(func(_, v gjson.Result) bool {
-		if v.Get("type").String() != "custom_tool_call" || v.Get("name").String() != toolExec {
+	rt.replay.lookup(thread, func(get func(string) (replayEntry, bool)) {
+		input.ForEach(func(_, v gjson.Result) bool {
+			if v.Get("type").String() != "custom_tool_call" || v.Get("name").String() != toolExec {
+				return true
+			}
+			id := v.Get("call_id").String()
+			e, ok := get(id)
+			if !ok {
+				return true
+			}
+			if carrierDigest(v.Get("input").String()) != e.Carrier {
+				mismatch = id
+				return false
+			}
+			sp = append(sp, splice{v.Index, v.Index + len(v.Raw), e.Item})
 			return true
-		}
-		id := v.Get("call_id").String()
-		e, ok := t.get(id)
-		if !ok {
-			return true
-		}
-		if carrierDigest(v.Get("input").String()) != e.Carrier {
-			mismatch = id
-			return false
-		}
-		sp = append(sp, splice{v.Index, v.Index + len(v.Raw), e.Item})
-		return true
+		})
 	})
 	if mismatch != "" {
 		rt.metrics.replay("mismatch")

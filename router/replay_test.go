@@ -104,7 +104,7 @@ func TestReplaySurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt.Close()
-	info, err := os.Stat(filepath.Join(dir, "thread-1"+replayFileSuffix))
+	info, err := os.Stat(filepath.Join(dir, "thread-1"+replayJournalSuffix))
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("replay file %v %v", info, err)
 	}
@@ -127,11 +127,10 @@ func TestReplayBounds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ta := rt.replay.thread("a")
-	if _, ok := ta.get("call_1"); ok {
+	if _, ok := rt.replay.get("a", "call_1"); ok {
 		t.Fatal("oldest entry kept past MaxEntriesPerThread")
 	}
-	if _, ok := ta.get("call_4"); !ok {
+	if _, ok := rt.replay.get("a", "call_4"); !ok {
 		t.Fatal("newest entry lost")
 	}
 	for _, th := range []string{"b", "c"} {
@@ -139,8 +138,8 @@ func TestReplayBounds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rt.replay.saveAll()
-	files, _ := filepath.Glob(filepath.Join(dir, "*"+replayFileSuffix))
+	rt.replay.flush()
+	files, _ := filepath.Glob(filepath.Join(dir, "*"+replayJournalSuffix))
 	if len(files) != 2 {
 		t.Fatalf("thread files %v, want 2", files)
 	}
@@ -151,7 +150,7 @@ func TestReplayBounds(t *testing.T) {
 	rt2 := newTestRouter(t, WithReplayLimits(ReplayLimits{MaxBytesPerThread: 10}))
 	rt2.replay.put("t", "a", "c", []byte(`{"aaaaaa":1}`))
 	rt2.replay.put("t", "b", "c", []byte(`{"b":1}`))
-	if _, ok := rt2.replay.thread("t").get("a"); ok {
+	if _, ok := rt2.replay.get("t", "a"); ok {
 		t.Fatal("byte bound not enforced")
 	}
 }
@@ -188,7 +187,7 @@ func TestReplayConcurrentDurable(t *testing.T) {
 				if err := rt.replay.put(th, fmt.Sprint("c", g, "_", i), "x", []byte(`{}`)); err != nil {
 					t.Error(err)
 				}
-				rt.replay.thread(th).get("c0_0")
+				rt.replay.get(th, "c0_0")
 			}
 		}()
 	}
@@ -197,7 +196,7 @@ func TestReplayConcurrentDurable(t *testing.T) {
 	rt2 := newTestRouter(t, StateDir(dir))
 	n := 0
 	for th := range 5 {
-		n += len(rt2.replay.thread(fmt.Sprint("t", th)).entries)
+		n += rt2.replay.count(fmt.Sprint("t", th))
 	}
 	if n != 8*20 {
 		t.Fatalf("%d entries on disk, want %d", n, 8*20)

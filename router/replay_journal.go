@@ -1,0 +1,259 @@
+package router
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"unicode/utf8"
+)
+
+// A thread's journal is <thread>.replay.jsonl: one JSON object per line,
+//
+//	{"call_id":"call_1","carrier_sha256":"<hex>","item":"<original item>"}
+//
+// appended in the order the router emitted the carriers. An item that is
+// not valid UTF-8 (which a JSON string cannot hold byte-exactly) is kept
+// base64-encoded in "item_b64" instead of "item". Reading the lines in
+// order and keeping the newest entry per call_id within the bounds gives
+// the thread's live entries; a last line without its newline is a write
+// the router did not finish and is ignored.
+const (
+	replayJournalSuffix = ".replay.jsonl"
+	// replayLegacySuffix named the whole-file snapshots of an unreleased
+	// version; they are ignored.
+	replayLegacySuffix = ".replay.json"
+	replayTempPrefix   = ".tmp-"
+)
+
+// Compaction slack: a journal is rewritten once it holds more than twice
+// its live lines (or bytes) plus this much, so small threads whose calls
+// repeat are not rewritten on every other put.
+const (
+	replayCompactSlackLines = 64
+	replayCompactSlackBytes = 256 << 10
+)
+
+type journalLine struct {
+	CallID  string `json:"call_id"`
+	Carrier string `json:"carrier_sha256"`
+	Item    string `json:"item,omitempty"`
+	ItemB64 []byte `json:"item_b64,omitempty"`
+}
+
+// appendJournalLine appends e's journal line, newline included, to dst.
+func appendJournalLine(dst []byte, e replayEntry) []byte {
+	l := journalLine{CallID: e.CallID, Carrier: e.Carrier}
+	if utf8.ValidString(e.Item) {
+		l.Item = e.Item
+	} else {
+		l.ItemB64 = []byte(e.Item)
+	}
+	b, _ := json.Marshal(l) // strings and bytes always encode
+	return append(append(dst, b...), '\n')
+}
+
+// decodeJournalLine parses one line without its newline.
+func decodeJournalLine(b []byte) (replayEntry, bool) {
+	var l journalLine
+	if json.Unmarshal(b, &l) != nil || l.CallID == "" || len(l.Carrier) != 64 {
+		return replayEntry{}, false
+	}
+	item := l.Item
+	if item == "" {
+		item = string(l.ItemB64)
+	}
+	if item == "" {
+		return replayEntry{}, false
+	}
+	return replayEntry{CallID: l.CallID, Carrier: l.Carrier, Item: item, line: len(b) + 1}, true
+}
+
+func journalName(thread string) string { return thread + replayJournalSuffix }
+
+// load reads a thread's journal into t (locked, fresh). A missing journal
+// gives an empty thread; broken lines are skipped and the journal is
+// marked for compaction, which rewrites it without them.
+func (s *replayStore) load(id string, t *threadReplay) {
+	if s.root == nil {
+		return
+	}
+	name := journalName(id)
+	b, err := s.root.ReadFile(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if _, err := s.root.Stat(id + replayLegacySuffix); err == nil {
+			s.log.Debug("ignoring a replay file of an older format", "file", id+replayLegacySuffix)
+		}
+		return
+	case err != nil:
+		// Not compacted: that would replace what could not be read.
+		s.log.Warn("replay journal unreadable; the thread starts without its entries", "file", name, "err", err)
+		t.onDisk = true
+		return
+	}
+	t.onDisk = true
+	t.size = int64(len(b))
+	for len(b) > 0 {
+		t.lines++
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			t.torn = true
+			break
+		}
+		e, ok := decodeJournalLine(b[:i])
+		b = b[i+1:]
+		if !ok {
+			t.loadErrs++
+			continue
+		}
+		t.add(e, s.lim)
+	}
+	if t.torn {
+		s.log.Info("replay journal ends in an unfinished line (the router stopped mid-write); ignoring it", "file", name)
+	}
+	if t.loadErrs > 0 {
+		s.log.Warn("replay journal has unreadable lines; ignoring them", "file", name, "lines", t.loadErrs)
+	}
+	t.compact = t.torn || t.loadErrs > 0 || t.needsCompaction()
+}
+
+// appendLocked writes one journal line with a single write(); t.mu is
+// held. A failed or short write leaves the entry to the next compaction,
+// which rewrites the journal from memory.
+func (s *replayStore) appendLocked(id string, t *threadReplay, line []byte) error {
+	if t.tail != nil {
+		t.tail = append(t.tail, line...)
+	}
+	if t.f == nil {
+		f, err := s.root.OpenFile(journalName(id), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			t.compact = true
+			return fmt.Errorf("replay: %w", err)
+		}
+		if !t.onDisk {
+			s.created.Store(true)
+		}
+		t.f, t.onDisk = f, true
+	}
+	buf := line
+	if t.torn { // end the unfinished line first, so this one stays whole
+		buf = append([]byte{'\n'}, line...)
+	}
+	n, err := t.f.Write(buf)
+	t.size += int64(n)
+	if n > 0 {
+		t.dirty = true
+		t.lines++
+	}
+	if err != nil {
+		t.torn, t.compact = t.torn || n > 0, true
+		return fmt.Errorf("replay: appending to %s: %w", journalName(id), err)
+	}
+	t.torn = false
+	return nil
+}
+
+// needsCompaction reports whether the journal holds much more than its
+// live entries; t.mu is held.
+func (t *threadReplay) needsCompaction() bool {
+	return t.lines > 2*len(t.entries)+replayCompactSlackLines ||
+		t.size > 2*int64(t.lineBytes)+replayCompactSlackBytes
+}
+
+// compactThread rewrites a thread's journal to exactly its live entries:
+// a temporary file, fsync, rename, all through the os.Root. The long part
+// (writing and syncing the live lines) runs without the thread's lock;
+// puts meanwhile go to the old journal as usual and are also kept in
+// t.tail, which is appended to the new journal before the rename. Only the
+// maintainer calls it.
+func (s *replayStore) compactThread(id string, t *threadReplay) {
+	t.mu.Lock()
+	if t.closed || !t.compact {
+		t.mu.Unlock()
+		return
+	}
+	buf := make([]byte, 0, t.lineBytes)
+	for _, e := range t.entries {
+		buf = appendJournalLine(buf, e)
+	}
+	lines := len(t.entries)
+	t.tail = []byte{}
+	t.mu.Unlock()
+
+	tmp, err := s.writeTemp(buf)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tail := t.tail
+	t.tail = nil
+	if err != nil {
+		s.log.Error("cannot compact a replay journal; will retry", "file", journalName(id), "err", err)
+		return
+	}
+	if t.closed { // evicted meanwhile: its journal, as it is, stays the truth
+		_ = s.root.Remove(tmp)
+		return
+	}
+	if len(tail) > 0 {
+		if err := s.appendTemp(tmp, tail); err != nil {
+			_ = s.root.Remove(tmp)
+			s.log.Error("cannot compact a replay journal; will retry", "file", journalName(id), "err", err)
+			return
+		}
+	}
+	if err := s.root.Rename(tmp, journalName(id)); err != nil {
+		_ = s.root.Remove(tmp)
+		s.log.Error("cannot compact a replay journal; will retry", "file", journalName(id), "err", err)
+		return
+	}
+	s.created.Store(true) // the directory changed: sync it
+	if t.f != nil {
+		_ = t.f.Close() // the replaced file: nothing more goes there
+		t.f = nil
+	}
+	t.lines = lines + bytes.Count(tail, []byte{'\n'})
+	t.size = int64(len(buf) + len(tail))
+	t.torn, t.compact, t.dirty = false, false, len(tail) > 0
+	if f, err := s.root.OpenFile(journalName(id), os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+		t.f = f
+	} // else the next put opens it
+}
+
+// writeTemp writes and fsyncs b in a new temporary file in the state
+// directory and returns its name.
+func (s *replayStore) writeTemp(b []byte) (string, error) {
+	tmp := replayTempPrefix + rand.Text()
+	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	_, werr := f.Write(b)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		_ = s.root.Remove(tmp)
+		return "", werr
+	}
+	return tmp, nil
+}
+
+// appendTemp appends b to the temporary file tmp (no fsync: those lines
+// are as durable as any fresh journal line until the next sync).
+func (s *replayStore) appendTemp(tmp string, b []byte) error {
+	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(b)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}

@@ -1,0 +1,192 @@
+package router
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// replaySyncDelay lets journal writes coalesce into about one fsync per
+// thread and second. The fsync only guards against power loss: a line is
+// safe from a router crash as soon as its write() returned.
+const replaySyncDelay = time.Second
+
+// maintainer runs the store's disk upkeep until Close: fsyncs, compaction,
+// closing evicted journals and the MaxThreads file bound.
+func (s *replayStore) maintainer() {
+	defer close(s.stopped)
+	delay := time.NewTimer(replaySyncDelay)
+	delay.Stop()
+	for {
+		select {
+		case <-s.wake:
+			delay.Reset(replaySyncDelay)
+			select {
+			case <-delay.C:
+			case <-s.stop:
+				delay.Stop()
+				return
+			}
+			s.flush()
+		case <-s.stop:
+			return
+		}
+	}
+}
+
+// flush fsyncs every journal written since the last pass, closes the
+// journals of evicted threads, compacts the journals due for it and, when
+// journals were created, keeps the directory within MaxThreads files.
+func (s *replayStore) flush() {
+	s.maintMu.Lock()
+	defer s.maintMu.Unlock()
+	s.mu.Lock()
+	retired := s.retired
+	s.retired = nil
+	ids := make([]string, 0, len(s.threads))
+	ts := make([]*threadReplay, 0, len(s.threads))
+	for id, t := range s.threads {
+		ids, ts = append(ids, id), append(ts, t)
+	}
+	s.mu.Unlock()
+	for _, f := range retired {
+		s.syncClose(f)
+	}
+	for i, t := range ts {
+		t.mu.Lock()
+		if t.closed {
+			t.mu.Unlock()
+			continue
+		}
+		if t.compact {
+			t.mu.Unlock()
+			s.compactThread(ids[i], t)
+			continue
+		}
+		var f *os.File
+		if t.dirty && t.f != nil {
+			f, t.dirty = t.f, false
+		}
+		t.mu.Unlock()
+		// Outside the lock: only this goroutine (under maintMu) closes
+		// journal handles, so f stays open.
+		if f != nil {
+			if err := f.Sync(); err != nil {
+				s.log.Error("cannot fsync a replay journal", "file", journalName(ids[i]), "err", err)
+			}
+		}
+	}
+	if s.created.Swap(false) {
+		s.evictFiles()
+		s.syncDir()
+	}
+}
+
+// closeAll flushes and closes every journal; the maintainer has stopped.
+func (s *replayStore) closeAll() {
+	s.flush()
+	s.maintMu.Lock()
+	defer s.maintMu.Unlock()
+	s.mu.Lock()
+	ts := make([]*threadReplay, 0, len(s.threads))
+	for _, t := range s.threads {
+		ts = append(ts, t)
+	}
+	retired := s.retired
+	s.retired = nil
+	s.mu.Unlock()
+	for _, f := range retired {
+		s.syncClose(f)
+	}
+	for _, t := range ts {
+		t.mu.Lock()
+		if t.f != nil {
+			s.syncClose(t.f)
+			t.f, t.dirty = nil, false
+		}
+		t.mu.Unlock()
+	}
+}
+
+func (s *replayStore) syncClose(f *os.File) {
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		s.log.Error("cannot fsync a replay journal", "file", f.Name(), "err", err)
+	}
+}
+
+// syncDir makes created and renamed journals survive a power loss.
+func (s *replayStore) syncDir() {
+	d, err := s.root.Open(".")
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
+}
+
+// evictFiles removes the least recently written journals beyond
+// MaxThreads (and temporary files a crash left behind). A cached thread
+// busy in another goroutine is not the least recently written one; it is
+// skipped rather than waited for.
+func (s *replayStore) evictFiles() {
+	dir, err := s.root.Open(".")
+	if err != nil {
+		return
+	}
+	ents, err := dir.ReadDir(-1)
+	dir.Close()
+	if err != nil {
+		return
+	}
+	type file struct {
+		name string
+		mod  time.Time
+	}
+	var files []file
+	for _, e := range ents {
+		name := e.Name()
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(name, replayTempPrefix):
+			if time.Since(info.ModTime()) > time.Hour {
+				_ = s.root.Remove(name)
+			}
+		case strings.HasSuffix(name, replayJournalSuffix):
+			files = append(files, file{name, info.ModTime()})
+		}
+	}
+	excess := len(files) - s.lim.MaxThreads
+	if excess <= 0 {
+		return
+	}
+	slices.SortFunc(files, func(a, b file) int { return a.mod.Compare(b.mod) })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range files {
+		if excess == 0 {
+			return
+		}
+		id := strings.TrimSuffix(f.name, replayJournalSuffix)
+		if t, ok := s.threads[id]; ok {
+			if !t.mu.TryLock() {
+				continue
+			}
+			s.detachLocked(id, t)
+			t.mu.Unlock()
+		}
+		// Under s.mu: no copy of the thread can be loaded meanwhile.
+		if err := s.root.Remove(f.name); err == nil || errors.Is(err, fs.ErrNotExist) {
+			excess--
+		}
+	}
+}
