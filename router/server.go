@@ -12,6 +12,7 @@ import (
 // http.Handler:
 //
 //	POST /v1/responses  rewritten (ModeHPatch) and forwarded to <upstream>/responses
+//	POST /v1/responses/compact  replayed carriers restored, then forwarded
 //	any other /v1/...   forwarded as it is to <upstream>/...
 //	GET /healthz        "ok"
 //	GET /metrics        Prometheus text format
@@ -92,6 +93,9 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case path == "/v1/responses" && r.Method == http.MethodPost:
 		rt.metrics.request("responses")
 		rt.serveResponses(w, r)
+	case path == "/v1/responses/compact" && r.Method == http.MethodPost:
+		rt.metrics.request("compact")
+		rt.serveCompact(w, r)
 	case strings.HasPrefix(path, "/v1/"):
 		rt.metrics.request("forward")
 		rt.forward(w, r, nil)

@@ -21,11 +21,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		rt.forward(w, r, nil)
 		return
 	}
-	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		// A compressed body (zstd with ChatGPT login, FACTS §6.1) cannot be
-		// rewritten without decoding it; it is relayed unchanged.
-		rt.metrics.fault("encoded_request_passthrough")
-		rt.log.Warn("request body is content-encoded; forwarding it unchanged", "encoding", ce)
+	if rt.encodedRequest(r) {
 		rt.forward(w, r, nil)
 		return
 	}
@@ -82,6 +78,43 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 	default:
 		rt.relayRaw(w, r, resp)
 	}
+}
+
+// serveCompact handles POST /v1/responses/compact, Codex's remote
+// compaction. Its input is the conversation, as in /v1/responses, so the
+// carriers Codex echoes are restored to the model's original calls (the
+// compaction model must see what the model emitted, not carriers); the
+// tools are not rewritten and the response is relayed as it is.
+func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
+	if rt.cfg.mode == ModePassthrough || rt.encodedRequest(r) {
+		rt.forward(w, r, nil)
+		return
+	}
+	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody)
+	if err != nil {
+		rt.requestBodyFailed(w, r, err)
+		return
+	}
+	thread := rt.threadID(r)
+	body, err = rt.restoreReplay(thread, body)
+	if err != nil {
+		rt.answerError(w, thread, err)
+		return
+	}
+	rt.forward(w, r, body)
+}
+
+// encodedRequest reports (and counts) a content-encoded request body: a
+// compressed body (zstd with ChatGPT login, FACTS §6.1) cannot be rewritten
+// or restored without decoding it, so it is relayed unchanged.
+func (rt *Router) encodedRequest(r *http.Request) bool {
+	ce := r.Header.Get("Content-Encoding")
+	if ce == "" || strings.EqualFold(ce, "identity") {
+		return false
+	}
+	rt.metrics.fault("encoded_request_passthrough")
+	rt.log.Warn("request body is content-encoded; forwarding it unchanged", "path", r.URL.Path, "encoding", ce)
+	return true
 }
 
 // relaySSE streams the rewritten events, flushing after each one.
