@@ -53,7 +53,7 @@ type observerSet struct {
 
 func (s *observerSet) add(o Observer) error {
 	if s == nil {
-		return errors.New("observers are not wired into this router build yet")
+		return errors.New("no observer set to add to")
 	}
 	s.list = append(s.list, o)
 	return nil
@@ -98,16 +98,8 @@ func WithObserver(o Observer) Option {
 // WithObserverBodies lets observers see script bodies (CallEvent.Body).
 // Off by default: bodies may hold anything the model wrote.
 func WithObserverBodies(on bool) Option {
-	return func(c *config) error {
-		s := observersOf(c)
-		if s == nil {
-			return errors.New("observers are not wired into this router build yet")
-		}
-		s.bodies = on
-		return nil
-	}
+	return func(c *config) error { observersOf(c).bodies = on; return nil }
 }
 
-// observersOf is the config's observer set. Until the config carries one
-// (integration pending) it is nil and WithObserver reports that.
-func observersOf(*config) *observerSet { return nil }
+// observersOf is the config's observer set.
+func observersOf(c *config) *observerSet { return &c.observers }

@@ -1,8 +1,18 @@
 package router
 
 import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
 	"sync"
 	"testing"
+
+	"hpatch-router/router/routertest"
 )
 
 type recordingObserver struct {
@@ -60,5 +70,95 @@ func TestWithObserverRejectsNil(t *testing.T) {
 	var c config
 	if err := WithObserver(nil)(&c); err == nil {
 		t.Fatal("WithObserver(nil) accepted")
+	}
+}
+
+// The router reports translated shell calls, translation rejections and
+// refused requests to its observers (request and stream through the real
+// rewrite, upstream scripted).
+func TestObserverSeesShellCallsAndRejections(t *testing.T) {
+	const input = "#!/usr/bin/env python3\nprint('observed')\n"
+	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
+		{CustomToolCall: &routertest.CustomToolCall{Name: "shell", Namespace: "functions", CallID: "call_obs_1", Input: input}, Deltas: 3},
+		{CustomToolCall: &routertest.CustomToolCall{Name: "shell", Namespace: "functions", CallID: "call_obs_2", Input: "#!/usr/bin/env -S\n"}},
+	}})
+	u, err := url.Parse(up.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recordingObserver{}
+	rt, err := New(Upstream(u), WithObserver(rec), Logger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	front := httptest.NewServer(rt)
+	t.Cleanup(front.Close)
+	body, err := os.ReadFile("../testdata/codex/captures/cli-lite-exec/000-post.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const thread = "019b0000-0000-7000-8000-00000000abcd"
+	post := func(b []byte) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, front.URL+"/v1/responses", bytes.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Thread-Id", thread)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(out)
+	}
+	if code, out := post(body); code != 200 || !strings.Contains(out, `"name":"exec"`) {
+		t.Fatalf("first response %d: %.300s", code, out)
+	}
+	rec.mu.Lock()
+	calls := append([]CallEvent(nil), rec.calls...)
+	rec.mu.Unlock()
+	if len(calls) != 1 {
+		t.Fatalf("calls = %+v", calls)
+	}
+	c := calls[0]
+	if c.CallID != "call_obs_1" || c.Thread != thread || c.Kind != "worker" || c.Interpreter != "python3" ||
+		c.ModelBytes != len(input) || c.CarrierBytes <= c.ModelBytes || c.Duration <= 0 || c.Time.IsZero() || c.Body != "" {
+		t.Fatalf("call event = %+v", c)
+	}
+
+	if code, _ := post(body); code != 200 {
+		t.Fatalf("second response %d", code)
+	}
+	rec.mu.Lock()
+	rejs := append([]RejectionEvent(nil), rec.rejs...)
+	rec.mu.Unlock()
+	if len(rejs) != 1 || rejs[0].Code != "translate" || !strings.Contains(rejs[0].Reason, "env selector names no executable") || rejs[0].Thread != thread {
+		t.Fatalf("rejections = %+v", rejs)
+	}
+
+	bad := []byte(`{"model":"m","tools":[{"type":"custom","name":"exec","description":"x"}],"input":[]}`)
+	if code, _ := post(bad); code != http.StatusBadRequest {
+		t.Fatalf("top-level exec: %d", code)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.rejs) != 2 || rec.rejs[1].Code != CodeUnsupportedToolLayout || !strings.HasPrefix(rec.rejs[1].Reason, "hpatch-router: ") {
+		t.Fatalf("rejections = %+v", rec.rejs)
+	}
+}
+
+func TestObserverBodiesOption(t *testing.T) {
+	var c config
+	rec := &recordingObserver{}
+	if err := WithObserver(rec)(&c); err != nil {
+		t.Fatal(err)
+	}
+	if err := WithObserverBodies(true)(&c); err != nil {
+		t.Fatal(err)
+	}
+	c.observers.shellCall(CallEvent{Body: "echo hi"})
+	if rec.calls[0].Body != "echo hi" {
+		t.Fatalf("%+v", rec.calls)
 	}
 }
