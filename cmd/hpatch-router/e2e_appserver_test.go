@@ -38,7 +38,8 @@ func TestE2EAppServerDesktop(t *testing.T) {
 	s := appserver.Session{
 		Codex: codex, Dir: workspace(t, nil), ClientName: "Codex Desktop", Sandbox: "workspace-write", Log: &log,
 		Env: append(cleanEnv(), "CODEX_HOME="+home, "MOCK_KEY=sk-test",
-			"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "HPATCH_RUNTIME_DIR="+runtimeDir),
+			"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "HPATCH_RUNTIME_DIR="+runtimeDir,
+			"TMPDIR="+t.TempDir()), // see runCodex
 	}
 	res, err := s.Run(ctx, "first turn", "second turn")
 	t.Cleanup(func() {

@@ -24,6 +24,9 @@ type e2eCase struct {
 	// Config is the CODEX_HOME template: "catalog" (default),
 	// "bundled-sol" or "gpt55".
 	Config codexConfig `json:"config,omitempty"`
+	// Catalog is the model_catalog_json file in testdata/e2e for configs
+	// that use one (default catalog-lite-code-mode-only.json).
+	Catalog string `json:"catalog,omitempty"`
 	// CodexArgs go between `codex exec --skip-git-repo-check` and the
 	// prompt.
 	CodexArgs []string `json:"codex_args,omitempty"`
@@ -132,7 +135,7 @@ func runCase(t *testing.T, c e2eCase) e2eResult {
 		res.Router = startRouter(t, routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: runtimeDir, extra: c.RouterArgs})
 		baseURL = res.Router.URL + "/v1"
 	}
-	home := writeCodexHome(t, c.Config, baseURL)
+	home := writeCodexHomeCatalog(t, c.Config, c.Catalog, baseURL)
 	res.Codex = runCodex(t, codex, home, binDir, runtimeDir, workspace(t, c.Files), c.Prompt, c.CodexArgs...)
 	t.Cleanup(func() {
 		if t.Failed() || testing.Verbose() {

@@ -192,11 +192,18 @@ const (
 // baseURL (".../v1").
 func writeCodexHome(t *testing.T, cfg codexConfig, baseURL string) string {
 	t.Helper()
+	return writeCodexHomeCatalog(t, cfg, "", baseURL)
+}
+
+// writeCodexHomeCatalog is writeCodexHome with another catalog file from
+// testdata/e2e ("" is catalog-lite-code-mode-only.json).
+func writeCodexHomeCatalog(t *testing.T, cfg codexConfig, catalog, baseURL string) string {
+	t.Helper()
 	if cfg == "" {
 		cfg = configCatalog
 	}
 	home := t.TempDir()
-	writeCodexConfig(t, home, cfg, baseURL)
+	writeCodexConfigCatalog(t, home, cfg, catalog, baseURL)
 	return home
 }
 
@@ -204,13 +211,21 @@ func writeCodexHome(t *testing.T, cfg codexConfig, baseURL string) string {
 // to point an existing CODEX_HOME at a restarted router.
 func writeCodexConfig(t *testing.T, home string, cfg codexConfig, baseURL string) {
 	t.Helper()
+	writeCodexConfigCatalog(t, home, cfg, "", baseURL)
+}
+
+func writeCodexConfigCatalog(t *testing.T, home string, cfg codexConfig, catalog, baseURL string) {
+	t.Helper()
+	if catalog == "" {
+		catalog = "catalog-lite-code-mode-only.json"
+	}
 	tmpl, err := os.ReadFile(repoPath(t, "testdata", "e2e", "config-"+string(cfg)+".toml"))
 	if err != nil {
 		t.Fatalf("e2e: codex config %q: %v", cfg, err)
 	}
 	text := strings.NewReplacer(
 		"@BASE_URL@", baseURL,
-		"@CATALOG@", repoPath(t, "testdata", "e2e", "catalog-lite-code-mode-only.json"),
+		"@CATALOG@", repoPath(t, "testdata", "e2e", catalog),
 	).Replace(string(tmpl))
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(text), 0o600); err != nil {
 		t.Fatal(err)
@@ -238,8 +253,12 @@ func runCodex(t *testing.T, codex, home, binDir, runtimeDir, workspace, prompt s
 	if binDir != "" {
 		path = binDir + string(os.PathListSeparator) + path
 	}
+	// Codex refuses to create its PATH aliases (codex-linux-sandbox, which
+	// tty exec sessions need) when CODEX_HOME lies inside the temp dir;
+	// a private TMPDIR keeps the test's CODEX_HOME outside it, as a real
+	// ~/.codex is.
 	cmd.Env = append(cleanEnv(), "CODEX_HOME="+home, "MOCK_KEY=sk-test", "PATH="+path,
-		"HPATCH_RUNTIME_DIR="+runtimeDir)
+		"HPATCH_RUNTIME_DIR="+runtimeDir, "TMPDIR="+t.TempDir())
 	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
