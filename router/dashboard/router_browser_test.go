@@ -80,70 +80,65 @@ func (s *codexSession) turn(ctx context.Context) error {
 }
 
 // TestBrowserRouterSessionLive drives the dashboard mounted on a real
-// router while a scripted Codex session runs: one turn before the page
-// loads, two after (a python3 call and a rejected selector), then the
-// router stops. The page must show the live call that arrived over SSE.
+// router while a scripted Codex session runs, over the DevTools protocol:
+// one turn before the page loads; once the page shows its feed is live, two
+// more turns (a python3 worker call, then a rejected selector). The new
+// call must appear in the page without a reload, and a screenshot is taken
+// while the feed is live.
 func TestBrowserRouterSessionLive(t *testing.T) {
 	bin := needChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	run := func(mode ...string) []byte {
-		s := newCodexSession(t, []routertest.Step{
-			{CustomToolCall: &routertest.CustomToolCall{Name: "shell", Namespace: "functions", CallID: "call_before_page",
-				Input: "ls -la\n"}},
-			{CustomToolCall: &routertest.CustomToolCall{Name: "shell", Namespace: "functions", CallID: "call_router_live",
-				Input: "#!/usr/bin/env python3\nimport sys\nprint(sys.version)\n"}, Deltas: 4},
-			{CustomToolCall: &routertest.CustomToolCall{Name: "shell", Namespace: "functions", CallID: "call_rejected",
-				Input: "#!/usr/bin/env -S\n"}},
-		})
+	s := newCodexSession(t, []routertest.Step{
+		{CustomToolCall: &routertest.CustomToolCall{Name: "shell", Namespace: "functions", CallID: "call_before_page",
+			Input: "ls -la\n"}},
+		{CustomToolCall: &routertest.CustomToolCall{Name: "shell", Namespace: "functions", CallID: "call_router_live",
+			Input: "#!/usr/bin/env python3\nimport sys\nprint(sys.version)\n"}, Deltas: 4},
+		{CustomToolCall: &routertest.CustomToolCall{Name: "shell", Namespace: "functions", CallID: "call_rejected",
+			Input: "#!/usr/bin/env -S\n"}},
+	})
+	if err := s.turn(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b := startCDP(ctx, t, bin)
+	page, err := b.open(ctx, s.base+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.waitTrue(ctx, page, "the live feed and the first summary",
+		`document.getElementById("status").className === "live" && !!document.querySelector('[data-call-id="call_before_page"]')`)
+	if v, _ := b.eval(ctx, page, `!!document.querySelector('[data-call-id="call_router_live"]')`); string(v) != "false" {
+		t.Fatal("the live call is on the page before it happened")
+	}
+
+	for range 2 {
 		if err := s.turn(ctx); err != nil {
 			t.Fatal(err)
 		}
-		errc := make(chan error, 1)
-		go func() {
-			for s.dash.subscriberCount() == 0 && ctx.Err() == nil {
-				time.Sleep(10 * time.Millisecond)
-			}
-			time.Sleep(150 * time.Millisecond)
-			err := s.turn(ctx)
-			if err == nil {
-				err = s.turn(ctx)
-			}
-			time.Sleep(300 * time.Millisecond)
-			s.dash.Close() // the router stops; the page keeps what it got
-			errc <- err
-		}()
-		out := chromium(ctx, t, bin, s.base+"/", append([]string{"--virtual-time-budget=3000"}, mode...)...)
-		if err := <-errc; err != nil {
-			t.Fatalf("session turn: %v", err)
-		}
-		return out
 	}
-
-	dom := string(run("--dump-dom"))
-	for _, want := range []string{
-		`data-call-id="call_router_live"`, `data-call-id="call_before_page"`, ">python3<", ">worker<", ">direct<",
-		"env selector names no executable",
+	b.waitTrue(ctx, page, "the live call", `!!document.querySelector('#calls tr[data-call-id="call_router_live"]')`)
+	b.waitTrue(ctx, page, "the rejection", `document.getElementById("rejections").textContent.includes("env selector names no executable")`)
+	for what, expr := range map[string]string{
+		"newest call first": `document.querySelector("#calls tr").dataset.callId === "call_rejected"`,
+		"worker kind":       `document.querySelector('[data-call-id="call_router_live"]').textContent.includes("worker")`,
+		"python3":           `document.querySelector('[data-call-id="call_router_live"]').textContent.includes("python3")`,
+		"totals":            `document.getElementById("cards").textContent.includes("3shell calls")`,
+		"chart bars":        `document.querySelectorAll("#chart rect.bar-carrier").length === 1`,
+		"still live":        `document.getElementById("status").className === "live"`,
+		"no script body":    `!document.body.textContent.includes("sys.version")`,
 	} {
-		if !strings.Contains(dom, want) {
-			t.Fatalf("DOM lacks %q:\n%s", want, tail(dom, 4000))
+		if v, err := b.eval(ctx, page, expr); err != nil || string(v) != "true" {
+			t.Errorf("%s: %s %v", what, v, err)
 		}
 	}
-	if strings.Index(dom, `data-call-id="call_router_live"`) > strings.Index(dom, `data-call-id="call_before_page"`) {
-		t.Fatal("the live call is not listed first")
-	}
-	if strings.Contains(dom, "sys.version") {
-		t.Fatal("a script body reached the page")
-	}
 
+	png := b.screenshot(ctx, page)
 	shot := filepath.Join(t.TempDir(), "dashboard-router-session.png")
-	run("--screenshot=" + shot)
-	png, err := os.ReadFile(shot)
-	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
-		t.Fatalf("no screenshot at %s: %v", shot, err)
+	if err := os.WriteFile(shot, png, 0o644); err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Fatalf("screenshot: %v", err)
 	}
 	if dir := os.Getenv("HPATCH_ARTIFACTS"); dir != "" {
 		_ = os.WriteFile(filepath.Join(dir, filepath.Base(shot)), png, 0o644)
 	}
-	t.Logf("dashboard screenshot of the router session (%d bytes): %s", len(png), shot)
+	t.Logf("dashboard screenshot of the live router session (%d bytes): %s", len(png), shot)
 }
