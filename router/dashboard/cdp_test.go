@@ -27,8 +27,27 @@ type cdpBrowser struct {
 	mu      sync.Mutex
 	nextID  int
 	waiting map[int]chan cdpReply
-	stderr  bytes.Buffer
+	stderr  syncBuffer
 	done    chan struct{}
+}
+
+// syncBuffer is the browser's stderr, written by exec's copier while
+// errors read it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
 }
 
 type cdpReply struct {
