@@ -101,8 +101,8 @@ func record(ctx context.Context, o options, s scenario) error {
 		return err
 	}
 	defer os.RemoveAll(scratch)
-	home, ws := filepath.Join(scratch, "codex-home"), filepath.Join(scratch, "workspace")
-	for _, d := range []string{home, ws} {
+	home, ws, tmp := filepath.Join(scratch, "codex-home"), filepath.Join(scratch, "workspace"), filepath.Join(scratch, "tmp")
+	for _, d := range []string{home, ws, tmp} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return err
 		}
@@ -110,7 +110,9 @@ func record(ctx context.Context, o options, s scenario) error {
 	if err := writeConfig(o.repo, s, home, up.URL()); err != nil {
 		return err
 	}
-	env := append(cleanEnv(), "CODEX_HOME="+home, "MOCK_KEY=sk-test")
+	// A private TMPDIR keeps CODEX_HOME outside the temp dir, so Codex sets
+	// up its helper aliases as it does with a real ~/.codex.
+	env := append(cleanEnv(), "CODEX_HOME="+home, "MOCK_KEY=sk-test", "TMPDIR="+tmp)
 	var log bytes.Buffer
 	for i, r := range s.runs {
 		var err error
