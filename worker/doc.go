@@ -31,6 +31,18 @@
 //     unless stdin is a terminal (then they stay in the foreground group).
 //   - any other interpreter: INTERPRETER FIELDS… /dev/fd/3, the body on a
 //     sealed memfd (a pipe if memfd is unavailable), stdin untouched.
+//   - Python (python, python3, python3.N, pypy3, pypy3.N): INTERPRETER
+//     FIELDS… -c LOADER instead, so sys.path[0] is "" (the current
+//     directory, as with `python3 -c`) and `import mymodule` finds
+//     ./mymodule.py; the loader reads the same fd 3, runs the body as
+//     __main__ with sys.argv[0] and __file__ "/dev/fd/3", and tracebacks
+//     name the body's lines. FIELDS that change how Python finds the
+//     program (-c, -m, -x, -, --, a path) keep the /dev/fd/3 form.
+//   - Node runs /dev/fd/3 with --preserve-symlinks-main. Its module
+//     resolution is relative to the main module's directory, /dev/fd:
+//     require('./x') and packages in ./node_modules are not found; use
+//     require(require('path').resolve('x')) or
+//     require('module').createRequire(process.cwd() + '/')('x').
 //
 // Limits: stdout and stderr share DefaultOutputLimit (4 MiB) when they are
 // not terminals; beyond it output is discarded while children keep being

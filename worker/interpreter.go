@@ -18,8 +18,9 @@ import (
 const BodyPath = "/dev/fd/3"
 
 // runInterpreter runs selector (PATH lookup unless it names a path) with
-// the middle fields and BodyPath, the body on fd 3, the inherited stdin,
-// cwd and environment, under the run's output budget and process tracking.
+// the middle fields and BodyPath (Python: a -c loader reading fd 3), the
+// body on fd 3, the inherited stdin, cwd and environment, under the run's
+// output budget and process tracking.
 func (r *run) runInterpreter(selector string, middle []string, body string) int {
 	path, err := exec.LookPath(selector)
 	if err != nil {
@@ -39,7 +40,7 @@ func (r *run) runInterpreter(selector string, middle []string, body string) int 
 		r.note("cannot pass the script body to " + selector + ": " + err.Error())
 		return ExitCannotRun
 	}
-	args := append(append(append([]string{selector}, middle...), bodyFlags(selector)...), BodyPath)
+	args := interpreterArgs(selector, middle)
 	cmd := &exec.Cmd{Path: path, Args: args, Env: os.Environ(), Stdin: r.stdin,
 		Stdout: r.stdout.W, Stderr: r.stderr.W, ExtraFiles: []*os.File{src}}
 	c, err := r.procs.start(cmd)

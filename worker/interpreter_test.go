@@ -2,7 +2,9 @@ package worker_test
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -56,5 +58,98 @@ func TestInterpreterNode(t *testing.T) {
 	r := e.run("data\n", "node", "const fs = require('fs');\nconsole.log('node', fs.readFileSync(0, 'utf8').trim(), process.argv[1]);\n")
 	if r.stdout != "node data /dev/fd/3\n" || r.code != 0 {
 		t.Fatalf("got %+v", r)
+	}
+}
+
+// pythonDir is a directory holding mymod.py, the module a script run from
+// there imports.
+func pythonDir(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "mymod.py"), []byte("X = 42\n"), 0o644))
+	return dir
+}
+
+// Guards the Python loader: `python3 /dev/fd/3` puts "/" (the memfd's real
+// directory) in sys.path[0], so without the loader `import mymod` from the
+// current directory fails with ModuleNotFoundError. The body also runs as
+// __main__ with argv[0] and __file__ naming the descriptor, and none of the
+// loader's names is left in its globals.
+func TestPythonImportsFromCurrentDirectory(t *testing.T) {
+	dir := pythonDir(t)
+	e := newEnv(t)
+	body := "import sys, mymod\nprint(mymod.X, __name__, repr(sys.path[0]), sys.argv, __file__)\n" +
+		"print(sorted(k for k in globals() if 'hpatch' in k or k in ('io', 'sys', 'excepthook')))\n"
+	cmd := e.command(t.Context(), "python3", body)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	want := "42 __main__ '' ['/dev/fd/3'] /dev/fd/3\n['sys']\n"
+	if err != nil || string(out) != want {
+		t.Fatalf("got %q (%v), want %q", out, err, want)
+	}
+}
+
+// Guards the traceback: an uncaught exception names the body's own line
+// and shows its text, without the loader's "<string>" frame; a syntax
+// error is reported at its line without a traceback (exit 1, like
+// `python3 script.py`). Without the excepthook the first frame would be
+// the loader's; without the linecache entry the case that closes fd 3 and
+// reuses the number for another file would print that file's line.
+func TestPythonTracebackNamesBodyLine(t *testing.T) {
+	dir := pythonDir(t)
+	e := newEnv(t)
+	cases := []struct {
+		name, body string
+		want       []string
+	}{
+		{"exception", "import sys\n\ndef f():\n    return 1/0  # the culprit\nf()\n",
+			[]string{"Traceback (most recent call last):\n  File \"/dev/fd/3\", line 5, in <module>\n", "File \"/dev/fd/3\", line 4, in f\n    return 1/0  # the culprit\n", "ZeroDivisionError"}},
+		{"fd 3 reused", "import os\nos.close(3)\nfd = os.open('mymod.py', os.O_RDONLY)\nassert fd == 3\nraise KeyError('k')  # the culprit\n",
+			[]string{"File \"/dev/fd/3\", line 5, in <module>\n    raise KeyError('k')  # the culprit\n", "KeyError: 'k'"}},
+		{"syntax error", "print('fine')\nx = (\n", []string{"  File \"/dev/fd/3\", line 2\n    x = (\n", "SyntaxError"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := e.command(t.Context(), "python3", c.body)
+			cmd.Dir = dir
+			var out, errb strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			code := exitCode(cmd.Run())
+			if code != 1 || out.String() != "" || strings.Contains(errb.String(), "<string>") || strings.Contains(errb.String(), "_hpatch") {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+			}
+			for _, w := range c.want {
+				if !strings.Contains(errb.String(), w) {
+					t.Fatalf("stderr %q lacks %q", errb.String(), w)
+				}
+			}
+			if c.name == "syntax error" && strings.Contains(errb.String(), "Traceback") {
+				t.Fatalf("a syntax error has no traceback: %q", errb.String())
+			}
+		})
+	}
+}
+
+// Guards the middle fields under the loader: interpreter options before
+// -c still apply (-u unbuffered, -O, -W, -X), stdin is still program
+// data, and sys.exit's status comes back. A field that changes how Python
+// finds or reads the program (-x skips the first line) keeps the plain
+// /dev/fd/3 invocation, so it still means what it always meant.
+func TestPythonMiddleFieldsApply(t *testing.T) {
+	dir := pythonDir(t)
+	e := newEnv(t)
+	body := "import sys\nprint(sys.stdout.write_through, sys.flags.optimize, sys.warnoptions, sys.flags.utf8_mode, sys.stdin.read().strip())\nsys.exit(4)\n"
+	cmd := e.command(t.Context(), "python3", "-u", "-O", "-W", "error::UserWarning", "-Xutf8", body)
+	cmd.Dir, cmd.Stdin = dir, strings.NewReader("program data\n")
+	out, err := cmd.Output()
+	if want := "True 1 ['error::UserWarning'] 1 program data\n"; string(out) != want || exitCode(err) != 4 {
+		t.Fatalf("got %q exit %d, want %q exit 4", out, exitCode(err), want)
+	}
+	r := e.run("", "python3", "-x", "this first line is not Python and is skipped\nprint('second')\n")
+	if r.stdout != "second\n" || r.code != 0 {
+		t.Fatalf("-x: got %+v", r)
 	}
 }
