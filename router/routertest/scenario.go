@@ -58,6 +58,10 @@ type Step struct {
 	Body   json.RawMessage `json:"body,omitempty"`
 	// DelayMS sleeps before the response headers are sent.
 	DelayMS int `json:"delay_ms,omitempty"`
+	// EventDelayMS sleeps between two events of the stream (after the
+	// headers and first event are flushed), e.g. to keep a stream open
+	// while something else happens.
+	EventDelayMS int `json:"event_delay_ms,omitempty"`
 
 	// WhenRequestKind makes the step answer only requests whose
 	// x-codex-turn-metadata request_kind matches; other requests get the

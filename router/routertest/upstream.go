@@ -1,6 +1,7 @@
 package routertest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -250,10 +251,10 @@ func (u *Upstream) serveResponse(w http.ResponseWriter, r *http.Request, idx int
 		writeJSON(w, http.StatusOK, step.Headers, final)
 		return
 	}
-	writeSSE(w, step.Headers, events)
+	writeSSE(r.Context(), w, step.Headers, events, time.Duration(step.EventDelayMS)*time.Millisecond)
 }
 
-func writeSSE(w http.ResponseWriter, headers map[string]string, events []json.RawMessage) {
+func writeSSE(ctx context.Context, w http.ResponseWriter, headers map[string]string, events []json.RawMessage, gap time.Duration) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -262,7 +263,14 @@ func writeSSE(w http.ResponseWriter, headers map[string]string, events []json.Ra
 	}
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
-	for _, ev := range events {
+	for i, ev := range events {
+		if i > 0 && gap > 0 {
+			select {
+			case <-time.After(gap):
+			case <-ctx.Done():
+				return
+			}
+		}
 		typ := gjson.GetBytes(ev, "type").String()
 		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, ev); err != nil {
 			return
