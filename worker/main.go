@@ -27,7 +27,7 @@ func Main(args []string, stdin, stdout, stderr *os.File) int {
 		return ExitUsage
 	}
 	var opts []runOption
-	if scripts := openScripts(t.ThreadDir); scripts != nil {
+	if scripts := openScripts(filepath.Dir(t.ThreadDir), os.Getenv(snapshot.ThreadEnv)); scripts != nil {
 		defer scripts.Close()
 		opts = append(opts, func(r *run) { r.scripts = scripts })
 	}
@@ -92,19 +92,21 @@ func refuse(stderr *os.File, err error) int {
 	return code
 }
 
-// openScripts opens the thread's retained-script directory when it is a
-// private directory of ours; private commands resolve @shell/ references
-// only inside it.
-func openScripts(threadDir string) *os.Root {
-	dir := filepath.Join(threadDir, retain.ScriptsDirName)
-	var st syscall.Stat_t
-	if err := syscall.Lstat(dir, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR ||
-		int(st.Uid) != os.Getuid() || st.Mode&0o022 != 0 {
-		return nil
-	}
-	root, err := os.OpenRoot(dir)
+// openScripts opens the thread's retained-script directory with the
+// store's own checks (retain.OpenScriptsIn: real directories owned by this
+// user and writable by nobody else, the opened directory being the checked
+// one); private commands resolve @shell/ references only inside it. A
+// thread without a trustworthy one gets nil: hread then says there are no
+// retained scripts.
+func openScripts(root, thread string) *os.Root {
+	dir, err := os.OpenRoot(root)
 	if err != nil {
 		return nil
 	}
-	return root
+	defer dir.Close()
+	scripts, err := retain.OpenScriptsIn(dir, thread)
+	if err != nil {
+		return nil
+	}
+	return scripts
 }

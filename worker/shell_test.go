@@ -99,25 +99,39 @@ func TestPrivateCommandInShell(t *testing.T) {
 	}
 }
 
-// hread @shell/<id> resolves only inside the thread's scripts directory.
+// hread @shell/<id> in a worker script reads through the store's checks:
+// the scripts directory is opened with retain.OpenScriptsIn and each
+// reference read with retain.ReadRef, so the reserved link, a path out of
+// scripts/, a symlink, a hard link and a scripts directory others can
+// write are all refused (each would print rows if the worker opened names
+// itself).
 func TestHreadRetainedScript(t *testing.T) {
 	e := newEnv(t)
 	scripts := filepath.Join(e.threadDir(), "scripts")
 	must(t, os.WriteFile(filepath.Join(scripts, "call_1"), []byte("#!python3\nprint(1)\n"), 0o600))
 	must(t, os.WriteFile(filepath.Join(t.TempDir(), "outside"), []byte("secret\n"), 0o600))
 	must(t, os.Symlink("../.runtime", filepath.Join(scripts, "escape")))
+	must(t, os.Symlink("call_1", filepath.Join(scripts, "alias")))
+	must(t, os.WriteFile(filepath.Join(scripts, "shared"), []byte("x\n"), 0o600))
+	must(t, os.Link(filepath.Join(scripts, "shared"), filepath.Join(e.threadDir(), "shared-elsewhere")))
 	cases := []struct{ ref, out, err string }{
 		{"@shell/call_1", "1:e554 #!python3\n2:d287 print(1)\n", ""},
-		{"@shell/.runtime", "", "not a retained-script reference"},
-		{"@shell/../.runtime", "", "not a retained-script reference"},
-		{"@shell/escape", "", "cannot be opened"},
-		{"@shell/missing", "", "does not exist"},
+		{"@shell/.runtime", "", "reserved for the runtime launcher"},
+		{"@shell/../.runtime", "", "contains a path separator"},
+		{"@shell/escape", "", "is a symlink"},
+		{"@shell/alias", "", "is a symlink"},
+		{"@shell/shared", "", "has 2 hard links"},
+		{"@shell/missing", "", "does not exist in this thread"},
 	}
 	for _, c := range cases {
 		r := e.run("", "bash", "hread "+c.ref)
-		if r.stdout != c.out || !strings.Contains(r.stderr, c.err) {
+		if r.stdout != c.out || !strings.Contains(r.stderr, c.err) || (c.err == "") != (r.code == 0) {
 			t.Errorf("%s: got %+v", c.ref, r)
 		}
+	}
+	must(t, os.Chmod(scripts, 0o770))
+	if r := e.run("", "bash", "hread @shell/call_1"); r.stdout != "" || r.code != 1 || !strings.Contains(r.stderr, "no retained scripts") {
+		t.Errorf("group-writable scripts directory: got %+v", r)
 	}
 }
 

@@ -36,8 +36,6 @@ const OutputLimit = 256 << 10
 // MaxFileSize bounds the file hread reads (64 MiB).
 const MaxFileSize = 64 << 20
 
-const refPrefix = "@shell/"
-
 // Run is the privcmd.Func of hread.
 func Run(ctx context.Context, env *privcmd.Env, args []string) int {
 	return run(ctx, env, args, OutputLimit)
@@ -138,8 +136,8 @@ func parseRange(s string) (lo, hi int, err error) {
 // read returns the content of one regular file: a workspace path relative
 // to the evaluation's directory, or a retained script of the thread.
 func read(env *privcmd.Env, name string) ([]byte, error) {
-	if id, ok := strings.CutPrefix(name, refPrefix); ok {
-		return readRef(env, name, id)
+	if strings.HasPrefix(name, retain.RefPrefix) {
+		return readRef(env, name)
 	}
 	path := name
 	if !filepath.IsAbs(path) {
@@ -153,22 +151,19 @@ func read(env *privcmd.Env, name string) ([]byte, error) {
 	return readRegular(name, f)
 }
 
-func readRef(env *privcmd.Env, name, id string) ([]byte, error) {
-	if err := retain.ValidID(id); err != nil || id == retain.Reserved {
-		return nil, fmt.Errorf("%s is not a retained-script reference: the id must be one filename component, not %s", name, retain.Reserved)
-	}
+// readRef reads a retained script through the store's own reader
+// (retain.ReadRef), so hread accepts exactly what the store would: a valid,
+// non-reserved id naming a regular single-link UTF-8 file inside scripts/,
+// never a symlink, never .runtime.
+func readRef(env *privcmd.Env, ref string) ([]byte, error) {
 	if env.Scripts == nil {
-		return nil, fmt.Errorf("%s: this thread has no retained scripts", name)
+		return nil, fmt.Errorf("%s: this thread has no retained scripts", ref)
 	}
-	f, err := env.Scripts.OpenFile(id, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	data, err := retain.ReadRef(env.Scripts, ref)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s does not exist (retained scripts expire after one hour)", name)
-		}
-		return nil, fmt.Errorf("%s cannot be opened: it must be a retained script inside the thread's script store", name)
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "retain: "))
 	}
-	defer f.Close()
-	return readRegular(name, f)
+	return data, nil
 }
 
 func readRegular(name string, f *os.File) ([]byte, error) {

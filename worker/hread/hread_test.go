@@ -95,34 +95,61 @@ func TestHreadTruncatesAtRowBoundary(t *testing.T) {
 	}
 }
 
+// hread @shell/<id> accepts exactly what the store's reader accepts
+// (retain.ReadRef): each case below would print rows if hread opened the
+// name itself (a symlink to a file inside the root, a hard link, a
+// temporary file, the reserved link's name).
 func TestHreadReference(t *testing.T) {
 	dir := t.TempDir()
 	scripts := filepath.Join(dir, "scripts")
-	os.Mkdir(scripts, 0o700)
-	os.WriteFile(filepath.Join(scripts, "call_1"), []byte("echo hi\n"), 0o600)
-	os.WriteFile(filepath.Join(dir, ".runtime"), []byte("launcher\n"), 0o600)
-	os.Symlink("../.runtime", filepath.Join(scripts, "up"))
-	os.Mkdir(filepath.Join(scripts, "sub"), 0o700)
-	root, err := os.OpenRoot(scripts)
-	if err != nil {
-		t.Fatal(err)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
+	must(os.Mkdir(scripts, 0o700))
+	must(os.WriteFile(filepath.Join(scripts, "call_1"), []byte("echo hi\n"), 0o600))
+	must(os.WriteFile(filepath.Join(scripts, "linked"), []byte("echo linked\n"), 0o600))
+	must(os.Link(filepath.Join(scripts, "linked"), filepath.Join(dir, "elsewhere")))
+	must(os.WriteFile(filepath.Join(scripts, ".hpatch-tmp-abc"), []byte("partial\n"), 0o600))
+	must(os.WriteFile(filepath.Join(scripts, "latin1"), []byte("caf\xe9\n"), 0o600))
+	must(os.WriteFile(filepath.Join(scripts, ".runtime"), []byte("not a script\n"), 0o600))
+	must(os.WriteFile(filepath.Join(dir, ".runtime"), []byte("launcher\n"), 0o600))
+	must(os.Symlink("../.runtime", filepath.Join(scripts, "up")))
+	must(os.Symlink("call_1", filepath.Join(scripts, "inside")))
+	must(os.Mkdir(filepath.Join(scripts, "sub"), 0o700))
+	must(syscall.Mkfifo(filepath.Join(scripts, "fifo"), 0o600))
+	root, err := os.OpenRoot(scripts)
+	must(err)
 	defer root.Close()
 	cases := []struct{ ref, out, err string }{
 		{"@shell/call_1", "1:56a7 echo hi\n", ""},
-		{"@shell/.runtime", "", "not a retained-script reference"},
-		{"@shell/..", "", "not a retained-script reference"},
-		{"@shell/a/../call_1", "", "not a retained-script reference"},
-		{"@shell/up", "", "cannot be opened"},
-		{"@shell/sub", "", "is a directory"},
-		{"@shell/gone", "", "does not exist"},
-		{"@shell/", "", "not a retained-script reference"},
+		{"@shell/call_1", "1:56a7 echo hi\n", ""},
+		{"@shell/.runtime", "", "reserved for the runtime launcher"},
+		{"@shell/..", "", "is not a filename"},
+		{"@shell/a/../call_1", "", "contains a path separator"},
+		{"@shell/up", "", "@shell/up is a symlink"},
+		{"@shell/inside", "", "@shell/inside is a symlink"},
+		{"@shell/linked", "", "has 2 hard links"},
+		{"@shell/.hpatch-tmp-abc", "", "temporary prefix"},
+		{"@shell/latin1", "", "not valid UTF-8"},
+		{"@shell/sub", "", "@shell/sub is not a regular file"},
+		{"@shell/fifo", "", "@shell/fifo is not a regular file"},
+		{"@shell/gone", "", "@shell/gone does not exist in this thread"},
+		{"@shell/", "", "id is empty"},
 	}
 	for _, c := range cases {
-		out, errs, _ := runIn(t, dir, root, OutputLimit, c.ref)
-		if out != c.out || !strings.Contains(errs, c.err) {
-			t.Errorf("%s: out %q err %q", c.ref, out, errs)
+		out, errs, code := runIn(t, dir, root, OutputLimit, c.ref)
+		if out != c.out || !strings.Contains(errs, c.err) || (c.err == "") != (code == 0) {
+			t.Errorf("%s: out %q err %q code %d", c.ref, out, errs, code)
 		}
+		if c.err != "" && (!strings.HasPrefix(errs, "hread: ") || strings.Contains(errs, "retain:") || strings.Count(errs, "\n") != 1) {
+			t.Errorf("%s: diagnostic is not one hread line: %q", c.ref, errs)
+		}
+	}
+	if out, _, code := runIn(t, dir, root, OutputLimit, "@shell/call_1", "1:1"); out != "1:56a7 echo hi\n" || code != 0 {
+		t.Errorf("range on a reference: %q %d", out, code)
 	}
 	if _, errs, code := runIn(t, dir, nil, OutputLimit, "@shell/call_1"); code != 1 || !strings.Contains(errs, "no retained scripts") {
 		t.Errorf("without a store: %q %d", errs, code)
