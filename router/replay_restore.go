@@ -16,12 +16,11 @@ const CodeReplayMismatch = "replay_mismatch"
 // (a custom_tool_call named exec whose call_id the store knows) with the
 // model's original item, byte for byte. A known call_id whose input no
 // longer matches is an error, never a guess. Outputs are left untouched.
+//
+// Most requests hold nothing to restore, so the parse is skipped unless a
+// byte scan finds a call_id the thread has an entry for.
 func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
 	if thread == "" || !bytes.Contains(body, []byte(`"custom_tool_call"`)) {
-		return body, nil
-	}
-	input := gjson.GetBytes(body, "input")
-	if !input.IsArray() {
 		return body, nil
 	}
 	type splice struct {
@@ -33,6 +32,13 @@ func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
 		mismatch string
 	)
 	rt.replay.lookup(thread, func(get func(string) (replayEntry, bool)) {
+		if !mentionsKnownCall(body, get) {
+			return
+		}
+		input := gjson.GetBytes(body, "input")
+		if !input.IsArray() {
+			return
+		}
 		input.ForEach(func(_, v gjson.Result) bool {
 			if v.Get("type").String() != "custom_tool_call" || v.Get("name").String() != toolExec {
 				return true
@@ -79,4 +85,46 @@ func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
 		rt.metrics.replay("restored")
 	}
 	return out, nil
+}
+
+// mentionsKnownCall reports whether body may hold a call the thread has an
+// entry for: it scans for "call_id" keys and looks their values up. It
+// errs on the side of true (a value with escapes, a key it cannot read),
+// so it never hides a carrier from the parse that follows.
+func mentionsKnownCall(body []byte, get func(string) (replayEntry, bool)) bool {
+	key := []byte(`"call_id"`)
+	for {
+		i := bytes.Index(body, key)
+		if i < 0 {
+			return false
+		}
+		body = skipJSONSpace(body[i+len(key):])
+		if len(body) == 0 || body[0] != ':' {
+			continue // the text "call_id" somewhere else
+		}
+		body = skipJSONSpace(body[1:])
+		if len(body) == 0 || body[0] != '"' {
+			continue
+		}
+		body = body[1:]
+		end := bytes.IndexByte(body, '"')
+		if end < 0 {
+			return true
+		}
+		id := body[:end]
+		if bytes.IndexByte(id, '\\') >= 0 {
+			return true // escaped: let the parse decide
+		}
+		if _, ok := get(string(id)); ok { // no allocation for the lookup
+			return true
+		}
+		body = body[end+1:]
+	}
+}
+
+func skipJSONSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
+		b = b[1:]
+	}
+	return b
 }

@@ -202,3 +202,36 @@ func TestReplayConcurrentDurable(t *testing.T) {
 		t.Fatalf("%d entries on disk, want %d", n, 8*20)
 	}
 }
+
+// The byte scan in front of the restore parse finds known call ids however
+// the JSON is spaced, and lets escaped values through to the parse.
+func TestReplayKnownCallScan(t *testing.T) {
+	known := func(id string) (replayEntry, bool) { return replayEntry{}, id == "call_1" }
+	for _, tc := range []struct {
+		body string
+		want bool
+	}{
+		{`{"input":[{"call_id":"call_1"}]}`, true},
+		{"{\"input\":[{\"call_id\" :\n \"call_1\"}]}", true},
+		{`{"input":[{"call_id":"call_2"},{"call_id":"call_1"}]}`, true},
+		{`{"input":[{"call_id":"call\u005f1"}]}`, true},
+		{`{"input":[{"call_id":"call_2"}],"text":"call_id call_1"}`, false},
+		{`{"input":[{"call_id":1},{"x":"\"call_id\""}]}`, false},
+		{`{"input":[]}`, false},
+	} {
+		if got := mentionsKnownCall([]byte(tc.body), known); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.body, got, tc.want)
+		}
+	}
+	// Restored through the scan when Codex's JSON is spaced.
+	rt := newTestRouter(t)
+	original := callItem("ctc_1", "call_1", "shell", "functions", pyInput, "completed")
+	if err := rt.replay.put("th", "call_1", "CARRIER", []byte(original)); err != nil {
+		t.Fatal(err)
+	}
+	echo := `{"type": "custom_tool_call", "call_id": "call_1", "name": "exec", "input": "CARRIER"}`
+	got, err := rt.restoreReplay("th", []byte(`{"input": [`+echo+`]}`))
+	if err != nil || string(got) != `{"input": [`+original+`]}` {
+		t.Fatalf("spaced echo: %s %v", got, err)
+	}
+}

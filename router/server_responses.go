@@ -117,11 +117,13 @@ func (rt *Router) encodedRequest(r *http.Request) bool {
 	return true
 }
 
-// relaySSE streams the rewritten events, flushing after each one.
+// relaySSE streams the rewritten events, flushing after each one. The
+// header is not flushed on its own: it leaves with the first event (as
+// with httputil.ReverseProxy), which saves a write and a client wake-up
+// per response; the upstream sends its first event at once.
 func (rt *Router) relaySSE(w http.ResponseWriter, r *http.Request, resp *http.Response, s *rewriteSession) {
 	writeResponseHeader(w, resp, true)
 	rc := http.NewResponseController(w)
-	_ = rc.Flush()
 	events := newSSEReader(resp.Body, rt.cfg.maxEventSize)
 	rw := newSSERewriter(s)
 	var buf []byte

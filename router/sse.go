@@ -32,18 +32,54 @@ type sseReader struct {
 	max  int
 	ev   sseEvent
 	data bytes.Buffer
+	// names interns event names: a stream repeats a few names thousands
+	// of times, and a string per event was most of the reader's garbage.
+	names map[string]string
 }
 
+// maxInternedNames bounds the names an sseReader keeps.
+const maxInternedNames = 64
+
 func newSSEReader(r io.Reader, max int) *sseReader {
-	return &sseReader{br: bufio.NewReaderSize(r, 16<<10), max: max}
+	return &sseReader{br: bufio.NewReaderSize(r, 16<<10), max: max, names: map[string]string{}}
 }
 
 // Buffered reports whether a whole event has already arrived and waits to
 // be parsed. A writer flushes when none has, so events that arrived
 // together leave together and no event waits for bytes still to come.
 func (s *sseReader) Buffered() bool {
-	b, _ := s.br.Peek(s.br.Buffered())
-	return bytes.Contains(b, []byte("\n\n")) || bytes.Contains(b, []byte("\n\r\n"))
+	n := s.br.Buffered()
+	if n < 2 {
+		return false
+	}
+	b, _ := s.br.Peek(n)
+	return hasBlankLine(b)
+}
+
+// hasBlankLine reports whether b holds "\n\n" or "\n\r\n", in one pass.
+func hasBlankLine(b []byte) bool {
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 || i+1 >= len(b) {
+			return false
+		}
+		b = b[i+1:]
+		if b[0] == '\n' || b[0] == '\r' && len(b) > 1 && b[1] == '\n' {
+			return true
+		}
+	}
+}
+
+// name returns v as an interned string.
+func (s *sseReader) name(v []byte) string {
+	if n, ok := s.names[string(v)]; ok { // no allocation for the lookup
+		return n
+	}
+	n := string(v)
+	if len(s.names) < maxInternedNames {
+		s.names[n] = n
+	}
+	return n
 }
 
 // Next returns the next event. At the end of the stream it returns io.EOF,
@@ -131,7 +167,7 @@ func (s *sseReader) field(ev *sseEvent, data *bytes.Buffer, line []byte) {
 	}
 	switch string(name) {
 	case "event":
-		ev.Name = string(value)
+		ev.Name = s.name(value)
 	case "data":
 		if ev.HasData {
 			data.WriteByte('\n')

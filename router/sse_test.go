@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unsafe"
 )
 
 func readEvents(t testing.TB, r io.Reader, max int) ([]*sseEvent, error) {
@@ -126,4 +127,49 @@ func FuzzSSEReader(f *testing.F) {
 			t.Fatalf("raw bytes differ")
 		}
 	})
+}
+
+func TestSSEBlankLineScan(t *testing.T) {
+	for in, want := range map[string]bool{
+		"":                    false,
+		"\n":                  false,
+		"\n\n":                true,
+		"data: x\n\r\n":       true,
+		"data: x\n\r":         false,
+		"data: x\ndata: y\n":  false,
+		"a\nb\nc\n\nd":        true,
+		"a\r\nb\r\n\r\n":      true,
+		"\r\n\r":              false,
+		"data: x\n data: y\n": false,
+	} {
+		if got := hasBlankLine([]byte(in)); got != want {
+			t.Errorf("%q: %v, want %v", in, got, want)
+		}
+	}
+}
+
+// Event names are interned: the same name is one string, and many
+// different names do not grow the table past its bound.
+func TestSSEReaderInternsNames(t *testing.T) {
+	var in strings.Builder
+	for i := range 2 * maxInternedNames {
+		in.WriteString("event: e" + strings.Repeat("x", i) + "\ndata: {}\n\nevent: common\ndata: {}\n\n")
+	}
+	sr := newSSEReader(strings.NewReader(in.String()), 1<<20)
+	var names []string
+	for {
+		ev, err := sr.Next()
+		if ev != nil && ev.Name == "common" {
+			names = append(names, ev.Name)
+		}
+		if err != nil {
+			break
+		}
+	}
+	if len(names) != 2*maxInternedNames || unsafe.StringData(names[0]) != unsafe.StringData(names[len(names)-1]) {
+		t.Fatalf("%d names; interned: %v", len(names), unsafe.StringData(names[0]) == unsafe.StringData(names[len(names)-1]))
+	}
+	if len(sr.names) > maxInternedNames {
+		t.Fatalf("%d names kept", len(sr.names))
+	}
 }
