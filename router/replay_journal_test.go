@@ -178,8 +178,9 @@ func TestReplayJournalConcurrentCompaction(t *testing.T) {
 	s := openStore(t, dir, lim)
 	const goroutines, puts = 6, 150
 	var wg sync.WaitGroup
-	stop := make(chan struct{})
+	stop, flusherDone := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(flusherDone)
 		for {
 			select {
 			case <-stop:
@@ -206,6 +207,7 @@ func TestReplayJournalConcurrentCompaction(t *testing.T) {
 	}
 	wg.Wait()
 	close(stop)
+	<-flusherDone
 	s2 := openStore(t, dir, lim)
 	n := 0
 	for th := range 3 {

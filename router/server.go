@@ -67,7 +67,7 @@ func New(opts ...Option) (*Router, error) {
 	}, nil
 }
 
-// Close saves every pending replay entry, stops the replay writer and
+// Close fsyncs and closes the replay journals, stops their maintainer and
 // releases idle upstream connections. Call it once the http.Server has shut
 // down; in-flight requests are not waited for.
 func (rt *Router) Close() error {
