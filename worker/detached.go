@@ -1,9 +1,6 @@
 package worker
 
 import (
-	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -18,63 +15,81 @@ func becomeSubreaper() {
 	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }
 
-// orphans are the live processes reparented to the worker: descendants of
-// the script that outlived their parents. They are read from the
+// orphans pins the live processes reparented to the worker: descendants
+// of the script that outlived their parents. They are read from the
 // children lists of the worker's threads (cheap; no /proc scan), skipping
-// zombies.
-func orphans() []int {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return nil
+// zombies and the tracked children (procs.stop handles those).
+func (p *procs) orphans() []member {
+	p.mu.Lock()
+	tracked := map[int]bool{}
+	for _, c := range p.list {
+		tracked[c.pid] = true
 	}
-	var pids []int
-	for _, task := range tasks {
-		data, err := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
+	p.mu.Unlock()
+	self := p.os.self()
+	var out []member
+	for _, pid := range p.os.children(self) {
+		if tracked[pid] {
+			continue
+		}
+		h, err := p.os.open(pid)
 		if err != nil {
 			continue
 		}
-		for _, f := range strings.Fields(string(data)) {
-			pid, err := strconv.Atoi(f)
-			if err != nil {
-				continue
-			}
-			if st, err := statFields(pid); err == nil && len(st) > 0 && st[0] != "Z" {
-				pids = append(pids, pid)
-			}
+		st, err := h.stat()
+		if err != nil || h.signal(0) != nil || st.ppid != self || st.state == 'Z' {
+			h.close()
+			continue
 		}
+		out = append(out, member{h, st})
 	}
-	return pids
+	return out
 }
 
 // stopOrphans terminates the processes reparented to the worker (and their
 // process groups when they lead one): SIGTERM, then SIGKILL after
-// TermGrace. They are our children, so their ids cannot be reused before
-// we reap them. It returns how many there were.
-func stopOrphans() int {
-	pids := orphans()
-	if len(pids) == 0 {
+// TermGrace. They are our children and only this function reaps them, so
+// their ids (and group ids) stay theirs until then. It returns how many
+// there were.
+func (p *procs) stopOrphans() int {
+	first := p.orphans()
+	if len(first) == 0 {
 		return 0
 	}
-	kill := func(sig syscall.Signal) {
-		for _, pid := range pids {
-			if pgid, err := syscall.Getpgid(pid); err == nil && pgid == pid {
-				syscall.Kill(-pid, sig)
+	kill := func(ms []member, sig syscall.Signal) {
+		for _, m := range ms {
+			if m.st.pgid == m.st.pid {
+				p.os.kill(-m.st.pid, sig)
 			}
-			syscall.Kill(pid, sig)
+			m.h.signal(sig)
 		}
 	}
-	kill(syscall.SIGTERM)
+	closeAll := func(ms []member) {
+		for _, m := range ms {
+			m.h.close()
+		}
+	}
+	kill(first, syscall.SIGTERM)
+	kill(first, syscall.SIGCONT)
 	deadline := time.Now().Add(TermGrace)
-	for time.Now().Before(deadline) && len(orphans()) > 0 {
+	for {
+		left := p.orphans()
+		if len(left) == 0 {
+			break
+		}
+		if !time.Now().Before(deadline) {
+			kill(left, syscall.SIGKILL)
+			closeAll(left)
+			break
+		}
+		closeAll(left)
 		time.Sleep(20 * time.Millisecond)
 	}
-	if len(orphans()) > 0 {
-		kill(syscall.SIGKILL)
-	}
 	// Reap them so nothing lingers as a zombie of ours.
-	for _, pid := range pids {
+	for _, m := range first {
 		var ws syscall.WaitStatus
-		syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		syscall.Wait4(m.st.pid, &ws, syscall.WNOHANG, nil)
+		m.h.close()
 	}
-	return len(pids)
+	return len(first)
 }

@@ -47,10 +47,27 @@
 // Limits: stdout and stderr share DefaultOutputLimit (4 MiB) when they are
 // not terminals; beyond it output is discarded while children keep being
 // drained, the run is stopped and ends with ExitOverflow. Stopping sends
-// the cancellation signal (or SIGTERM) to every tracked process group and
-// SIGKILL after TermGrace (1 s); at the end of every run whatever the
-// script left running is terminated the same way and reported in one line.
-// Output pipes are drained for at most 2 s after that.
+// the cancellation signal (or SIGTERM), then SIGCONT (so a stopped process
+// acts on it), to every tracked process group — with a terminal, to every
+// process below the worker, grandchildren included — and SIGKILL after
+// TermGrace (1 s); at the end of every run whatever the script left
+// running is terminated the same way and reported in one line. Output
+// pipes are drained for at most 2 s after that.
+//
+// Identity before signals: a command's group is signalled by id only while
+// its leader is not reaped (the worker marks a child exited before it
+// reaps it, under the lock signalling holds, so the id cannot have been
+// reused). After that, and for descendants in a terminal, each process is
+// pinned with a pidfd and signalled through it only while it is, pinned,
+// a live descendant of the worker (a child subreaper) in the expected
+// group. What is left is a race needing two pid reuses within one scan.
+//
+// Job control: there is none, as in `bash -c`. In a PTY, ^Z (SIGTSTP)
+// stops the foreground group, which the worker shares with its commands;
+// the worker catches it, continues the group at once (and again over
+// 400 ms for programs that stop themselves after handling SIGTSTP), and
+// says so in one line, so the call never hangs on a job nothing can `fg`.
+// Background jobs (`&`, wait, kill %1 inside the script) work as in bash.
 //
 // Exit statuses: the script's own; 2 parse error or bad options (nothing
 // ran); 125 output limit exceeded; 126 refused (runtime not authenticated,

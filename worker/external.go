@@ -82,8 +82,7 @@ func (r *run) runChild(ctx context.Context, cmd *exec.Cmd, stderr io.Writer) err
 	}
 	// A cancelled evaluation (signal, overflow) is handled by run.finish,
 	// which signals every tracked group; nothing else to watch here.
-	err = cmd.Wait()
-	r.procs.reaped(c)
+	err = r.procs.wait(c, cmd)
 	return exitStatus(ctx, err)
 }
 

@@ -52,8 +52,7 @@ func (r *run) runInterpreter(selector string, middle []string, body string) int 
 		r.note("cannot start interpreter " + path + ": " + err.Error())
 		return ExitCannotRun
 	}
-	err = cmd.Wait()
-	r.procs.reaped(c)
+	err = r.procs.wait(c, cmd)
 	if err == nil {
 		return 0
 	}

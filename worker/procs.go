@@ -2,11 +2,8 @@ package worker
 
 import (
 	"errors"
-	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -23,9 +20,19 @@ var errStopping = errors.New("the run is being stopped")
 // procs tracks every process the run started. Without a terminal each one
 // leads its own process group, so a signal to the group reaches its
 // descendants; with a terminal they stay in the worker's (foreground)
-// group and only the direct child is signalled.
+// group, and a signal reaches the descendants through the process tree
+// below the worker (a child subreaper, so nothing leaves that tree).
+//
+// Identity before signals: a tracked child is reaped only after its
+// exited flag is set under mu (wait), so while signal holds mu a child not
+// marked exited still holds its pid, and its group id cannot have been
+// reused. Anything else (members of a group whose leader was reaped,
+// descendants in a terminal) is signalled only through a handle that pins
+// the process (a pidfd), after checking, while pinned, that it is still a
+// live descendant of the worker in the expected group.
 type procs struct {
 	tty bool
+	os  procOS
 
 	mu       sync.Mutex
 	stopping bool
@@ -34,10 +41,12 @@ type procs struct {
 
 type proc struct {
 	pid    int
-	start  uint64 // start time in clock ticks, to tell its group from a reused id
+	start  uint64 // start time in clock ticks: members of its group start no earlier
 	group  bool   // leads its own process group (pgid == pid)
-	exited bool   // reaped: the pid may be reused, the group may live on
+	exited bool   // exited and about to be (or already) reaped: the pid may be reused
 }
+
+func newProcs(tty bool, sys procOS) *procs { return &procs{tty: tty, os: sys} }
 
 // start starts cmd as a tracked child.
 func (p *procs) start(cmd *exec.Cmd) (*proc, error) {
@@ -60,49 +69,123 @@ func (p *procs) start(cmd *exec.Cmd) (*proc, error) {
 		return nil, err
 	}
 	c := &proc{pid: cmd.Process.Pid, group: !p.tty}
-	c.start, _ = procStart(c.pid)
+	if h, err := p.os.open(c.pid); err == nil { // not reaped yet: it is our child
+		if st, err := h.stat(); err == nil {
+			c.start = st.start
+		}
+		h.close()
+	}
 	p.list = append(p.list, c)
 	return c, nil
 }
 
-// reaped records that c's leader was waited for.
-func (p *procs) reaped(c *proc) {
+// wait waits for a tracked child and reaps it. The exit is observed
+// without reaping, then marked under mu, and only then reaped: signal
+// never sees an unmarked child whose pid is already free.
+func (p *procs) wait(c *proc, cmd *exec.Cmd) error {
+	p.os.waitExit(c.pid)
 	p.mu.Lock()
 	c.exited = true
 	p.mu.Unlock()
+	return cmd.Wait()
+}
+
+// member is a live descendant of the worker, pinned.
+type member struct {
+	h  procHandle
+	st procStat
+}
+
+// descendants walks the process tree below the worker and pins every live
+// process in it. A process counts only if, while pinned, it is not a
+// zombie and its parent is the process whose children list named it.
+func (p *procs) descendants() []member {
+	var out []member
+	seen := map[int]bool{}
+	queue := []int{p.os.self()}
+	for len(queue) > 0 {
+		parent := queue[0]
+		queue = queue[1:]
+		for _, pid := range p.os.children(parent) {
+			if seen[pid] {
+				continue
+			}
+			seen[pid] = true
+			h, err := p.os.open(pid)
+			if err != nil {
+				continue
+			}
+			st, err := h.stat()
+			// stat describes the pinned process only if it is still alive
+			// after the read (the pid was not free in between).
+			if err != nil || h.signal(0) != nil || st.ppid != parent || st.state == 'Z' {
+				h.close()
+				continue
+			}
+			out = append(out, member{h, st})
+			queue = append(queue, pid)
+		}
+	}
+	return out
 }
 
 // signal sends sig to every live tracked group (or child, with a
-// terminal). A reaped leader's group is signalled only while /proc shows
-// members that started no earlier than the leader: never a reused id.
-// It reports whether anything was still alive.
+// terminal) and reports whether anything was still alive:
+//   - a child not yet reaped: its group (or itself) directly;
+//   - a reaped leader's group, when it is not empty: each member that is
+//     a live descendant of the worker started no earlier than the leader,
+//     one by one through its pin, never kill(-pgid) (the id may be reused);
+//   - with a terminal, every other descendant too, so cancellation reaches
+//     grandchildren in the shared foreground group.
 func (p *procs) signal(sig syscall.Signal) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var members map[int]uint64 // pgid → latest member start time
+	var tree []member
+	loaded := false
+	load := func() {
+		if !loaded {
+			tree, loaded = p.descendants(), true
+		}
+	}
+	defer func() {
+		for _, m := range tree {
+			m.h.close()
+		}
+	}()
 	alive := false
+	direct := map[int]bool{}
 	for _, c := range p.list {
 		switch {
 		case !c.exited && c.group:
-			alive = syscall.Kill(-c.pid, sig) == nil || alive
+			alive = p.os.kill(-c.pid, sig) == nil || alive
 		case !c.exited:
-			alive = syscall.Kill(c.pid, sig) == nil || alive
+			alive = p.os.kill(c.pid, sig) == nil || alive
+			direct[c.pid] = true
 		case c.group:
-			if syscall.Kill(-c.pid, 0) != nil {
+			if p.os.kill(-c.pid, 0) != nil {
 				continue // empty group: nothing to identify
 			}
-			if members == nil {
-				members = groupMembers()
+			load()
+			for _, m := range tree {
+				if m.st.pgid == c.pid && m.st.start >= c.start {
+					alive = m.h.signal(sig) == nil || alive
+				}
 			}
-			if latest, ok := members[c.pid]; ok && latest >= c.start {
-				alive = syscall.Kill(-c.pid, sig) == nil || alive
+		}
+	}
+	if p.tty {
+		load()
+		for _, m := range tree {
+			if !direct[m.st.pid] {
+				alive = m.h.signal(sig) == nil || alive
 			}
 		}
 	}
 	return alive
 }
 
-// stop refuses new commands and terminates every tracked group: sig first,
+// stop refuses new commands and terminates every tracked group: sig first
+// (with SIGCONT, so a stopped process acts on it, as bash's kill does),
 // SIGKILL to whatever is left after TermGrace. It returns when nothing
 // tracked is alive or the grace is over, and reports whether anything was.
 func (p *procs) stop(sig syscall.Signal) bool {
@@ -111,6 +194,9 @@ func (p *procs) stop(sig syscall.Signal) bool {
 	p.mu.Unlock()
 	if !p.signal(sig) {
 		return false
+	}
+	if sig != syscall.SIGKILL && sig != syscall.SIGCONT {
+		p.signal(syscall.SIGCONT)
 	}
 	deadline := time.Now().Add(TermGrace)
 	for time.Now().Before(deadline) {
@@ -121,61 +207,4 @@ func (p *procs) stop(sig syscall.Signal) bool {
 	}
 	p.signal(syscall.SIGKILL)
 	return true
-}
-
-// groupMembers maps each process group id to the latest start time of its
-// members, from /proc.
-func groupMembers() map[int]uint64 {
-	m := map[int]uint64{}
-	d, err := os.Open("/proc")
-	if err != nil {
-		return m
-	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
-	for _, n := range names {
-		pid, err := strconv.Atoi(n)
-		if err != nil {
-			continue
-		}
-		f, err := statFields(pid)
-		if err != nil || len(f) < 20 {
-			continue
-		}
-		if f[0] == "Z" {
-			continue // a zombie holds no streams
-		}
-		pgid, _ := strconv.Atoi(f[2])
-		start, _ := strconv.ParseUint(f[19], 10, 64)
-		if start > m[pgid] || m[pgid] == 0 {
-			m[pgid] = start
-		}
-	}
-	return m
-}
-
-// statFields are the fields of /proc/<pid>/stat after the command name:
-// [0] state, [1] ppid, [2] pgrp, …, [19] starttime.
-func statFields(pid int) ([]string, error) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return nil, err
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return nil, errors.New("malformed /proc stat")
-	}
-	return strings.Fields(s[i+1:]), nil
-}
-
-func procStart(pid int) (uint64, error) {
-	f, err := statFields(pid)
-	if err != nil {
-		return 0, err
-	}
-	if len(f) < 20 {
-		return 0, errors.New("short /proc stat")
-	}
-	return strconv.ParseUint(f[19], 10, 64)
 }

@@ -46,10 +46,11 @@ type run struct {
 	private        map[string]privcmd.Func
 	scripts        *os.Root
 
-	once   sync.Once
-	reason string // "exit", "signal", "overflow", "broken-pipe"
-	code   int
-	sig    syscall.Signal
+	once     sync.Once
+	tstpOnce sync.Once
+	reason   string // "exit", "signal", "overflow", "broken-pipe"
+	code     int
+	sig      syscall.Signal
 }
 
 // runOption adjusts a run before it starts (tests use them).
@@ -61,7 +62,7 @@ func withOutputLimit(n int64) runOption { return func(r *run) { r.out.limit = n 
 func newRun(stdin, stdout, stderr *os.File, opts ...runOption) (*run, error) {
 	r := &run{stdin: stdin, errDst: stderr, private: privateCommands()}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	r.procs = &procs{tty: isTerminal(stdin)}
+	r.procs = newProcs(isTerminal(stdin), linuxProcs{})
 	r.out = &output{limit: DefaultOutputLimit}
 	r.out.onOver = func() { r.finish("overflow", ExitOverflow, 0) }
 	r.out.onBroken = func() { r.finish("broken-pipe", 128+int(syscall.SIGPIPE), syscall.SIGPIPE) }
@@ -99,11 +100,12 @@ func (r *run) finish(reason string, code int, sig syscall.Signal) {
 
 // notifySignals starts catching SIGINT/SIGTERM/SIGHUP/SIGQUIT (and
 // SIGPIPE, so a broken output reports EPIPE instead of killing the worker
-// before it cleans up). Main calls it first, so a signal that arrives while
+// before it cleans up; SIGTSTP, so ^Z never stops the worker: see
+// resumeStopped). Main calls it first, so a signal that arrives while
 // the worker authenticates is kept and stops the run as soon as it starts.
 func notifySignals() chan os.Signal {
 	ch := make(chan os.Signal, 4)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE, syscall.SIGTSTP)
 	return ch
 }
 
@@ -119,6 +121,10 @@ func (r *run) watchSignals(ch chan os.Signal) (stop func()) {
 				if sig == syscall.SIGPIPE {
 					continue // writes report EPIPE; output handles it
 				}
+				if sig == syscall.SIGTSTP {
+					r.resumeStopped()
+					continue
+				}
 				r.finish("signal", 128+int(sig), sig)
 			case <-done:
 				return
@@ -126,6 +132,31 @@ func (r *run) watchSignals(ch chan os.Signal) (stop func()) {
 		}
 	}()
 	return func() { signal.Stop(ch); close(done) }
+}
+
+// resumeStopped answers ^Z (SIGTSTP). A worker script has no job control:
+// like `bash -c`, there is no interactive shell to return to and nothing
+// could later `fg` the job, so a stopped foreground command would hang the
+// call until Codex kills it. With a terminal, ^Z stopped the whole
+// foreground group (the worker's commands share it); the worker continues
+// that group at once and again over the next few hundred milliseconds (a
+// program that handles SIGTSTP, like less or vim, stops itself a little
+// later), and says so once. ^C and cancellation still stop the run.
+// Without a terminal a SIGTSTP can only have been sent to the worker
+// itself, and nothing else is stopped.
+func (r *run) resumeStopped() {
+	if !r.procs.tty {
+		return
+	}
+	r.tstpOnce.Do(func() {
+		r.note("^Z (SIGTSTP): a worker script has no job control, so the command was resumed; use ^C to stop it")
+	})
+	go func() {
+		for _, d := range []time.Duration{0, 50, 100, 200, 400} {
+			time.Sleep(d * time.Millisecond)
+			syscall.Kill(0, syscall.SIGCONT) // the worker's own (foreground) group
+		}
+	}()
 }
 
 // abandonWait bounds how long a stopped run waits for its evaluation: a
@@ -156,7 +187,7 @@ func (r *run) await(done <-chan int) int {
 func (r *run) complete(status int) int {
 	r.finish("exit", status, 0)
 	leftover := r.procs.stop(syscall.SIGTERM)
-	detached := stopOrphans()
+	detached := r.procs.stopOrphans()
 	r.stdout.closeWriter()
 	r.stderr.closeWriter()
 	deadline := time.Now().Add(drainWait)

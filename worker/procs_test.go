@@ -1,0 +1,265 @@
+package worker
+
+import (
+	"os/exec"
+	"slices"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fakeOS replays process-table states that real processes cannot be made
+// to produce on demand (a pid reused at an exact moment). Each pid maps to
+// the process holding it now; a handle pins the process it was opened on,
+// and reads /proc by pid, as the real pidfd handle does.
+type fakeOS struct {
+	mu     sync.Mutex
+	me     int
+	procs  map[int]*fakeProc
+	opened func(pid int) // runs right after a handle is opened
+}
+
+type fakeProc struct {
+	st   procStat
+	dead bool
+	got  []syscall.Signal
+}
+
+func newFakeOS(me int) *fakeOS { return &fakeOS{me: me, procs: map[int]*fakeProc{}} }
+
+func (f *fakeOS) add(pid, ppid, pgid int, start uint64) *fakeProc {
+	p := &fakeProc{st: procStat{pid: pid, ppid: ppid, pgid: pgid, state: 'S', start: start}}
+	f.procs[pid] = p
+	return p
+}
+
+func (f *fakeOS) self() int    { return f.me }
+func (f *fakeOS) waitExit(int) {}
+func (f *fakeOS) deliver(p *fakeProc, sig syscall.Signal) {
+	if sig != 0 {
+		p.got = append(p.got, sig)
+	}
+}
+
+func (f *fakeOS) kill(pid int, sig syscall.Signal) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if pid > 0 {
+		p := f.procs[pid]
+		if p == nil || p.dead {
+			return syscall.ESRCH
+		}
+		f.deliver(p, sig)
+		return nil
+	}
+	found := false
+	for _, p := range f.procs {
+		if !p.dead && p.st.pgid == -pid {
+			f.deliver(p, sig)
+			found = true
+		}
+	}
+	if !found {
+		return syscall.ESRCH
+	}
+	return nil
+}
+
+func (f *fakeOS) children(pid int) []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []int
+	for _, p := range f.procs {
+		if !p.dead && p.st.ppid == pid {
+			out = append(out, p.st.pid)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (f *fakeOS) open(pid int) (procHandle, error) {
+	f.mu.Lock()
+	p := f.procs[pid]
+	f.mu.Unlock()
+	if p == nil || p.dead {
+		return nil, syscall.ESRCH
+	}
+	if f.opened != nil {
+		f.opened(pid)
+	}
+	return &fakeHandle{f: f, p: p, pid: pid}, nil
+}
+
+type fakeHandle struct {
+	f   *fakeOS
+	p   *fakeProc
+	pid int
+}
+
+func (h *fakeHandle) stat() (procStat, error) {
+	h.f.mu.Lock()
+	defer h.f.mu.Unlock()
+	if cur := h.f.procs[h.pid]; cur != nil && !cur.dead {
+		return cur.st, nil // by pid, like /proc: maybe not the pinned process
+	}
+	return procStat{}, syscall.ESRCH
+}
+
+func (h *fakeHandle) signal(sig syscall.Signal) error {
+	h.f.mu.Lock()
+	defer h.f.mu.Unlock()
+	if h.p.dead {
+		return syscall.ESRCH
+	}
+	h.f.deliver(h.p, sig)
+	return nil
+}
+
+func (h *fakeHandle) close() {}
+
+// reuse ends the process holding pid and gives the pid to a new,
+// unrelated process (child of init) in group pgid.
+func (f *fakeOS) reuse(pid, pgid int, start uint64) *fakeProc {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if old := f.procs[pid]; old != nil {
+		old.dead = true
+	}
+	p := &fakeProc{st: procStat{pid: pid, ppid: 1, pgid: pgid, state: 'S', start: start}}
+	f.procs[pid] = p
+	return p
+}
+
+const worker0 = 10 // the fake worker's pid
+
+// Guards identity before signals: a tracked leader (pid 100) was reaped
+// and its pid reused by an unrelated process that made its own group 100.
+// The group is live and its members started after our leader, so the old
+// rule (live group, members no older than the leader) signalled it; now
+// members must be pinned descendants of the worker, and none is.
+func TestSignalNeverReachesReusedGroup(t *testing.T) {
+	f := newFakeOS(worker0)
+	stranger := f.add(100, 1, 100, 90)
+	member := f.add(101, 100, 100, 95)
+	p := newProcs(false, f)
+	p.list = []*proc{{pid: 100, start: 50, group: true, exited: true}}
+	if p.signal(syscall.SIGTERM) {
+		t.Error("reported a reused group as ours")
+	}
+	if len(stranger.got)+len(member.got) != 0 {
+		t.Fatalf("signalled an unrelated group: %v %v", stranger.got, member.got)
+	}
+}
+
+// Guards that a reaped leader's group is still stopped: a member the
+// worker adopted (reparented grandchild, group 100) is signalled through
+// its pin; a process in the same group that is not the worker's
+// descendant, and one that started before the leader, are not.
+func TestSignalReachesReapedLeadersGroup(t *testing.T) {
+	f := newFakeOS(worker0)
+	ours := f.add(200, worker0, 100, 60)
+	deeper := f.add(201, 200, 100, 61)
+	outsider := f.add(300, 1, 100, 70)
+	older := f.add(202, worker0, 100, 40)
+	p := newProcs(false, f)
+	p.list = []*proc{{pid: 100, start: 50, group: true, exited: true}}
+	if !p.signal(syscall.SIGTERM) {
+		t.Fatal("did not see the live member")
+	}
+	if !slices.Equal(ours.got, []syscall.Signal{syscall.SIGTERM}) || !slices.Equal(deeper.got, []syscall.Signal{syscall.SIGTERM}) {
+		t.Fatalf("members got %v %v", ours.got, deeper.got)
+	}
+	if len(outsider.got)+len(older.got) != 0 {
+		t.Fatalf("signalled %v %v", outsider.got, older.got)
+	}
+}
+
+// Guards the window between finding a member and signalling it: the
+// member exits and its pid goes to an unrelated process in the same group
+// right after the pin is taken. The pin still names the dead process, and
+// /proc (read by pid) now describes the stranger; neither is signalled.
+func TestSignalSkipsMemberReplacedAfterScan(t *testing.T) {
+	f := newFakeOS(worker0)
+	member := f.add(200, worker0, 100, 60)
+	var stranger *fakeProc
+	f.opened = func(pid int) {
+		if pid == 200 && stranger == nil {
+			stranger = f.reuse(200, 100, 80)
+		}
+	}
+	p := newProcs(false, f)
+	p.list = []*proc{{pid: 100, start: 50, group: true, exited: true}}
+	p.signal(syscall.SIGTERM)
+	if len(member.got) != 0 || stranger == nil || len(stranger.got) != 0 {
+		t.Fatalf("member %v, stranger %+v", member.got, stranger)
+	}
+}
+
+// A leader not yet reaped still holds its pid, so its group is signalled
+// directly (one kill reaches members forking at that moment).
+func TestSignalUnreapedLeaderGroup(t *testing.T) {
+	f := newFakeOS(worker0)
+	leader := f.add(100, worker0, 100, 50)
+	member := f.add(101, 100, 100, 51)
+	p := newProcs(false, f)
+	p.list = []*proc{{pid: 100, start: 50, group: true}}
+	if !p.signal(syscall.SIGINT) || len(leader.got) != 1 || len(member.got) != 1 {
+		t.Fatalf("leader %v member %v", leader.got, member.got)
+	}
+}
+
+// Guards cancellation in a terminal: commands share the worker's
+// foreground group, so the grandchild is reached through the process tree
+// (the old rule signalled only the direct child). The direct child is
+// signalled once, and a process in the same group that is not below the
+// worker (the carrier shell that started it) is left alone.
+func TestSignalTTYReachesGrandchildren(t *testing.T) {
+	f := newFakeOS(worker0)
+	child := f.add(100, worker0, 5, 50)
+	grandchild := f.add(101, 100, 5, 51)
+	adopted := f.add(102, worker0, 5, 52)
+	parent := f.add(4, 1, 5, 10)
+	p := newProcs(true, f)
+	p.list = []*proc{{pid: 100, start: 50}}
+	p.signal(syscall.SIGTERM)
+	for _, c := range []*fakeProc{child, grandchild, adopted} {
+		if !slices.Equal(c.got, []syscall.Signal{syscall.SIGTERM}) {
+			t.Errorf("pid %d got %v, want one SIGTERM", c.st.pid, c.got)
+		}
+	}
+	if len(parent.got) != 0 {
+		t.Errorf("signalled the worker's parent: %v", parent.got)
+	}
+}
+
+// Guards the reaping order with real processes: while signal holds the
+// lock, wait cannot reap a child that has exited (it stays a zombie, its
+// pid taken), so a child signal sees as not exited cannot have a reused
+// pid. Without the order (cmd.Wait first, then the mark) the child would
+// be gone from /proc while the lock is held.
+func TestWaitReapsOnlyAfterMarking(t *testing.T) {
+	p := newProcs(false, linuxProcs{})
+	cmd := exec.Command("true")
+	c, err := p.start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	done := make(chan error, 1)
+	go func() { done <- p.wait(c, cmd) }()
+	time.Sleep(200 * time.Millisecond)
+	st, err := readStat(c.pid)
+	exited := c.exited
+	p.mu.Unlock()
+	if err != nil || st.state != 'Z' || exited {
+		t.Fatalf("while locked: stat %+v err %v exited %v; want an unreaped zombie", st, err, exited)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readStat(c.pid); err == nil {
+		t.Fatal("not reaped after wait")
+	}
+}
