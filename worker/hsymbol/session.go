@@ -9,9 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // location is one answer of the server: a file and a 0-based line range.
@@ -39,7 +43,14 @@ type query struct {
 func ask(ctx context.Context, q query) ([]location, error) {
 	cmd := exec.CommandContext(ctx, q.bin, q.srv.args...)
 	cmd.Dir = q.root
-	cmd.Env = q.environ
+	// gopls (through golang.org/x/telemetry) forks a setsid'd crash-monitor
+	// and upload sidecar unless GO_TELEMETRY_CHILD says it is already one;
+	// a one-shot query must not leave that behind in the user's shell.
+	cmd.Env = append(slices.Clip(q.environ), "GO_TELEMETRY_CHILD=2")
+	// The server leads its own process group so everything it started
+	// (gopls runs `go list`, tsserver forks a type checker) ends with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = 2 * time.Second
 	var stderr tail
 	cmd.Stderr = &stderr
@@ -59,13 +70,18 @@ func ask(ctx context.Context, q query) ([]location, error) {
 	defer func() {
 		c.stop()
 		exited := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(exited) }()
+		go func() { waitExited(cmd.Process.Pid); close(exited) }()
 		select {
 		case <-exited:
 		case <-time.After(grace):
-			_ = cmd.Process.Kill()
+			_ = killGroup(cmd)
 			<-exited
 		}
+		// The leader has exited but is not reaped: as a zombie it keeps its
+		// pid, so the group id still names our group while we end what the
+		// server left in it. Only then is it reaped.
+		_ = killGroup(cmd)
+		_ = cmd.Wait()
 	}()
 	locs, err := converse(ctx, c, q)
 	if err != nil {
@@ -213,4 +229,25 @@ func (t *tail) last() string {
 		s = s[:200]
 	}
 	return s
+}
+
+// killGroup ends the server's process group. The group id is the leader's
+// pid; callers signal only while the leader is unreaped (running or a
+// zombie), so the id cannot have been reused by another process.
+func killGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// waitExited blocks until process pid has exited, leaving it unreaped.
+func waitExited(pid int) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return
+		}
+	}
 }
