@@ -182,6 +182,12 @@ func (rt *Router) forward(w http.ResponseWriter, r *http.Request, body []byte) {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, rt.cfg.maxRequestBody)
+		// The body streams upstream while the response may already flow
+		// back. Without full duplex, net/http's HTTP/1 server drains and
+		// closes an unread request body once the handler writes headers; the
+		// transport then fails its body write and closes the upstream
+		// connection under the response ("use of closed network connection").
+		_ = http.NewResponseController(w).EnableFullDuplex()
 	}
 	resp, cancel, err := rt.roundTrip(r.Context(), func(ctx context.Context) *http.Request {
 		return rt.outboundRequest(ctx, r, body, false)
