@@ -62,6 +62,14 @@
 // a live descendant of the worker (a child subreaper) in the expected
 // group. What is left is a race needing two pid reuses within one scan.
 //
+// Environment: scripts and their commands get the helper's environment
+// unchanged. The worker has no private plumbing variables (it finds its
+// runtime from CODEX_THREAD_ID and HPATCH_RUNTIME_DIR, which Codex's
+// environment already holds) and nothing of the router process (upstream,
+// auth, state paths) is passed: the worker is a separate exec of the same
+// binary. Like bash, a Bash evaluation exports PWD as its current
+// directory.
+//
 // Job control: there is none, as in `bash -c`. In a PTY, ^Z (SIGTSTP)
 // stops the foreground group, which the worker shares with its commands;
 // the worker catches it, continues the group at once (and again over

@@ -123,13 +123,16 @@ func exitStatus(ctx context.Context, err error) error {
 
 // environ is the exported environment of an evaluation as KEY=VALUE. A
 // name can appear more than once (a global overlaid by a local or an
-// unset); the last one wins.
+// unset); the last one wins. PWD counts as exported, as bash always
+// exports it (mvdan/sh sets it to the evaluation's directory but not as
+// exported): commands see the directory they run in, like under bash, and
+// the inherited PWD is not lost.
 func environ(env expand.Environ) []string {
 	list := make([]string, 0, 64)
 	at := map[string]int{}
 	for name, vr := range env.Each {
 		i, seen := at[name]
-		if !vr.IsSet() || !vr.Exported || vr.Kind != expand.String {
+		if !vr.IsSet() || !(vr.Exported || name == "PWD") || vr.Kind != expand.String {
 			if seen {
 				list[i] = ""
 			}
