@@ -1,3 +1,5 @@
+//go:build unix
+
 package router
 
 import (
@@ -71,8 +73,8 @@ func reverseProxy(upstream string) http.Handler {
 // BenchmarkLatency measures time to first byte and to the end of the
 // stream through the router and through a plain httputil.ReverseProxy,
 // against the same in-process upstream and with the same real Codex
-// request body, at concurrency 1 and 64. Read the ratios with
-// scripts/bench-latency.sh.
+// request body, at concurrency 1 and 64, and the process CPU per request.
+// Read the ratios with scripts/bench-latency.sh.
 func BenchmarkLatency(b *testing.B) {
 	body, err := os.ReadFile("../testdata/codex/captures/cli-lite-exec/000-post.json")
 	if err != nil {
@@ -116,6 +118,7 @@ func runLatency(b *testing.B, target string, body []byte, conc int) {
 	)
 	n := int64(b.N)
 	b.ResetTimer()
+	cpuStart := cpuTime()
 	for range conc {
 		wg.Add(1)
 		go func() {
@@ -158,6 +161,11 @@ func runLatency(b *testing.B, target string, body []byte, conc int) {
 	}
 	wg.Wait()
 	b.StopTimer()
+	// CPU of the whole process (client, proxy and upstream) per request:
+	// the same client and upstream run for both proxies, so the difference
+	// is the proxy's own CPU, which the machine's load does not blur as it
+	// does latency.
+	b.ReportMetric(float64((cpuTime()-cpuStart).Microseconds())/float64(n), "proc-cpu-µs")
 	report := func(name string, d []time.Duration) {
 		slices.Sort(d)
 		if len(d) == 0 {

@@ -3,7 +3,9 @@
 # both in front of the same in-process fake upstream and sent the same real
 # Codex request (router/server_bench_test.go, BenchmarkLatency). Prints time
 # to first byte and to the end of the stream, p50 and p99, at concurrency 1
-# and 64.
+# and 64, and the CPU time of the whole test process per request
+# (proc-cpu-µs: client and upstream are the same for both proxies, so the
+# difference is the proxy's own CPU, which load does not blur).
 #
 # The test binary is built once and run COUNT times; every run measures the
 # ReverseProxy and then the router back to back, so both see the same
@@ -45,9 +47,9 @@ function median(a, n) { return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 
 }
 END {
 	printf "%-6s %-12s %13s %13s %8s  %s\n", "conc", "metric", "reverseproxy", "router", "ratio", "[min-max ratio]"
-	split("ttfb-p50-µs ttfb-p99-µs full-p50-µs full-p99-µs", order, " ")
+	split("ttfb-p50-µs ttfb-p99-µs full-p50-µs full-p99-µs proc-cpu-µs", order, " ")
 	split("1 64", cs, " ")
-	for (ci = 1; ci <= 2; ci++) for (mi = 1; mi <= 4; mi++) {
+	for (ci = 1; ci <= 2; ci++) for (mi = 1; mi <= 5; mi++) {
 		c = cs[ci]; m = order[mi]; n = 0
 		delete bs; delete rs; delete qs
 		for (run in runs) {
