@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"hpatch-router/worker"
 )
@@ -19,7 +21,14 @@ import (
 
 const benchPy = "import sys\ntotal = 0\nfor i in range(1000):\n    total += i\nprint(total)\n"
 
+// realPython is the python3 interpreter itself, not a pyenv shim (a bash
+// script that costs more than the interpreter's start):
+// $HPATCH_BENCH_PYTHON when scripts/bench-worker.sh resolved it, else
+// sys.executable.
 var realPython = sync.OnceValue(func() string {
+	if p := os.Getenv("HPATCH_BENCH_PYTHON"); p != "" {
+		return p
+	}
 	out, err := exec.Command("python3", "-c", "import sys;print(sys.executable)").Output()
 	if err != nil {
 		return ""
@@ -116,4 +125,46 @@ func BenchmarkCatN10k(b *testing.B) {
 
 func BenchmarkBashCCatN10k(b *testing.B) {
 	newBenchEnv(b).loop(b, lookBench(b, "bash"), "bash", "-c", "cat -n 10k.txt")
+}
+
+// BenchmarkEchoHiBreakdown shows where `shell bash 'echo hi'` spends its
+// time. Each iteration runs, interleaved so a changing machine load hits
+// all of them alike: the whole call; the router binary as the worker
+// without the helper; the router binary refusing a missing thread id at
+// its first check (process start, Go runtime and package initialisation);
+// and the helper alone, refusing a thread without a runtime. It reports
+// the mean of each and the parts: helper = whole - direct, start =
+// refusal, worker = direct - refusal (authentication, evaluation,
+// end-of-run checks, exit).
+func BenchmarkEchoHiBreakdown(b *testing.B) {
+	e := newBenchEnv(b)
+	noThread := slices.DeleteFunc(slices.Clone(e.environ), func(kv string) bool { return strings.HasPrefix(kv, "CODEX_THREAD_ID=") })
+	noRuntime := append(slices.Clone(e.environ), "CODEX_THREAD_ID=no-runtime-here")
+	var whole, direct, start, helper time.Duration
+	timed := func(path string, env []string, code int) time.Duration {
+		cmd := exec.Command(path, "bash", "echo hi")
+		cmd.Args[0] = "shell"
+		cmd.Env, cmd.Dir = env, e.dir
+		t0 := time.Now()
+		out, err := cmd.CombinedOutput()
+		d := time.Since(t0)
+		if got := exitCode(err); got != code {
+			b.Fatalf("%s: exit %d, want %d\n%s", path, got, code, out)
+		}
+		return d
+	}
+	n := 0
+	for b.Loop() {
+		whole += timed(built.helper, e.environ, 0)
+		direct += timed(built.router, e.environ, 0)
+		start += timed(built.router, noThread, 127)
+		helper += timed(built.helper, noRuntime, 127)
+		n++
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(n) / 1e6 }
+	b.ReportMetric(ms(whole), "ms-whole")
+	b.ReportMetric(ms(whole-direct), "ms-helper")
+	b.ReportMetric(ms(helper), "ms-helper-alone")
+	b.ReportMetric(ms(start), "ms-router-start")
+	b.ReportMetric(ms(direct-start), "ms-worker")
 }
