@@ -18,12 +18,15 @@ func becomeSubreaper() {
 // orphans pins the live processes reparented to the worker: descendants
 // of the script that outlived their parents. They are read from the
 // children lists of the worker's threads (cheap; no /proc scan), skipping
-// zombies and the tracked children (procs.stop handles those).
+// zombies and the tracked children not yet reaped (procs.stop handles
+// those; a reaped one's pid now names another process, which counts).
 func (p *procs) orphans() []member {
 	p.mu.Lock()
 	tracked := map[int]bool{}
 	for _, c := range p.list {
-		tracked[c.pid] = true
+		if !c.exited {
+			tracked[c.pid] = true
+		}
 	}
 	p.mu.Unlock()
 	self := p.os.self()

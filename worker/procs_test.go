@@ -263,3 +263,30 @@ func TestWaitReapsOnlyAfterMarking(t *testing.T) {
 		t.Fatal("not reaped after wait")
 	}
 }
+
+// Guards what the end of a run counts as detached: the worker's children
+// that it does not track. A tracked child not yet reaped is left to
+// procs.stop; one that was reaped no longer holds its pid, so a process
+// now holding that pid is an orphan like any other (the old rule skipped
+// every tracked pid and would have left it running). Zombies and
+// processes that are not the worker's children do not count.
+func TestOrphans(t *testing.T) {
+	f := newFakeOS(worker0)
+	f.add(100, worker0, 100, 50) // tracked, running
+	reused := f.add(101, worker0, 101, 90)
+	zombie := f.add(102, worker0, 102, 60)
+	zombie.st.state = 'Z'
+	f.add(103, 1, 103, 70) // not ours
+	detached := f.add(104, worker0, 104, 80)
+	p := newProcs(false, f)
+	p.list = []*proc{{pid: 100, start: 50, group: true}, {pid: 101, start: 40, group: true, exited: true}}
+	var got []int
+	for _, m := range p.orphans() {
+		got = append(got, m.st.pid)
+		m.h.close()
+	}
+	slices.Sort(got)
+	if want := []int{reused.st.pid, detached.st.pid}; !slices.Equal(got, want) {
+		t.Fatalf("orphans %v, want %v", got, want)
+	}
+}
