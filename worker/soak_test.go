@@ -42,11 +42,12 @@ var soakScripts = []struct {
 // completion path under load: a leaked grandchild, a stray pipe end, or a
 // wrong or doubled exit status fails it.
 //
-// It is skipped under -short and runs only with HPATCH_SOAK=1: the 500
-// sequential runs took 88 s on an idle 2-core machine (about 176 ms each:
-// helper and router start, bash, grace polling for what the scripts leave
-// behind), so on loaded shared cores it cannot reliably finish in 2
-// minutes, and a default `make test` should not pay for it. It fails when
+// It is skipped under -short and runs only with HPATCH_SOAK=1: on two
+// cores the whole test took 32 s idle but 90 s while other builds shared
+// them (the 500 sequential runs cost 60 to 180 ms each: helper and router
+// start, bash, polling for what the scripts leave behind), so it cannot
+// reliably finish in 2 minutes on a loaded machine, and a default
+// `make test` should not pay for it. It fails when
 // the sequential runs do not fit their 90 s share. HPATCH_SOAK_RUNS
 // scales the sequential count.
 func TestSoak(t *testing.T) {
