@@ -49,8 +49,9 @@
 // drained, the run is stopped and ends with ExitOverflow. Stopping sends
 // the cancellation signal (or SIGTERM), then SIGCONT (so a stopped process
 // acts on it), to every tracked process group — with a terminal, to every
-// process below the worker, grandchildren included — and SIGKILL after
-// TermGrace (1 s); at the end of every run whatever the script left
+// process below the worker, grandchildren included, except that a SIGINT
+// or SIGQUIT is not repeated to the terminal's foreground group, which the
+// terminal already signalled once — and SIGKILL after TermGrace (1 s); at the end of every run whatever the script left
 // running is terminated the same way and reported in one line. Output
 // pipes are drained for at most 2 s after that.
 //

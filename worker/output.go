@@ -64,6 +64,22 @@ func isTerminal(f *os.File) bool {
 	return tty
 }
 
+// foregroundGroup returns the worker's process group when it is the
+// foreground group of the terminal f, else 0.
+func foregroundGroup(f *os.File) int {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	fg := 0
+	rc.Control(func(fd uintptr) {
+		if pgrp, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil && pgrp == syscall.Getpgrp() {
+			fg = pgrp
+		}
+	})
+	return fg
+}
+
 // newStream returns the stream for dst, passing a terminal through.
 func (o *output) newStream(dst *os.File) (*stream, error) {
 	s := &stream{dst: dst, done: make(chan struct{})}

@@ -32,7 +32,13 @@ var errStopping = errors.New("the run is being stopped")
 // live descendant of the worker in the expected group.
 type procs struct {
 	tty bool
-	os  procOS
+	// fgGroup is the worker's process group when it is the terminal's
+	// foreground group (0 otherwise). A terminal's ^C or ^\ has already
+	// reached every process in it, so SIGINT and SIGQUIT are not sent to
+	// them a second time (a program handling SIGINT would see two);
+	// whatever is still running after TermGrace gets SIGKILL as usual.
+	fgGroup int
+	os      procOS
 
 	mu       sync.Mutex
 	stopping bool
@@ -154,13 +160,27 @@ func (p *procs) signal(sig syscall.Signal) bool {
 	}()
 	alive := false
 	direct := map[int]bool{}
+	// terminal reports whether the terminal already delivered sig to the
+	// members of group pgid.
+	terminal := func(pgid int) bool {
+		return p.fgGroup != 0 && pgid == p.fgGroup && (sig == syscall.SIGINT || sig == syscall.SIGQUIT)
+	}
 	for _, c := range p.list {
 		switch {
 		case !c.exited && c.group:
 			alive = p.os.kill(-c.pid, sig) == nil || alive
 		case !c.exited:
-			alive = p.os.kill(c.pid, sig) == nil || alive
 			direct[c.pid] = true
+			s := sig
+			if p.fgGroup != 0 && terminal(p.fgGroup) {
+				load()
+				for _, m := range tree {
+					if m.st.pid == c.pid && terminal(m.st.pgid) {
+						s = 0
+					}
+				}
+			}
+			alive = p.os.kill(c.pid, s) == nil || alive
 		case c.group:
 			if p.os.kill(-c.pid, 0) != nil {
 				continue // empty group: nothing to identify
@@ -176,9 +196,14 @@ func (p *procs) signal(sig syscall.Signal) bool {
 	if p.tty {
 		load()
 		for _, m := range tree {
-			if !direct[m.st.pid] {
-				alive = m.h.signal(sig) == nil || alive
+			if direct[m.st.pid] {
+				continue
 			}
+			s := sig
+			if terminal(m.st.pgid) {
+				s = 0
+			}
+			alive = m.h.signal(s) == nil || alive
 		}
 	}
 	return alive

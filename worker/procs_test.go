@@ -290,3 +290,30 @@ func TestOrphans(t *testing.T) {
 		t.Fatalf("orphans %v, want %v", got, want)
 	}
 }
+
+// Guards a terminal's ^C reaching each foreground process once: the
+// kernel already sent SIGINT to the whole foreground group, the worker's,
+// so the worker does not repeat it there (a program handling SIGINT saw
+// two before); a descendant in another group, which the terminal did not
+// reach, still gets it, and SIGTERM still goes to everyone.
+func TestSignalTerminalInterruptOnce(t *testing.T) {
+	f := newFakeOS(worker0)
+	child := f.add(100, worker0, 5, 50)
+	grandchild := f.add(101, 100, 5, 51)
+	ownGroup := f.add(102, 100, 102, 52)
+	p := newProcs(true, f)
+	p.fgGroup = 5
+	p.list = []*proc{{pid: 100, start: 50}}
+	if !p.signal(syscall.SIGINT) {
+		t.Fatal("live processes not reported")
+	}
+	if len(child.got)+len(grandchild.got) != 0 || !slices.Equal(ownGroup.got, []syscall.Signal{syscall.SIGINT}) {
+		t.Fatalf("SIGINT: child %v grandchild %v own group %v", child.got, grandchild.got, ownGroup.got)
+	}
+	p.signal(syscall.SIGTERM)
+	for _, c := range []*fakeProc{child, grandchild, ownGroup} {
+		if !slices.Contains(c.got, syscall.SIGTERM) {
+			t.Errorf("pid %d got %v, want SIGTERM", c.st.pid, c.got)
+		}
+	}
+}

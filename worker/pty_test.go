@@ -108,3 +108,27 @@ func TestPTYSuspendDoesNotHang(t *testing.T) {
 		t.Fatalf("%d worker lines; output %q", n, p.output())
 	}
 }
+
+// Guards ^C in a terminal: the kernel sends SIGINT to the whole
+// foreground group (the worker and its commands), and the worker, which
+// stops the run, must not send it again: the command that handles SIGINT
+// (perl counts every delivery) counts one, not two. It still ends (SIGKILL after the grace) and the
+// run's status is 130.
+func TestPTYInterruptReachesCommandOnce(t *testing.T) {
+	e := newEnv(t)
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("no perl") // its signal handlers count every delivery
+	}
+	p := startPTY(t, e, "bash", `perl -e '$| = 1; $SIG{INT} = sub { $n++; print "int-$n\n" }; print "ready\n"; select(undef, undef, undef, 0.05) while 1'`)
+	p.expect("ready", 20*time.Second)
+	time.Sleep(100 * time.Millisecond)
+	_, err := p.f.Write([]byte{0x03}) // ^C
+	must(t, err)
+	if code := waitExit(t, p.cmd, 10*time.Second); code != 130 {
+		t.Fatalf("exit %d; output %q", code, p.output())
+	}
+	time.Sleep(100 * time.Millisecond) // the PTY reader catches up
+	if out := p.output(); !strings.Contains(out, "int-1") || strings.Contains(out, "int-2") {
+		t.Fatalf("want exactly one SIGINT at the command; output %q", out)
+	}
+}

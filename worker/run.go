@@ -63,6 +63,9 @@ func newRun(stdin, stdout, stderr *os.File, opts ...runOption) (*run, error) {
 	r := &run{stdin: stdin, errDst: stderr, private: privateCommands()}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.procs = newProcs(isTerminal(stdin), linuxProcs{})
+	if r.procs.tty {
+		r.procs.fgGroup = foregroundGroup(stdin)
+	}
 	r.out = &output{limit: DefaultOutputLimit}
 	r.out.onOver = func() { r.finish("overflow", ExitOverflow, 0) }
 	r.out.onBroken = func() { r.finish("broken-pipe", 128+int(syscall.SIGPIPE), syscall.SIGPIPE) }
