@@ -31,12 +31,6 @@ type RequestInfo struct {
 	Rewritten int
 }
 
-// owner is one Code Mode exec definition found in an additional_tools item.
-type owner struct {
-	namespace string       // "functions" or "" (flat)
-	tool      gjson.Result // the exec tool object; Index is its offset in the body
-}
-
 // edit replaces body[start:end] with repl; an insertion has start == end.
 type edit struct {
 	start, end int
@@ -55,75 +49,87 @@ type edit struct {
 // the router cannot own are rejected with an *Error carrying HTTP 400
 // before anything is forwarded. The function is pure: the same input gives
 // the same output bytes. RequestRewriter does the same with a memo of
-// rewritten exec definitions.
+// analysed additional_tools items.
 func RewriteRequest(body []byte) ([]byte, RequestInfo, error) {
 	return rewriteRequest(body, nil)
 }
 
-// rewriteRequest is RewriteRequest with an optional memo of per-owner
-// rewrites (nil: compute each one).
+// rewriteRequest is RewriteRequest with an optional memo of analysed
+// additional_tools items (nil: analyse each one).
+//
+// The body is walked once (scanBody): that pass validates it and records
+// the top-level tools and every additional_tools input item; an item the
+// memo already holds is matched by its bytes and skipped, as bytes once
+// validated are valid again. The checks then run in the order the layout
+// rules give them, and the output is built in one buffer.
 func rewriteRequest(body []byte, memo *RequestRewriter) ([]byte, RequestInfo, error) {
 	var info RequestInfo
-	if !gjson.ValidBytes(body) {
+	var l bodyLayout
+	l.items = l.small[:0]
+	switch scanBody(body, memo, &l) {
+	case scanInvalid:
 		return nil, info, invalidRequest(CodeInvalidJSON, "request body is not valid JSON")
-	}
-	// Read through a string view of body instead of gjson.ParseBytes,
-	// which copies the whole body. Every Result below aliases body, which
-	// is never modified; anything kept past this call (memo entries,
-	// RequestInfo) is cloned or freshly built.
-	root := gjson.Parse(unsafe.String(unsafe.SliceData(body), len(body)))
-	if !root.IsObject() {
+	case scanNotObject:
 		return nil, info, invalidRequest(CodeInvalidJSON, "request body is not a JSON object")
 	}
-	// Parse leaves Index at 0 even when whitespace precedes the object;
-	// nested offsets are relative to it, so anchor it at the real start.
-	root.Index = len(body) - len(root.Raw)
-	var tools, input gjson.Result
-	root.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "tools":
-			tools = v
-		case "input":
-			input = v
-		}
-		return true
-	})
-	topInjected, err := checkTopLevelTools(tools)
-	if err != nil {
-		return nil, info, err
-	}
-	owners, err := findOwners(input, topInjected)
-	if err != nil {
-		return nil, info, err
-	}
-	if len(owners) == 0 {
-		return body, info, nil
-	}
-	edits := make([]edit, 0, 2*len(owners))
-	var shape paramsShape
-	for _, o := range owners {
-		if o.tool.Index+len(o.tool.Raw) > len(body) || string(body[o.tool.Index:o.tool.Index+len(o.tool.Raw)]) != o.tool.Raw {
-			// gjson gives absolute offsets for plain paths; guard anyway so
-			// a wrong offset can never corrupt a forwarded request.
-			return nil, info, invalidRequest(CodeInvalidJSON, "cannot locate the exec tool in the request body")
-		}
-		var rw *ownerRewrite
-		if memo != nil {
-			rw, err = memo.ownerRewrite(o.tool)
-		} else {
-			rw, err = newOwnerRewrite(o.tool)
-		}
+	// Everything below reads body through a string view: it is never
+	// modified, and whatever outlives this call (memo entries, RequestInfo)
+	// is cloned or freshly built.
+	view := unsafe.String(unsafe.SliceData(body), len(body))
+	var taken takenNames
+	if l.tools.end > 0 {
+		name, err := checkTopLevelTools(gjson.Parse(view[l.tools.start:l.tools.end]))
 		if err != nil {
 			return nil, info, err
 		}
-		edits = rw.appendEdits(edits, o.tool.Index)
-		info.Namespace = strings.Clone(o.namespace)
-		shape = rw.shape
+		if name != "" {
+			taken.add("", name, -1)
+		}
+	}
+	owned := 0
+	for k := range l.items {
+		it := &l.items[k]
+		if it.an == nil {
+			an, err := analyzeItem(it.idx, view[it.start:it.end])
+			if err != nil {
+				return nil, info, err
+			}
+			it.an = an
+			if memo != nil {
+				memo.store(view[it.start:it.end], an)
+			}
+		}
+		for _, n := range it.an.notes {
+			taken.add(n.container, n.name, it.idx)
+		}
+		if it.an.owner {
+			owned++
+		}
+	}
+	if owned == 0 {
+		return body, info, nil
+	}
+	if err := taken.conflict(l.items); err != nil {
+		return nil, info, err
+	}
+	var small [4]edit
+	edits := small[:0]
+	var last *itemAnalysis
+	for k := range l.items {
+		it := &l.items[k]
+		if !it.an.owner {
+			continue
+		}
+		for _, e := range it.an.edits {
+			edits = append(edits, edit{it.start + e.start, it.start + e.end, e.repl})
+		}
+		last = it.an
 	}
 	info.Owned = true
-	info.Rewritten = len(owners)
-	info.ParamNames = append([]string(nil), shape.Names...)
-	info.ParamsShape = shape.Fields
+	info.Rewritten = owned
+	info.Namespace = last.namespace
+	info.ParamNames = append([]string(nil), last.shape.Names...)
+	info.ParamsShape = last.shape.Fields
 	return splice(body, edits), info, nil
 }
 
@@ -154,6 +160,9 @@ func newOwnerRewrite(tool gjson.Result) (*ownerRewrite, error) {
 		if t.Description != d.Str {
 			rw.descStart = d.Index - tool.Index
 			rw.descEnd = rw.descStart + len(d.Raw)
+			if rw.descStart <= 0 || rw.descEnd > len(tool.Raw) || tool.Raw[rw.descStart:rw.descEnd] != d.Raw {
+				return nil, invalidRequest(CodeInvalidJSON, "cannot locate the exec description in the request body")
+			}
 			rw.descRepl = appendJSONString(make([]byte, 0, len(d.Raw)+64), t.Description)
 		}
 	}
@@ -188,18 +197,26 @@ func shellTool(shape paramsShape) ([]byte, error) {
 }
 
 // splice applies edits, which are ordered and non-overlapping, copying all
-// other bytes of body unchanged into one new buffer.
+// other bytes of body unchanged into one new buffer of the exact size.
+//
+// The buffer comes from strings.Builder.Grow, which does not zero memory
+// that is about to be overwritten anyway; every byte of it is written
+// below before it is handed out as a []byte, and the Builder (and its
+// string) is dropped, so the bytes have a single owner.
 func splice(body []byte, edits []edit) []byte {
 	n := len(body)
 	for _, e := range edits {
 		n += len(e.repl) - (e.end - e.start)
 	}
-	out := make([]byte, 0, n)
+	var sb strings.Builder
+	sb.Grow(n)
 	prev := 0
 	for _, e := range edits {
-		out = append(out, body[prev:e.start]...)
-		out = append(out, e.repl...)
+		sb.Write(body[prev:e.start])
+		sb.Write(e.repl)
 		prev = e.end
 	}
-	return append(out, body[prev:]...)
+	sb.Write(body[prev:])
+	s := sb.String()
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }

@@ -1,36 +1,52 @@
 package router
 
 import (
+	"slices"
 	"strings"
 	"sync"
-
-	"github.com/tidwall/gjson"
 )
 
-// RequestRewriter is RewriteRequest with a bounded memo of rewritten exec
-// definitions. Codex repeats the same additional_tools item, byte for byte,
-// in every request of a thread (FACTS §2.3), and most of the rewrite's cost
-// is trimming and re-encoding that ~20 KB description; the memo turns the
-// repeat into a map lookup. Output bytes are identical to RewriteRequest's.
-// Safe for concurrent use.
+// memoHead is how many leading bytes of an item index the memo; items
+// shorter than that are cheap to analyse and are not remembered.
+const memoHead = 128
+
+// RequestRewriter is RewriteRequest with a bounded memo of analysed
+// additional_tools items. Codex repeats the same additional_tools item,
+// byte for byte, in every request of a thread (FACTS §2.3), and most of
+// the rewrite's cost is scanning that ~25 KB item and trimming and
+// re-encoding the exec description in it. The memo maps the item's bytes
+// to its analysis and rewrite, so a repeated item costs a comparison of
+// its bytes instead: the request is scanned once, skipping the item, and
+// spliced once. Output bytes are identical to RewriteRequest's. The memo
+// evicts the least recently used item. Safe for concurrent use.
 type RequestRewriter struct {
 	mu       sync.Mutex
-	entries  map[string]*ownerRewrite // key: the exec object's raw bytes
-	order    []string                 // insertion order, for eviction
-	size     int                      // total key bytes held
+	entries  map[string]*itemMemo   // key: the item's raw bytes
+	heads    map[string][]*itemMemo // key: the item's first memoHead bytes
+	order    []*itemMemo            // every entry, in insertion order
+	clock    uint64                 // use counter, for LRU eviction
+	size     int                    // total key bytes held
 	maxItems int
 	maxBytes int
 }
 
-// NewRequestRewriter returns a rewriter that remembers up to maxItems exec
-// definitions (and at most 64 KiB of key bytes per item on average); 0 or
-// less means 64.
+// itemMemo is one remembered additional_tools item.
+type itemMemo struct {
+	raw  string // the item's bytes
+	an   *itemAnalysis
+	used uint64 // clock at the last lookup or store
+}
+
+// NewRequestRewriter returns a rewriter that remembers up to maxItems
+// additional_tools items (and at most 64 KiB of item bytes per item on
+// average); 0 or less means 64.
 func NewRequestRewriter(maxItems int) *RequestRewriter {
 	if maxItems <= 0 {
 		maxItems = 64
 	}
 	return &RequestRewriter{
-		entries:  make(map[string]*ownerRewrite, maxItems),
+		entries:  make(map[string]*itemMemo, maxItems),
+		heads:    make(map[string][]*itemMemo, maxItems),
 		maxItems: maxItems,
 		maxBytes: maxItems << 16,
 	}
@@ -41,37 +57,71 @@ func (r *RequestRewriter) Rewrite(body []byte) ([]byte, RequestInfo, error) {
 	return rewriteRequest(body, r)
 }
 
-// ownerRewrite returns the memoized rewrite of tool, computing and storing
-// it on a miss. The computation runs outside the lock; two concurrent
-// misses compute the same value and the first stored wins.
-func (r *RequestRewriter) ownerRewrite(tool gjson.Result) (*ownerRewrite, error) {
-	r.mu.Lock()
-	rw, ok := r.entries[tool.Raw]
-	r.mu.Unlock()
-	if ok {
-		return rw, nil
+// lookup returns the remembered item that b starts with, and its analysis;
+// nil when there is none. The caller must still check what follows the
+// item: the match says only that these bytes are that whole item.
+func (r *RequestRewriter) lookup(b []byte) (string, *itemAnalysis) {
+	if len(b) < memoHead {
+		return "", nil
 	}
-	rw, err := newOwnerRewrite(tool)
-	if err != nil {
-		return nil, err
-	}
-	if len(tool.Raw) > r.maxBytes {
-		return rw, nil
-	}
-	key := strings.Clone(tool.Raw)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if prev, ok := r.entries[key]; ok {
-		return prev, nil
+	for _, e := range r.heads[string(b[:memoHead])] {
+		if len(e.raw) <= len(b) && string(b[:len(e.raw)]) == e.raw {
+			r.clock++
+			e.used = r.clock
+			return e.raw, e.an
+		}
 	}
-	for len(r.order) > 0 && (len(r.order) >= r.maxItems || r.size+len(key) > r.maxBytes) {
-		old := r.order[0]
-		r.order = r.order[1:]
-		r.size -= len(old)
-		delete(r.entries, old)
+	return "", nil
+}
+
+// store remembers the analysis of the item raw (which may alias a request
+// body; the memo keeps its own copy).
+func (r *RequestRewriter) store(raw string, an *itemAnalysis) {
+	if len(raw) < memoHead || len(raw) > r.maxBytes {
+		return
 	}
-	r.entries[key] = rw
-	r.order = append(r.order, key)
-	r.size += len(key)
-	return rw, nil
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.entries[raw]; ok {
+		return
+	}
+	for len(r.order) > 0 && (len(r.order) >= r.maxItems || r.size+len(raw) > r.maxBytes) {
+		r.evict()
+	}
+	r.clock++
+	e := &itemMemo{raw: strings.Clone(raw), an: an, used: r.clock}
+	head := e.raw[:memoHead]
+	r.entries[e.raw] = e
+	r.heads[head] = append(r.heads[head], e)
+	r.order = append(r.order, e)
+	r.size += len(e.raw)
+}
+
+// evict drops the least recently used entry.
+func (r *RequestRewriter) evict() {
+	k := 0
+	for i, e := range r.order {
+		if e.used < r.order[k].used {
+			k = i
+		}
+	}
+	e := r.order[k]
+	r.order = slices.Delete(r.order, k, k+1)
+	head := e.raw[:memoHead]
+	hs := r.heads[head]
+	for i, h := range hs {
+		if h == e {
+			hs = slices.Delete(hs, i, i+1)
+			break
+		}
+	}
+	if len(hs) == 0 {
+		delete(r.heads, head)
+	} else {
+		r.heads[head] = hs
+	}
+	delete(r.entries, e.raw)
+	r.size -= len(e.raw)
 }

@@ -3,6 +3,7 @@ package router
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -41,62 +42,52 @@ func checkTopLevelTools(tools gjson.Result) (injected string, err error) {
 	return injected, err
 }
 
-// containerUse records, per container ("functions" namespace or "" for the
-// flat list), an injected name already defined there and where.
-type containerUse struct {
-	name string
-	item int64
+// itemAnalysis is what one additional_tools item contributes to a
+// request's rewrite. It depends only on the item's bytes, so a memo can
+// reuse it for every request that repeats them; it is never modified after
+// construction, and it aliases no request body.
+type itemAnalysis struct {
+	// notes are the injected names the item already defines, the first
+	// per container, in item order.
+	notes []containerNote
+	// owner reports one eligible exec owner; the fields below describe it.
+	owner     bool
+	namespace string      // "functions" or "" (flat)
+	shape     paramsShape // its #!params shape
+	edits     []edit      // the rewrite, as offsets into the item
 }
 
-// findOwners scans every additional_tools input item (Codex appends a new
-// one when tools change, and the latest definition of a name wins) and
-// returns each eligible exec owner in body order. An eligible owner is a
-// custom tool named exec either in the `functions` namespace of the item's
-// tools or directly in the item's tools list.
-func findOwners(input gjson.Result, topInjected string) ([]owner, error) {
-	var owners []owner
-	var err error
-	taken := map[string]containerUse{}
-	if topInjected != "" {
-		taken[""] = containerUse{name: topInjected, item: -1}
-	}
-	input.ForEach(func(k, item gjson.Result) bool {
-		if item.Get("type").String() != "additional_tools" {
-			return true
-		}
-		var found []owner
-		found, err = itemOwners(k.Int(), item, taken)
-		owners = append(owners, found...)
-		return err == nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, o := range owners {
-		if use, ok := taken[o.namespace]; ok {
-			where := "the top-level tools"
-			if use.item >= 0 {
-				where = fmt.Sprintf("input[%d] (additional_tools)", use.item)
-			}
-			return nil, invalidRequest(CodeToolNameConflict,
-				"a tool named %q already exists %s in %s; it would collide with the injected %q tool",
-				use.name, containerName(o.namespace), where, use.name)
-		}
-	}
-	return owners, nil
+// containerNote is an injected name found in a container ("functions"
+// namespace or "" for the flat list) of an additional_tools item.
+type containerNote struct {
+	container, name string
 }
 
-// itemOwners inspects one additional_tools item. More than one eligible
-// owner in one item is ambiguous (which exec would carriers target?) and
-// rejects; so does a dotted `functions.exec` entry, which Codex itself
-// does not dispatch (FACTS §3.2).
-func itemOwners(idx int64, item gjson.Result, taken map[string]containerUse) ([]owner, error) {
-	var found []owner
+// analyzeItem inspects one additional_tools item, raw being its validated
+// object (no surrounding whitespace), at input index idx. An eligible
+// owner is a custom tool named exec either in the `functions` namespace of
+// the item's tools or directly in the item's tools list. More than one
+// eligible owner in one item is ambiguous (which exec would carriers
+// target?) and rejects; so does a dotted `functions.exec` entry, which
+// Codex itself does not dispatch (FACTS §3.2).
+func analyzeItem(idx int64, raw string) (*itemAnalysis, error) {
+	an := &itemAnalysis{}
+	// Parsed on its own, the item has Index 0, so every nested Index is an
+	// offset into raw.
+	item := gjson.Parse(raw)
+	var found []gjson.Result
+	var namespace string
 	var err error
 	note := func(container, name string) {
-		if _, dup := taken[container]; !dup && isInjectedName(name) {
-			taken[container] = containerUse{name: name, item: idx}
+		if !isInjectedName(name) {
+			return
 		}
+		for _, n := range an.notes {
+			if n.container == container {
+				return
+			}
+		}
+		an.notes = append(an.notes, containerNote{strings.Clone(container), strings.Clone(name)})
 	}
 	item.Get("tools").ForEach(func(_, t gjson.Result) bool {
 		typ, name := t.Get("type").String(), t.Get("name").String()
@@ -109,13 +100,15 @@ func itemOwners(idx int64, item gjson.Result, taken map[string]containerUse) ([]
 			t.Get("tools").ForEach(func(_, nt gjson.Result) bool {
 				nname := nt.Get("name").String()
 				if name == "functions" && nname == "exec" && nt.Get("type").String() == "custom" {
-					found = append(found, owner{namespace: name, tool: nt})
+					found = append(found, nt)
+					namespace = "functions"
 				}
 				note(name, nname)
 				return true
 			})
 		case name == "exec" && typ == "custom":
-			found = append(found, owner{namespace: "", tool: t})
+			found = append(found, t)
+			namespace = ""
 		default:
 			note("", name)
 		}
@@ -129,7 +122,72 @@ func itemOwners(idx int64, item gjson.Result, taken map[string]containerUse) ([]
 			"input[%d] (additional_tools) defines %d Code Mode exec tools; exactly one is supported",
 			idx, len(found))
 	}
-	return found, nil
+	if len(found) == 0 {
+		return an, nil
+	}
+	tool := found[0]
+	if tool.Index <= 0 || tool.Index+len(tool.Raw) > len(raw) || raw[tool.Index:tool.Index+len(tool.Raw)] != tool.Raw {
+		// gjson gives offsets for plain paths; guard anyway so a wrong
+		// offset can never corrupt a forwarded request.
+		return nil, invalidRequest(CodeInvalidJSON, "cannot locate the exec tool in the request body")
+	}
+	rw, err := newOwnerRewrite(tool)
+	if err != nil {
+		return nil, err
+	}
+	an.owner = true
+	an.namespace = namespace
+	an.shape = rw.shape
+	an.edits = rw.appendEdits(make([]edit, 0, 2), tool.Index)
+	return an, nil
+}
+
+// takenNames records, per container, the first injected name already
+// defined there and where: input index, or -1 for the top-level tools.
+type takenNames []containerUse
+
+type containerUse struct {
+	container, name string
+	item            int64
+}
+
+// add notes name in container unless the container already has one.
+func (t *takenNames) add(container, name string, item int64) {
+	if t.find(container) < 0 {
+		*t = append(*t, containerUse{container, name, item})
+	}
+}
+
+func (t takenNames) find(container string) int {
+	for i, u := range t {
+		if u.container == container {
+			return i
+		}
+	}
+	return -1
+}
+
+// conflict rejects an owner whose container already defines a name the
+// router injects there, checking owners in body order.
+func (t takenNames) conflict(items []layoutItem) error {
+	for _, it := range items {
+		if !it.an.owner {
+			continue
+		}
+		k := t.find(it.an.namespace)
+		if k < 0 {
+			continue
+		}
+		use := t[k]
+		where := "the top-level tools"
+		if use.item >= 0 {
+			where = fmt.Sprintf("input[%d] (additional_tools)", use.item)
+		}
+		return invalidRequest(CodeToolNameConflict,
+			"a tool named %q already exists %s in %s; it would collide with the injected %q tool",
+			use.name, containerName(it.an.namespace), where, use.name)
+	}
+	return nil
 }
 
 // containerName describes where an owner lives, for error messages.

@@ -1,0 +1,444 @@
+package router
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+)
+
+// A validating JSON scanner for request bodies. The rewrite needs two
+// things from a body: whether it is valid JSON, and where a few values sit
+// (the top-level `tools` and the items of `input`). One pass of this
+// scanner gives both, so the body is walked once instead of being
+// validated by one library pass and then searched by others.
+//
+// The grammar is RFC 8259's: whitespace is space, tab, CR and LF; strings
+// reject raw control characters and accept only the standard escapes;
+// numbers follow the JSON number production. Like gjson.Valid, string
+// bytes are not checked for UTF-8 validity.
+
+// SWAR masks for scanning string bytes eight at a time.
+const (
+	swarOnes  = 0x0101010101010101
+	swarHighs = 0x8080808080808080
+)
+
+// jsSpace returns the index of the first non-whitespace byte at or after i.
+func jsSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\n', '\r', '\t':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// stringStop reports, as a mask with the high bit set in some byte lanes,
+// whether the eight bytes in x hold a byte a string scan must stop at: a
+// quote, a backslash or a control character. When the mask is not zero,
+// its lowest flagged lane is a real stop byte (the borrows of these tests
+// only spread towards higher lanes), so the scan can jump straight to it.
+func stringStop(x uint64) uint64 {
+	q := x ^ (swarOnes * '"')
+	s := x ^ (swarOnes * '\\')
+	return ((q-swarOnes)&^q | (s-swarOnes)&^s | (x-swarOnes*0x20)&^x) & swarHighs
+}
+
+// jsString validates the string whose opening quote is at b[i-1] and
+// returns the index just past its closing quote, or -1.
+func jsString(b []byte, i int) int {
+	for {
+		for i+8 <= len(b) {
+			if m := stringStop(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			return -1
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1
+		case c == '\\':
+			if i+1 >= len(b) {
+				return -1
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return -1
+				}
+				i += 6
+			default:
+				return -1
+			}
+		case c < 0x20:
+			return -1
+		default:
+			i++
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// jsDigits returns the index after the run of digits at i, or -1 if there
+// is none.
+func jsDigits(b []byte, i int) int {
+	start := i
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	if i == start {
+		return -1
+	}
+	return i
+}
+
+// jsNumber validates the number starting at b[i] and returns the index
+// after it, or -1.
+func jsNumber(b []byte, i int) int {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b):
+		return -1
+	case b[i] == '0':
+		i++
+	default:
+		if i = jsDigits(b, i); i < 0 {
+			return -1
+		}
+	}
+	if i < len(b) && b[i] == '.' {
+		if i = jsDigits(b, i+1); i < 0 {
+			return -1
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i = jsDigits(b, i); i < 0 {
+			return -1
+		}
+	}
+	return i
+}
+
+// jsLiteral validates lit at b[i] and returns the index after it, or -1.
+func jsLiteral(b []byte, i int, lit string) int {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return -1
+	}
+	return i + len(lit)
+}
+
+// jsKey validates an object key at i (after whitespace) and the colon
+// after it, and returns the index of the member's value, or -1.
+func jsKey(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	if i = jsString(b, i+1); i < 0 {
+		return -1
+	}
+	i = jsSpace(b, i)
+	if i >= len(b) || b[i] != ':' {
+		return -1
+	}
+	return jsSpace(b, i+1)
+}
+
+// jsValue validates the JSON value starting at b[i] (no leading
+// whitespace) and returns the index just past it, or -1. Nesting is
+// tracked on an explicit stack, so depth costs heap, not goroutine stack.
+func jsValue(b []byte, i int) int {
+	var small [64]byte
+	stack := small[:0] // closing bracket of each open container
+	for {
+		if i >= len(b) {
+			return -1
+		}
+		switch c := b[i]; {
+		case c == '"':
+			i = jsString(b, i+1)
+		case c == '{':
+			if i = jsSpace(b, i+1); i < len(b) && b[i] == '}' {
+				i++
+				break
+			}
+			stack = append(stack, '}')
+			if i = jsKey(b, i); i < 0 {
+				return -1
+			}
+			continue
+		case c == '[':
+			if i = jsSpace(b, i+1); i < len(b) && b[i] == ']' {
+				i++
+				break
+			}
+			stack = append(stack, ']')
+			continue
+		case c == '-' || isDigit(c):
+			i = jsNumber(b, i)
+		case c == 't':
+			i = jsLiteral(b, i, "true")
+		case c == 'f':
+			i = jsLiteral(b, i, "false")
+		case c == 'n':
+			i = jsLiteral(b, i, "null")
+		default:
+			return -1
+		}
+		if i < 0 {
+			return -1
+		}
+		// A value is complete: close containers until one continues.
+		for {
+			if len(stack) == 0 {
+				return i
+			}
+			if i = jsSpace(b, i); i >= len(b) {
+				return -1
+			}
+			top := stack[len(stack)-1]
+			if b[i] == ',' {
+				i = jsSpace(b, i+1)
+				if top == '}' {
+					if i = jsKey(b, i); i < 0 {
+						return -1
+					}
+				}
+				break
+			}
+			if b[i] != top {
+				return -1
+			}
+			stack = stack[:len(stack)-1]
+			i++
+		}
+	}
+}
+
+// validJSON reports whether b is one JSON value with optional whitespace
+// around it.
+func validJSON(b []byte) bool {
+	i := jsSpace(b, 0)
+	if i >= len(b) {
+		return false
+	}
+	if i = jsValue(b, i); i < 0 {
+		return false
+	}
+	return jsSpace(b, i) == len(b)
+}
+
+// span is a value's byte range in the body; end 0 means absent.
+type span struct{ start, end int }
+
+// layoutItem is one additional_tools item of the request's input array.
+type layoutItem struct {
+	idx        int64 // position in input, for error messages
+	start, end int   // the item object's bytes
+	an         *itemAnalysis
+}
+
+// bodyLayout is what scanBody records about a request body.
+type bodyLayout struct {
+	tools span         // the top-level tools value
+	items []layoutItem // additional_tools items, in input order
+	small [4]layoutItem
+}
+
+// scanResult classifies a body.
+type scanResult int
+
+const (
+	scanOK        scanResult = iota
+	scanInvalid              // not valid JSON
+	scanNotObject            // valid JSON, but not an object
+)
+
+// scanBody validates body and fills l with the top-level `tools` value and
+// the additional_tools items of the top-level `input` array. As with a
+// decoder that keeps the last of duplicate keys, a repeated top-level key
+// replaces the earlier one. An input that is not an array has no items.
+// With a memo, an additional_tools item whose bytes the memo holds is
+// matched and skipped without being scanned again: those exact bytes were a
+// complete, valid JSON value when they were stored, so they are one here.
+func scanBody(body []byte, memo *RequestRewriter, l *bodyLayout) scanResult {
+	i := jsSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		if validJSON(body) {
+			return scanNotObject
+		}
+		return scanInvalid
+	}
+	if i = jsSpace(body, i+1); i < len(body) && body[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(body) || body[i] != '"' {
+				return scanInvalid
+			}
+			ks := i + 1
+			if i = jsString(body, ks); i < 0 {
+				return scanInvalid
+			}
+			key := topKey(body[ks : i-1])
+			if i = jsSpace(body, i); i >= len(body) || body[i] != ':' {
+				return scanInvalid
+			}
+			if i = jsSpace(body, i+1); i >= len(body) {
+				return scanInvalid
+			}
+			vs := i
+			if key == "input" {
+				l.items = l.items[:0]
+				if body[i] == '[' {
+					i = scanInput(body, i, memo, l)
+				} else {
+					i = jsValue(body, i)
+				}
+			} else {
+				i = jsValue(body, i)
+			}
+			if i < 0 {
+				return scanInvalid
+			}
+			if key == "tools" {
+				l.tools = span{vs, i}
+			}
+			if i = jsSpace(body, i); i >= len(body) {
+				return scanInvalid
+			}
+			if body[i] == '}' {
+				i++
+				break
+			}
+			if body[i] != ',' {
+				return scanInvalid
+			}
+			i = jsSpace(body, i+1)
+		}
+	}
+	if jsSpace(body, i) != len(body) {
+		return scanInvalid
+	}
+	return scanOK
+}
+
+// topKey returns the top-level key whose raw string content is raw when it
+// is one the rewrite reads ("tools" or "input"), else "". A key written
+// with escapes is decoded first, so it names what a decoder would see.
+func topKey(raw []byte) string {
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		raw = []byte(gjson.Parse(`"` + string(raw) + `"`).Str)
+	}
+	switch string(raw) {
+	case "tools":
+		return "tools"
+	case "input":
+		return "input"
+	}
+	return ""
+}
+
+// scanInput validates the input array at body[i] ('[') and records its
+// additional_tools items; it returns the index after the array, or -1.
+func scanInput(body []byte, i int, memo *RequestRewriter, l *bodyLayout) int {
+	if i = jsSpace(body, i+1); i < len(body) && body[i] == ']' {
+		return i + 1
+	}
+	for idx := int64(0); ; idx++ {
+		if i >= len(body) {
+			return -1
+		}
+		start := i
+		if body[i] != '{' {
+			i = jsValue(body, i)
+		} else {
+			typ, known := peekType(body, i)
+			switch {
+			case known && typ != "additional_tools":
+				i = jsValue(body, i)
+			case known && memo != nil:
+				if raw, an := memo.lookup(body[i:]); an != nil {
+					i += len(raw)
+					l.items = append(l.items, layoutItem{idx: idx, start: start, end: i, an: an})
+					break
+				}
+				fallthrough
+			default:
+				if i = jsValue(body, i); i >= 0 && (known || isAdditionalTools(body[start:i])) {
+					l.items = append(l.items, layoutItem{idx: idx, start: start, end: i})
+				}
+			}
+		}
+		if i < 0 {
+			return -1
+		}
+		if i = jsSpace(body, i); i >= len(body) {
+			return -1
+		}
+		if body[i] == ']' {
+			return i + 1
+		}
+		if body[i] != ',' {
+			return -1
+		}
+		i = jsSpace(body, i+1)
+	}
+}
+
+// peekType reads the `type` of the object at body[i] when it is written
+// the way Codex writes it: as the first key, a plain string without
+// escapes. known is false for any other form; the caller then asks gjson
+// once the object is validated. Nothing here is validated, only bounded.
+func peekType(body []byte, i int) (typ string, known bool) {
+	i = jsSpace(body, i+1)
+	if len(body)-i < len(`"type"`) || string(body[i:i+len(`"type"`)]) != `"type"` {
+		return "", false
+	}
+	if i = jsSpace(body, i+len(`"type"`)); i >= len(body) || body[i] != ':' {
+		return "", false
+	}
+	if i = jsSpace(body, i+1); i >= len(body) || body[i] != '"' {
+		return "", false
+	}
+	i++
+	end := bytes.IndexByte(body[i:min(len(body), i+64)], '"')
+	if end < 0 {
+		return "", false
+	}
+	v := body[i : i+end]
+	for _, c := range v {
+		if c == '\\' || c < 0x20 {
+			return "", false
+		}
+	}
+	return unsafe.String(unsafe.SliceData(v), len(v)), true
+}
+
+// isAdditionalTools reports whether the validated object raw has type
+// additional_tools, as gjson reads it (the first `type` key).
+func isAdditionalTools(raw []byte) bool {
+	return gjson.Get(unsafe.String(unsafe.SliceData(raw), len(raw)), "type").String() == "additional_tools"
+}

@@ -1,0 +1,142 @@
+package router
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// scanCases are bodies around the edges of the JSON grammar.
+var scanCases = []string{
+	``, ` `, `{}`, ` {} `, `{`, `}`, `[]`, `[1,2]`, `"x"`, `1`, `-0`, `-`, `01`, `1.`, `1.5e`, `1e+5`, `1E-05`, `.5`,
+	`true`, `tru`, `nulls`, `{"a":1,}`, `{"a":1 "b":2}`, `{"a"}`, `{"a":}`, `{,}`, `[1,]`, `[,1]`, `{"a":[1,{"b":null}]}`,
+	`{"a":"\u00e9\n\"\\\/\b\f\r\t"}`, `{"a":"\u00g0"}`, `{"a":"\x"}`, "{\"a\":\"\x01\"}", "{\"a\":\"\xff\xfe\"}",
+	`{"a":"unterminated}`, `{"a":"ends with backslash\`, `{"a":"\u12"}`, "{\"input\":[{\"type\":\"x\"}]}\x00",
+	`{"tools":[],"input":[],"tools":[1]}`, `{"input":{"type":"additional_tools"}}`, `{"input":"text"}`,
+	`{"inp\u0075t":[{"type":"message"}]}`, `{"a":1}{"b":2}`, "\t{\r\n}\n", `{"a":[[[[[[[[[[[[]]]]]]]]]]]]}`,
+	`{"s":"` + strings.Repeat(`abcdefg\"`, 40) + `"}`, `{"n":-12.5e-3,"m":0.0,"k":1e9}`,
+}
+
+func TestValidJSONMatchesEncodingJSON(t *testing.T) {
+	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
+	for _, c := range append(scanCases, deep, deep[:len(deep)-1]) {
+		if got, want := validJSON([]byte(c)), json.Valid([]byte(c)); got != want {
+			t.Errorf("validJSON(%.60q) = %v, encoding/json says %v", c, got, want)
+		}
+	}
+	// encoding/json stops at 10000 levels; the scanner, like gjson before
+	// it, has no limit, and depth costs it heap, not stack.
+	deeper := strings.Repeat(`{"a":[`, 1000000) + strings.Repeat("]}", 1000000)
+	if !validJSON([]byte(deeper)) || validJSON([]byte(deeper[:len(deeper)-1])) {
+		t.Error("deep nesting misjudged")
+	}
+}
+
+// FuzzValidJSON checks the scanner accepts exactly what encoding/json does.
+func FuzzValidJSON(f *testing.F) {
+	for _, c := range scanCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if bytes.Count(b, []byte("["))+bytes.Count(b, []byte("{")) > 10000 {
+			return // beyond encoding/json's depth limit
+		}
+		if got, want := validJSON(b), json.Valid(b); got != want {
+			t.Fatalf("validJSON(%q) = %v, encoding/json says %v", b, got, want)
+		}
+		l := bodyLayout{}
+		got := scanBody(b, nil, &l)
+		want := scanInvalid
+		if json.Valid(b) {
+			want = scanNotObject
+			if bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{")) {
+				want = scanOK
+			}
+		}
+		if got != want {
+			t.Fatalf("scanBody(%q) = %v, want %v", b, got, want)
+		}
+	})
+}
+
+// TestRequestRewriterMemoMatchIsExact proves a remembered item is only
+// skipped when the bytes really are that item, and that what follows it is
+// still validated.
+func TestRequestRewriterMemoMatchIsExact(t *testing.T) {
+	owner := item("at_1", ns("functions", execTool(execDesc)))
+	good := req("", owner)
+	rr := NewRequestRewriter(4)
+	want, _, err := RewriteRequest(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := rr.Rewrite(good); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("first rewrite differs: %v", err)
+	}
+	if len(rr.entries) != 1 {
+		t.Fatalf("memo holds %d items, want 1", len(rr.entries))
+	}
+	i := bytes.Index(good, []byte(owner))
+	end := i + len(owner)
+	bad := map[string][]byte{
+		"garbage after the item":  append(append(append([]byte(nil), good[:end]...), '}'), good[end:]...),
+		"truncated inside item":   append([]byte(nil), good[:end-1]...),
+		"truncated after item":    append([]byte(nil), good[:end]...),
+		"unclosed body":           append([]byte(nil), good[:len(good)-1]...),
+		"item as top-level value": append([]byte(`{"input":`), append([]byte(owner), '}', '}')...),
+	}
+	for name, body := range bad {
+		_, _, err := rr.Rewrite(body)
+		var e *Error
+		if !errors.As(err, &e) || e.Code != CodeInvalidJSON {
+			t.Errorf("%s: want invalid_json, got %v", name, err)
+		}
+	}
+	// The same item elsewhere: second position, pretty surroundings, or
+	// next to a changed copy of itself.
+	changed := strings.Replace(owner, `"at_1"`, `"at_2"`, 1)
+	for _, body := range [][]byte{
+		req("", owner, changed),
+		[]byte("{\n  \"input\" : [\n    " + owner + "\n  ]\n}\n"),
+		req("", changed, owner),
+		req(shellFunc, owner),
+	} {
+		want, wantInfo, wantErr := RewriteRequest(body)
+		got, info, err := rr.Rewrite(body)
+		if !bytes.Equal(got, want) || (err == nil) != (wantErr == nil) || info.Rewritten != wantInfo.Rewritten || info.Namespace != wantInfo.Namespace {
+			t.Fatalf("memoized rewrite differs for %s: %v / %v", body, err, wantErr)
+		}
+	}
+}
+
+// FuzzRequestRewriterMatches checks RequestRewriter against RewriteRequest
+// on arbitrary bodies, with a memo that already holds the seeds' items, so
+// mutations around and inside remembered items reach the skip path.
+func FuzzRequestRewriterMatches(f *testing.F) {
+	rr := NewRequestRewriter(8)
+	seeds := [][]byte{
+		req("", item("at_1", ns("functions", execTool(execDesc), waitTool), collabNS)),
+		req("", item("at_1", execTool(execDesc)), item("at_2", ns("functions", shellFunc))),
+		req(shellFunc, item("at_1", execTool(execDesc))),
+	}
+	for _, s := range seeds {
+		f.Add(s)
+		if _, _, err := rr.Rewrite(s); err != nil && len(rr.entries) == 0 {
+			f.Fatal(err)
+		}
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		want, wantInfo, wantErr := RewriteRequest(body)
+		got, info, err := rr.Rewrite(body)
+		if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Fatalf("errors differ: %v / %v", err, wantErr)
+		}
+		if !bytes.Equal(got, want) || info.Owned != wantInfo.Owned || info.Namespace != wantInfo.Namespace ||
+			info.Rewritten != wantInfo.Rewritten || info.ParamsShape != wantInfo.ParamsShape ||
+			strings.Join(info.ParamNames, ",") != strings.Join(wantInfo.ParamNames, ",") {
+			t.Fatalf("memoized rewrite differs for %q", body)
+		}
+	})
+}
