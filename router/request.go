@@ -78,12 +78,20 @@ func rewriteRequest(body []byte, memo *RequestRewriter) ([]byte, RequestInfo, er
 	view := unsafe.String(unsafe.SliceData(body), len(body))
 	var taken takenNames
 	if l.tools.end > 0 {
-		name, err := checkTopLevelTools(gjson.Parse(view[l.tools.start:l.tools.end]))
-		if err != nil {
-			return nil, info, err
+		top := l.toolsMemo
+		if top == nil {
+			raw := view[l.tools.start:l.tools.end]
+			name, err := checkTopLevelTools(gjson.Parse(raw))
+			if err != nil {
+				return nil, info, err
+			}
+			top = &topTools{injected: name}
+			if memo != nil {
+				memo.store(raw, nil, top)
+			}
 		}
-		if name != "" {
-			taken.add("", name, -1)
+		if top.injected != "" {
+			taken.add("", top.injected, -1)
 		}
 	}
 	owned := 0
@@ -96,7 +104,7 @@ func rewriteRequest(body []byte, memo *RequestRewriter) ([]byte, RequestInfo, er
 			}
 			it.an = an
 			if memo != nil {
-				memo.store(view[it.start:it.end], an)
+				memo.store(view[it.start:it.end], an, nil)
 			}
 		}
 		for _, n := range it.an.notes {

@@ -11,7 +11,7 @@ import (
 const memoHead = 128
 
 // RequestRewriter is RewriteRequest with a bounded memo of analysed
-// additional_tools items. Codex repeats the same additional_tools item,
+// additional_tools items (and of checked top-level tools lists). Codex repeats the same additional_tools item,
 // byte for byte, in every request of a thread (FACTS §2.3), and most of
 // the rewrite's cost is scanning that ~25 KB item and trimming and
 // re-encoding the exec description in it. The memo maps the item's bytes
@@ -30,10 +30,12 @@ type RequestRewriter struct {
 	maxBytes int
 }
 
-// itemMemo is one remembered additional_tools item.
+// itemMemo is one remembered value: an additional_tools item (an set) or
+// a top-level tools list that passed its check (top set).
 type itemMemo struct {
-	raw  string // the item's bytes
+	raw  string // the value's bytes
 	an   *itemAnalysis
+	top  *topTools
 	used uint64 // clock at the last lookup or store
 }
 
@@ -57,12 +59,12 @@ func (r *RequestRewriter) Rewrite(body []byte) ([]byte, RequestInfo, error) {
 	return rewriteRequest(body, r)
 }
 
-// lookup returns the remembered item that b starts with, and its analysis;
-// nil when there is none. The caller must still check what follows the
-// item: the match says only that these bytes are that whole item.
-func (r *RequestRewriter) lookup(b []byte) (string, *itemAnalysis) {
+// lookup returns the remembered value that b starts with; nil when there
+// is none. The caller must still check what follows the value: the match
+// says only that these bytes are that whole, valid value.
+func (r *RequestRewriter) lookup(b []byte) *itemMemo {
 	if len(b) < memoHead {
-		return "", nil
+		return nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -70,15 +72,16 @@ func (r *RequestRewriter) lookup(b []byte) (string, *itemAnalysis) {
 		if len(e.raw) <= len(b) && string(b[:len(e.raw)]) == e.raw {
 			r.clock++
 			e.used = r.clock
-			return e.raw, e.an
+			return e
 		}
 	}
-	return "", nil
+	return nil
 }
 
-// store remembers the analysis of the item raw (which may alias a request
-// body; the memo keeps its own copy).
-func (r *RequestRewriter) store(raw string, an *itemAnalysis) {
+// store remembers what the rewrite learned from the value raw, an item
+// analysis or a top-level tools check (raw may alias a request body; the
+// memo keeps its own copy).
+func (r *RequestRewriter) store(raw string, an *itemAnalysis, top *topTools) {
 	if len(raw) < memoHead || len(raw) > r.maxBytes {
 		return
 	}
@@ -91,7 +94,7 @@ func (r *RequestRewriter) store(raw string, an *itemAnalysis) {
 		r.evict()
 	}
 	r.clock++
-	e := &itemMemo{raw: strings.Clone(raw), an: an, used: r.clock}
+	e := &itemMemo{raw: strings.Clone(raw), an: an, top: top, used: r.clock}
 	head := e.raw[:memoHead]
 	r.entries[e.raw] = e
 	r.heads[head] = append(r.heads[head], e)

@@ -35,11 +35,18 @@ func checkTopLevelTools(tools gjson.Result) (injected string, err error) {
 				return err == nil
 			})
 		case isInjectedName(name) && injected == "":
-			injected = name
+			injected = strings.Clone(name)
 		}
 		return err == nil
 	})
 	return injected, err
+}
+
+// topTools is the outcome of checkTopLevelTools for a top-level tools
+// value that passed: the first injected name defined there, if any. Like
+// itemAnalysis, it depends only on the value's bytes and never changes.
+type topTools struct {
+	injected string
 }
 
 // itemAnalysis is what one additional_tools item contributes to a

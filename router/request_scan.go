@@ -262,9 +262,10 @@ type layoutItem struct {
 
 // bodyLayout is what scanBody records about a request body.
 type bodyLayout struct {
-	tools span         // the top-level tools value
-	items []layoutItem // additional_tools items, in input order
-	small [4]layoutItem
+	tools     span         // the top-level tools value
+	toolsMemo *topTools    // its remembered check, when the memo had it
+	items     []layoutItem // additional_tools items, in input order
+	small     [4]layoutItem
 }
 
 // scanResult classifies a body.
@@ -280,8 +281,8 @@ const (
 // the additional_tools items of the top-level `input` array. As with a
 // decoder that keeps the last of duplicate keys, a repeated top-level key
 // replaces the earlier one. An input that is not an array has no items.
-// With a memo, an additional_tools item whose bytes the memo holds is
-// matched and skipped without being scanned again: those exact bytes were a
+// With a memo, an additional_tools item or a top-level tools value whose
+// bytes the memo holds is matched and skipped without being scanned again: those exact bytes were a
 // complete, valid JSON value when they were stored, so they are one here.
 func scanBody(body []byte, memo *RequestRewriter, l *bodyLayout) scanResult {
 	i := jsSpace(body, 0)
@@ -310,14 +311,25 @@ func scanBody(body []byte, memo *RequestRewriter, l *bodyLayout) scanResult {
 				return scanInvalid
 			}
 			vs := i
-			if key == "input" {
+			switch key {
+			case "input":
 				l.items = l.items[:0]
 				if body[i] == '[' {
 					i = scanInput(body, i, memo, l)
 				} else {
 					i = jsValue(body, i)
 				}
-			} else {
+			case "tools":
+				l.toolsMemo = nil
+				if memo != nil {
+					if e := memo.lookup(body[i:]); e != nil && e.top != nil {
+						i += len(e.raw)
+						l.toolsMemo = e.top
+						break
+					}
+				}
+				i = jsValue(body, i)
+			default:
 				i = jsValue(body, i)
 			}
 			if i < 0 {
@@ -380,9 +392,9 @@ func scanInput(body []byte, i int, memo *RequestRewriter, l *bodyLayout) int {
 			case known && typ != "additional_tools":
 				i = jsValue(body, i)
 			case known && memo != nil:
-				if raw, an := memo.lookup(body[i:]); an != nil {
-					i += len(raw)
-					l.items = append(l.items, layoutItem{idx: idx, start: start, end: i, an: an})
+				if e := memo.lookup(body[i:]); e != nil && e.an != nil {
+					i += len(e.raw)
+					l.items = append(l.items, layoutItem{idx: idx, start: start, end: i, an: e.an})
 					break
 				}
 				fallthrough

@@ -61,6 +61,9 @@ func FuzzValidJSON(f *testing.F) {
 	})
 }
 
+// longTop is a top-level tools list long enough for the memo.
+const longTop = waitTool + "," + collabNS + "," + waitTool
+
 // TestRequestRewriterMemoMatchIsExact proves a remembered item is only
 // skipped when the bytes really are that item, and that what follows it is
 // still validated.
@@ -94,6 +97,21 @@ func TestRequestRewriterMemoMatchIsExact(t *testing.T) {
 			t.Errorf("%s: want invalid_json, got %v", name, err)
 		}
 	}
+	// A remembered top-level tools list is validated around too.
+	top := req(longTop, owner)
+	if _, _, err := rr.Rewrite(top); err != nil {
+		t.Fatal(err)
+	}
+	j := bytes.Index(top, []byte(longTop)) + len(longTop)
+	for _, body := range [][]byte{
+		append(append(append([]byte(nil), top[:j]...), '"'), top[j:]...),
+		append([]byte(nil), top[:j]...),
+	} {
+		var e *Error
+		if _, _, err := rr.Rewrite(body); !errors.As(err, &e) || e.Code != CodeInvalidJSON {
+			t.Errorf("broken body after a remembered tools list: want invalid_json, got %v", err)
+		}
+	}
 	// The same item elsewhere: second position, pretty surroundings, or
 	// next to a changed copy of itself.
 	changed := strings.Replace(owner, `"at_1"`, `"at_2"`, 1)
@@ -102,6 +120,10 @@ func TestRequestRewriterMemoMatchIsExact(t *testing.T) {
 		[]byte("{\n  \"input\" : [\n    " + owner + "\n  ]\n}\n"),
 		req("", changed, owner),
 		req(shellFunc, owner),
+		req(longTop, owner),
+		req(longTop, owner),
+		req(longTop+","+shellFunc, owner),
+		req(ns("functions", execTool(execDesc))+","+longTop, owner),
 	} {
 		want, wantInfo, wantErr := RewriteRequest(body)
 		got, info, err := rr.Rewrite(body)
@@ -120,6 +142,8 @@ func FuzzRequestRewriterMatches(f *testing.F) {
 		req("", item("at_1", ns("functions", execTool(execDesc), waitTool), collabNS)),
 		req("", item("at_1", execTool(execDesc)), item("at_2", ns("functions", shellFunc))),
 		req(shellFunc, item("at_1", execTool(execDesc))),
+		req(longTop, item("at_1", ns("functions", execTool(execDesc)))),
+		req(longTop+","+shellFunc, item("at_1", execTool(execDesc))),
 	}
 	for _, s := range seeds {
 		f.Add(s)
