@@ -1,6 +1,7 @@
 package retain
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 )
@@ -28,7 +29,10 @@ func (r Row) Cite() string {
 // does not start an empty row; empty data has no rows. Text and Term alias
 // data.
 func Rows(data []byte) []Row {
-	var rows []Row
+	// One allocation: a CR or LF ends at most one row each (CRLF counts
+	// twice, an over-estimate that costs a little capacity, not a copy).
+	n := bytes.Count(data, []byte{'\n'}) + bytes.Count(data, []byte{'\r'}) + 1
+	rows := make([]Row, 0, n)
 	start := 0
 	for i := 0; i < len(data); i++ {
 		switch data[i] {
@@ -47,6 +51,9 @@ func Rows(data []byte) []Row {
 	}
 	if start < len(data) {
 		rows = append(rows, Row{len(rows) + 1, data[start:], nil})
+	}
+	if len(rows) == 0 {
+		return nil
 	}
 	return rows
 }

@@ -78,3 +78,13 @@ func FuzzRows(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkRows10k(b *testing.B) {
+	data := []byte(strings.Repeat("func example(x int) int { return x * 2 }\n", 10000))
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(Rows(data)) != 10000 {
+			b.Fatal("wrong row count")
+		}
+	}
+}
