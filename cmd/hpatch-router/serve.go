@@ -33,6 +33,7 @@ type serveConfig struct {
 	streamIdleTimeout    time.Duration
 	maxRequestBody       int64
 	shutdownGrace        time.Duration
+	dashboard            dashboardFlags
 }
 
 // serveEnv is the environment lookups serve's defaults depend on.
@@ -76,6 +77,8 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 	idleTimeout := fs.Duration("stream-idle-timeout", router.DefaultStreamIdleTimeout, "longest silence inside an upstream stream before the router ends it (Codex then retries)")
 	maxBody := fs.Int64("max-request-body", router.DefaultMaxRequestBody, "largest request body in bytes the router reads (413 beyond it)")
 	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests before closing them")
+	dashEnabled := fs.Bool("dashboard", true, "serve the live dashboard (GET /, /events, /api/summary) on the listen address; keep --listen on loopback")
+	dashBodies := fs.Bool("dashboard-bodies", false, "show script bodies on the dashboard (off: bodies are never shown)")
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -93,6 +96,7 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 		listen: *listen, runtimeDir: *runtimeDir, stateDir: *stateDir,
 		responseStartTimeout: *startTimeout, streamIdleTimeout: *idleTimeout,
 		maxRequestBody: *maxBody, shutdownGrace: *grace,
+		dashboard: dashboardFlags{enabled: *dashEnabled, bodies: *dashBodies},
 	}
 	var err error
 	if cfg.upstream, err = url.Parse(*upstream); err != nil || cfg.upstream.Host == "" {
@@ -156,6 +160,8 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 		}
 		opts = append(opts, hooks...)
 	}
+	dash, dashOpts := newServeDashboard(cfg.dashboard, cfg.listen, log)
+	opts = append(opts, dashOpts...)
 	rt, err := router.New(opts...)
 	if err != nil {
 		return err
@@ -167,10 +173,13 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 		return err
 	}
 	srv := &http.Server{
-		Handler:           rt,
+		Handler:           withDashboard(rt, dash),
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if dash != nil {
+		srv.RegisterOnShutdown(dash.Close)
 	}
 	log.Info("hpatch-router listening", "addr", ln.Addr().String(), "upstream", redactedURL(cfg.upstream),
 		"mode", cfg.mode, "runtime_dir", cfg.runtimeDir, "state_dir", cfg.stateDir)

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"hpatch-router/router"
 )
 
 func TestWithDashboardRoutesOnlyDashboardPaths(t *testing.T) {
@@ -45,5 +51,76 @@ func TestIsLoopbackListen(t *testing.T) {
 		if got := isLoopbackListen(addr); got != want {
 			t.Errorf("%s: %v", addr, got)
 		}
+	}
+}
+
+func TestServeDashboardFlags(t *testing.T) {
+	s := stdio{nil, io.Discard, io.Discard}
+	cfg, _ := parseServeFlags(nil, fakeEnv(nil), s)
+	if !cfg.dashboard.enabled || cfg.dashboard.bodies {
+		t.Fatalf("defaults %+v", cfg.dashboard)
+	}
+	cfg, _ = parseServeFlags([]string{"--dashboard=false", "--dashboard-bodies"}, fakeEnv(nil), s)
+	if cfg.dashboard.enabled || !cfg.dashboard.bodies {
+		t.Fatalf("flags %+v", cfg.dashboard)
+	}
+	var out bytes.Buffer
+	parseServeFlags([]string{"--help"}, fakeEnv(nil), stdio{nil, &out, io.Discard})
+	for _, f := range []string{"--dashboard", "serve the live dashboard", "--dashboard-bodies", "bodies are never shown"} {
+		if !strings.Contains(out.String(), f) {
+			t.Errorf("--help does not document %s", f)
+		}
+	}
+}
+
+// serve mounts the dashboard on its listener, and an open /events stream
+// does not hold up shutdown.
+func TestServeMountsDashboard(t *testing.T) {
+	for _, enabled := range []bool{true, false} {
+		upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+		u, _ := url.Parse(upstream.URL)
+		cfg := &serveConfig{
+			listen: "127.0.0.1:0", upstream: u, mode: router.ModePassthrough,
+			responseStartTimeout: time.Minute, streamIdleTimeout: time.Minute,
+			maxRequestBody: 1 << 20, shutdownGrace: 30 * time.Second,
+			dashboard: dashboardFlags{enabled: enabled},
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		addrc := make(chan string, 1)
+		done := make(chan error, 1)
+		go func() { done <- serve(ctx, cfg, slog.New(slog.DiscardHandler), func(a string) { addrc <- a }) }()
+		addr := <-addrc
+		client := &http.Client{Transport: &http.Transport{}}
+		resp, err := client.Get("http://" + addr + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := resp.StatusCode == 200 && strings.Contains(string(page), "EventSource"); got != enabled {
+			t.Fatalf("dashboard=%v: GET / %d", enabled, resp.StatusCode)
+		}
+		if enabled {
+			events, err := client.Get("http://" + addr + "/events")
+			if err != nil || events.StatusCode != 200 {
+				t.Fatalf("/events: %v", err)
+			}
+			defer events.Body.Close()
+		}
+		start := time.Now()
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("an open /events stream held up shutdown")
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("shutdown took %s", d)
+		}
+		client.CloseIdleConnections()
+		upstream.Close()
 	}
 }
