@@ -12,8 +12,10 @@ type requestFacts struct {
 // requestRewriteFunc is the request rewrite seam (RewriteRequest).
 type requestRewriteFunc func(body []byte) ([]byte, requestFacts, error)
 
-// memoRequestRewrite adapts a RequestRewriter, which remembers rewritten
-// exec definitions so the thread's repeated tool item costs a lookup.
+// memoRequestRewrite adapts a RequestRewriter, which remembers whole
+// additional_tools items (and checked top-level tools lists) by their
+// bytes, so the item Codex repeats on every request of a thread costs a
+// comparison instead of a rewrite.
 func memoRequestRewrite(rr *RequestRewriter) requestRewriteFunc {
 	return func(body []byte) ([]byte, requestFacts, error) {
 		out, info, err := rr.Rewrite(body)
