@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 )
 
 // Row is one line of a file as the private commands and hpatch cite it.
@@ -22,7 +23,7 @@ func Hash(line []byte) string {
 
 // Cite renders the LINE:HASH position of a row.
 func (r Row) Cite() string {
-	return itoa(r.Num) + ":" + Hash(r.Text)
+	return strconv.Itoa(r.Num) + ":" + Hash(r.Text)
 }
 
 // Rows splits data into rows on LF, CRLF and lone CR. A final terminator
@@ -56,17 +57,4 @@ func Rows(data []byte) []Row {
 		return nil
 	}
 	return rows
-}
-
-func itoa(n int) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			return string(b[i:])
-		}
-	}
 }

@@ -1,72 +1,17 @@
 package hsymbol
 
 import (
-	"bytes"
-	"context"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
+	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
 
-// workspace copies testdata/workspace into a temporary directory and adds
-// what git does not hold nicely: symlinks, a non-UTF-8 file, a file with NUL.
-func workspace(t testing.TB) string {
-	t.Helper()
-	src := filepath.Join("..", "..", "testdata", "workspace")
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	extra := map[string]string{
-		"text/latin1.txt": "caf\xe9 needle\nok needle\n",
-		"text/nul.bin":    "needle before\x00needle after\n",
-	}
-	for name, data := range extra {
-		if err := os.WriteFile(filepath.Join(dst, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Symlinks live under "_" names, which Go tooling (gopls) ignores, so
-	// they do not add a second package main to the fixture module.
-	if err := os.Mkdir(filepath.Join(dst, "_links"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for link, target := range map[string]string{"_links/main.go": "../main.go", "_linkdir": "util"} {
-		if err := os.Symlink(target, filepath.Join(dst, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dst
-}
+// workspace is the shared fixture tree (see workspacetest.Copy).
+func workspace(t testing.TB) string { return workspacetest.Copy(t) }
 
-// runCmd runs fn in dir with the process environment (for PATH) and
-// returns stdout, stderr and the status.
+// runCmd runs fn in dir and returns stdout, stderr and the status.
 func runCmd(t testing.TB, fn privcmd.Func, dir string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	env := &privcmd.Env{
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-		Dir: dir, Environ: os.Environ(),
-	}
-	code := fn(context.Background(), env, args)
-	return out.String(), errb.String(), code
+	return workspacetest.Run(t, fn, dir, args...)
 }
