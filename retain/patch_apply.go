@@ -3,6 +3,7 @@ package retain
 import (
 	"bytes"
 	"sort"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -197,9 +198,9 @@ func verify(s *Section, rows []Row) error {
 
 func span(op *Op) string {
 	if op.From.Line == op.To.Line {
-		return itoa(op.From.Line)
+		return strconv.Itoa(op.From.Line)
 	}
-	return itoa(op.From.Line) + ".." + itoa(op.To.Line)
+	return strconv.Itoa(op.From.Line) + ".." + strconv.Itoa(op.To.Line)
 }
 
 // dominantEOL is the most frequent line ending of rows; ties prefer LF,

@@ -3,6 +3,7 @@ package retain
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -51,7 +52,7 @@ func (p Pos) String() string {
 	if p.EOF {
 		return "EOF"
 	}
-	return itoa(p.Line) + ":" + p.Hash
+	return strconv.Itoa(p.Line) + ":" + p.Hash
 }
 
 // PatchError is a rejected hpatch edit; Line is the input line (0 when

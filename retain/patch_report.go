@@ -1,6 +1,9 @@
 package retain
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // report renders one script's part of an hpatch report: the header
 // `@shell/<id>`, then every written row as `LINE:HASH TEXT` (the hread row
@@ -44,9 +47,9 @@ func report(id string, out []outLine, dels []delMark) string {
 	for i := 0; i <= len(out); i++ {
 		for _, d := range delsAt[i] {
 			if d.from == d.to {
-				emit("(deleted old row " + itoa(d.from) + ")")
+				emit("(deleted old row " + strconv.Itoa(d.from) + ")")
 			} else {
-				emit("(deleted old rows " + itoa(d.from) + ".." + itoa(d.to) + ")")
+				emit("(deleted old rows " + strconv.Itoa(d.from) + ".." + strconv.Itoa(d.to) + ")")
 			}
 		}
 		if i == len(out) {
