@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -36,21 +35,11 @@ func runCodexConfig(_ context.Context, args []string, s stdio) int {
 
 func codexConfigMain(args []string, getenv func(string) string, s stdio) int {
 	fs := pflag.NewFlagSet("codex-config", pflag.ContinueOnError)
-	fs.SetOutput(s.err)
 	listen := fs.String("listen", "127.0.0.1:8080", "the address `hpatch-router serve --listen` uses")
 	auth := fs.String("auth", authChatGPT, "how Codex authenticates: chatgpt (ChatGPT login) or apikey (OPENAI_API_KEY)")
 	provider := fs.String("provider-name", "hpatch", "name of the [model_providers.NAME] table")
-	fs.Usage = func() { fmt.Fprintf(s.err, "%s%s", codexConfigUsage, fs.FlagUsages()) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(s.out, "%s%s", codexConfigUsage, fs.FlagUsages())
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(s.err, "hpatch-router codex-config: unexpected arguments %q\n", fs.Args())
-		return 2
+	if code, done := parseFlags(fs, args, codexConfigUsage, s); done {
+		return code
 	}
 	snip := codexSnippet{listen: *listen, auth: *auth, provider: *provider, runtimeDir: getenv("HPATCH_RUNTIME_DIR")}
 	text, err := snip.render()

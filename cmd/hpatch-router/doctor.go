@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -61,22 +60,12 @@ func runDoctor(ctx context.Context, args []string, s stdio) int {
 
 func doctorMain(ctx context.Context, args []string, env doctorEnv, s stdio) int {
 	fs := pflag.NewFlagSet("doctor", pflag.ContinueOnError)
-	fs.SetOutput(s.err)
 	var o doctorOptions
 	fs.BoolVar(&o.json, "json", false, "print a JSON array of checks instead of text")
 	fs.StringVar(&o.router, "router", "http://127.0.0.1:8080", "base URL of the running router (its --listen address)")
 	fs.StringVar(&o.codexHome, "codex-home", "", "Codex home directory (default $CODEX_HOME, else ~/.codex)")
-	fs.Usage = func() { fmt.Fprintf(s.err, "%s%s", doctorUsage, fs.FlagUsages()) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(s.out, "%s%s", doctorUsage, fs.FlagUsages())
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(s.err, "hpatch-router doctor: unexpected arguments %q\n", fs.Args())
-		return 2
+	if code, done := parseFlags(fs, args, doctorUsage, s); done {
+		return code
 	}
 	router, err := normalizeRouterURL(o.router)
 	if err != nil {

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
+
+	"github.com/spf13/pflag"
 )
 
 // version is stamped by the Makefile (-ldflags "-X main.version=…").
@@ -72,6 +75,30 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-13s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun 'hpatch-router <subcommand> --help' for its flags.\n")
+}
+
+// parseFlags parses a subcommand's args into fs, which takes no positional
+// arguments. done reports that the subcommand must stop with code: 0 after
+// --help printed usage and the flag list to stdout, 2 after a bad flag or
+// argument, said in one stderr line. pflag's own Usage hook is silenced
+// because it would print the help a second time.
+func parseFlags(fs *pflag.FlagSet, args []string, usage string, s stdio) (code int, done bool) {
+	fs.SetOutput(s.err)
+	fs.Usage = func() {}
+	name := fs.Name()
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, pflag.ErrHelp):
+		fmt.Fprintf(s.out, "%s%s", usage, fs.FlagUsages())
+		return 0, true
+	case err != nil:
+		fmt.Fprintf(s.err, "hpatch-router %s: %v; run 'hpatch-router %s --help' for the flags\n", name, err, name)
+		return 2, true
+	case fs.NArg() > 0:
+		fmt.Fprintf(s.err, "hpatch-router %s: unexpected argument %q; run 'hpatch-router %s --help'\n", name, fs.Arg(0), name)
+		return 2, true
+	}
+	return 0, false
 }
 
 func runVersion(_ context.Context, _ []string, s stdio) int {

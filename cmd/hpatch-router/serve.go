@@ -62,11 +62,12 @@ func defaultStateDir(e serveEnv) string {
 	return ""
 }
 
+const serveUsage = "Usage: hpatch-router serve [flags]\n\nRun the proxy between Codex and the model API.\n\nFlags:\n"
+
 // parseServeFlags parses args; it returns (nil, 0) after printing --help
 // and (nil, 2) after a usage error.
 func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	fs.SetOutput(s.err)
 	listen := fs.String("listen", "127.0.0.1:8080", "address to serve on; Codex's provider base_url is http://<listen>/v1")
 	upstream := fs.String("upstream", "https://chatgpt.com/backend-api/codex", "model API base URL; /v1/<rest> is forwarded to <upstream>/<rest>")
 	mode := fs.String("mode", string(router.ModeHPatch), "hpatch: give the model the shell tool and rewrite its calls; passthrough: forward everything unchanged")
@@ -79,18 +80,8 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests before closing them")
 	dashEnabled := fs.Bool("dashboard", true, "serve the live dashboard (GET /, /events, /api/summary) on the listen address; keep --listen on loopback")
 	dashBodies := fs.Bool("dashboard-bodies", false, "show script bodies on the dashboard (off: bodies are never shown)")
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(s.out, "Usage: hpatch-router serve [flags]\n\nRun the proxy between Codex and the model API.\n\nFlags:\n%s", fs.FlagUsages())
-			return nil, 0
-		}
-		fmt.Fprintf(s.err, "hpatch-router serve: %v; run 'hpatch-router serve --help' for the flags\n", err)
-		return nil, 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(s.err, "hpatch-router serve: unexpected arguments %q\n", fs.Args())
-		return nil, 2
+	if code, done := parseFlags(fs, args, serveUsage, s); done {
+		return nil, code
 	}
 	cfg := &serveConfig{
 		listen: *listen, runtimeDir: *runtimeDir, stateDir: *stateDir,

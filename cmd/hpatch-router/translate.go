@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -61,26 +60,11 @@ type translateOutput struct {
 // runTranslate is `hpatch-router translate`: stdin in, one JSON object out.
 func runTranslate(_ context.Context, args []string, s stdio) int {
 	fs := pflag.NewFlagSet("translate", pflag.ContinueOnError)
-	fs.SetOutput(s.err)
 	callID := fs.String("call-id", "call_cli", "the model's call_id; the retained script's id")
 	shapeFile := fs.String("params-shape", "", "file listing the exec_command argument names #!params may use")
 	retain := fs.Bool("retain", true, "report retention as the router would; --retain=false reports retained:false")
-	// pflag calls Usage before returning ErrHelp too; help is printed once,
-	// to stdout, below, and a bad flag gets a one-line pointer to it.
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(s.out, translateHelp)
-			fs.SetOutput(s.out)
-			fs.PrintDefaults()
-			return 0
-		}
-		fmt.Fprintf(s.err, "hpatch-router translate: %v; run 'hpatch-router translate --help' for the flags\n", err)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(s.err, "hpatch-router translate: unexpected argument %q; the input is read from stdin\n", fs.Arg(0))
-		return 2
+	if code, done := parseFlags(fs, args, translateHelp, s); done {
+		return code
 	}
 	var opts shebang.Options
 	if *shapeFile != "" {
