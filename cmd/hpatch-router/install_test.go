@@ -1,0 +1,120 @@
+package main
+
+import (
+	"crypto/sha256"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestMakeInstallA11 runs the real `make install` and `make uninstall`
+// targets: install puts exactly hpatch-router and shell into GOBIN, changes
+// nothing under the Codex home, and creates no hread/hgrep/hsymbol/
+// inspect_file file anywhere it touched; uninstall removes exactly those
+// two. A target that copied a private command out, or wrote Codex config,
+// fails here.
+func TestMakeInstallA11(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries through make")
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	gobin, home, codexHome := t.TempDir(), t.TempDir(), t.TempDir()
+	config := filepath.Join(codexHome, "config.toml")
+	if err := os.WriteFile(config, []byte("model = \"gpt-5.6-sol\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := treeDigest(t, codexHome)
+	// A fresh HOME would also move Go's caches; keep the warm ones.
+	goEnv := goEnvVars(t, "GOCACHE", "GOMODCACHE", "GOPATH")
+	make := func(target string) {
+		t.Helper()
+		cmd := exec.Command("make", "-C", filepath.Join("..", ".."), target)
+		cmd.Env = append(os.Environ(), "GOBIN="+gobin, "HOME="+home, "CODEX_HOME="+codexHome)
+		cmd.Env = append(cmd.Env, goEnv...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("make %s: %v\n%s", target, err, out)
+		}
+	}
+	make("install")
+	if got := names(t, gobin); !slices.Equal(got, []string{"hpatch-router", "shell"}) {
+		t.Fatalf("GOBIN after make install = %q, want exactly hpatch-router and shell", got)
+	}
+	if after := treeDigest(t, codexHome); after != before {
+		t.Fatalf("make install changed the Codex home")
+	}
+	for _, root := range []string{gobin, home, codexHome} {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && slices.Contains([]string{"hread", "hgrep", "hsymbol", "inspect_file"}, d.Name()) {
+				t.Errorf("A11: %s exists after make install", p)
+			}
+			return nil
+		})
+	}
+	make("uninstall")
+	if got := names(t, gobin); len(got) != 0 {
+		t.Fatalf("GOBIN after make uninstall = %q, want empty", got)
+	}
+}
+
+// goEnvVars returns KEY=VALUE for each named `go env` variable.
+func goEnvVars(t *testing.T, keys ...string) []string {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"env"}, keys...)...).Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	var env []string
+	for i, v := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		env = append(env, keys[i]+"="+v)
+	}
+	return env
+}
+
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// treeDigest hashes every path, mode and content below dir.
+func treeDigest(t *testing.T, dir string) [32]byte {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		h.Write([]byte(p + "\x00" + info.Mode().String() + "\x00"))
+		if info.Mode().IsRegular() {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			h.Write(data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum [32]byte
+	copy(sum[:], h.Sum(nil))
+	return sum
+}
