@@ -19,14 +19,10 @@ func TestE2EAppServerDesktop(t *testing.T) {
 	t.Parallel()
 	codex := codexBin(t)
 	binDir := e2eBins.binDir(t)
-	shell := func(callID, input string) routertest.Step {
-		return routertest.Step{CustomToolCall: &routertest.CustomToolCall{
-			Name: "shell", Namespace: "functions", CallID: callID, ID: "ctc_" + callID, Input: input}, Deltas: 3}
-	}
 	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
-		shell("call_app_1", "#!python3\nimport os\nprint('desktop', len(os.environ['CODEX_THREAD_ID']))\n"),
+		shellStep("call_app_1", 3, "#!python3\nimport os\nprint('desktop', len(os.environ['CODEX_THREAD_ID']))\n"),
 		{Message: "turn one done"},
-		shell("call_app_2", "printf 'second turn %s\\n' \"$(echo ok | tr a-z A-Z)\"\n"),
+		shellStep("call_app_2", 3, "printf 'second turn %s\\n' \"$(echo ok | tr a-z A-Z)\"\n"),
 		{Message: "turn two done"},
 	}})
 	runtimeDir := t.TempDir()

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hpatch-router/router/routertest"
 )
 
 // Bounds for subprocesses. They only stop a hung run; no assertion
@@ -282,4 +284,11 @@ func runCodex(t *testing.T, codex, home, binDir, runtimeDir, workspace, prompt s
 		t.Fatalf("e2e: codex did not finish within %s:\n%s", codexRunBound, run.Output)
 	}
 	return run
+}
+
+// shellStep is the upstream step of a model `shell` call in the functions
+// namespace, its input streamed in the given number of deltas.
+func shellStep(callID string, deltas int, input string) routertest.Step {
+	return routertest.Step{CustomToolCall: &routertest.CustomToolCall{
+		Name: "shell", Namespace: "functions", CallID: callID, ID: "ctc_" + callID, Input: input}, Deltas: deltas}
 }

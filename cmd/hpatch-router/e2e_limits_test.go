@@ -15,14 +15,10 @@ func TestE2EBodySizeLimits(t *testing.T) {
 	t.Parallel()
 	big := "#!python3\n" + strings.Repeat("# "+strings.Repeat("x", 98)+"\n", 1000) + "print('big body ran')\n"
 	huge := "#!python3\n" + strings.Repeat("# "+strings.Repeat("y", 98)+"\n", 1400) + "print('huge body ran')\n"
-	shell := func(callID, input string) routertest.Step {
-		return routertest.Step{CustomToolCall: &routertest.CustomToolCall{
-			Name: "shell", Namespace: "functions", CallID: callID, ID: "ctc_" + callID, Input: input}, Deltas: 16}
-	}
 	c := e2eCase{
 		Scenario: routertest.Scenario{Steps: []routertest.Step{
-			shell("call_big_1", big),
-			shell("call_huge_1", huge),
+			shellStep("call_big_1", 16, big),
+			shellStep("call_huge_1", 16, huge),
 			{Message: "final answer"},
 		}},
 		Prompt: "large bodies",

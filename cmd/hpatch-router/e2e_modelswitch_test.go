@@ -15,14 +15,10 @@ func TestE2EModelSwitchOnResume(t *testing.T) {
 	t.Parallel()
 	codex := codexBin(t)
 	binDir := e2eBins.binDir(t)
-	shell := func(callID, input string) routertest.Step {
-		return routertest.Step{CustomToolCall: &routertest.CustomToolCall{
-			Name: "shell", Namespace: "functions", CallID: callID, ID: "ctc_" + callID, Input: input}, Deltas: 2}
-	}
 	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
-		shell("call_sw_1", "#!python3\nprint('first', 'model')\n"),
+		shellStep("call_sw_1", 2, "#!python3\nprint('first', 'model')\n"),
 		{Message: "turn one done"},
-		shell("call_sw_2", "#!python3\nprint('switched', 'model')\n"),
+		shellStep("call_sw_2", 2, "#!python3\nprint('switched', 'model')\n"),
 		{Message: "turn two done"},
 	}})
 	runtimeDir := t.TempDir()

@@ -17,14 +17,10 @@ func TestE2EReplaySurvivesRouterRestart(t *testing.T) {
 	t.Parallel()
 	codex := codexBin(t)
 	binDir := e2eBins.binDir(t)
-	shell := func(callID, input string) routertest.Step {
-		return routertest.Step{CustomToolCall: &routertest.CustomToolCall{
-			Name: "shell", Namespace: "functions", CallID: callID, ID: "ctc_" + callID, Input: input}, Deltas: 2}
-	}
 	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
-		shell("call_before_1", "#!python3\nprint('before', 'restart')\n"),
+		shellStep("call_before_1", 2, "#!python3\nprint('before', 'restart')\n"),
 		{Message: "turn one done"},
-		shell("call_after_1", "#!python3\nprint('after', 'restart')\n"),
+		shellStep("call_after_1", 2, "#!python3\nprint('after', 'restart')\n"),
 		{Message: "turn two done"},
 	}})
 	runtimeDir, stateDir := t.TempDir(), t.TempDir()
