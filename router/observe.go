@@ -91,15 +91,13 @@ func WithObserver(o Observer) Option {
 		if o == nil {
 			return errors.New("observer must not be nil")
 		}
-		return observersOf(c).add(o)
+		return c.observers.add(o)
 	}
 }
 
 // WithObserverBodies lets observers see script bodies (CallEvent.Body).
 // Off by default: bodies may hold anything the model wrote.
 func WithObserverBodies(on bool) Option {
-	return func(c *config) error { observersOf(c).bodies = on; return nil }
+	return func(c *config) error { c.observers.bodies = on; return nil }
 }
 
-// observersOf is the config's observer set.
-func observersOf(c *config) *observerSet { return &c.observers }

@@ -3,41 +3,13 @@ package router
 import (
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 )
 
-type carrierObserver struct {
-	mu    sync.Mutex
-	calls []CallEvent
-	rejs  []RejectionEvent
-}
-
-func (o *carrierObserver) ShellCall(e CallEvent) {
-	o.mu.Lock()
-	o.calls = append(o.calls, e)
-	o.mu.Unlock()
-}
-
-func (o *carrierObserver) Rejection(e RejectionEvent) {
-	o.mu.Lock()
-	o.rejs = append(o.rejs, e)
-	o.mu.Unlock()
-}
-
-// observing attaches o directly to the config (WithObserver is the public
-// door once observe.go hands out the config's set).
-func observing(o Observer, bodies bool) Option {
-	return func(c *config) error {
-		c.observers.bodies = bodies
-		return c.observers.add(o)
-	}
-}
-
 func TestResponseObserverEvents(t *testing.T) {
 	for _, bodies := range []bool{false, true} {
-		o := &carrierObserver{}
-		rt := newTestRouter(t, observing(o, bodies), WithScripts(newFakeScripts()))
+		o := &recordingObserver{}
+		rt := newTestRouter(t, WithObserver(o), WithObserverBodies(bodies), WithScripts(newFakeScripts()))
 		s := &stream{}
 		s.call("ctc_1", "call_1", "shell", "functions", pyInput, 2)
 		s.call("ctc_2", "call_2", "shell", "functions", "#!bad\nx", 1)
@@ -66,8 +38,8 @@ func TestResponseObserverEvents(t *testing.T) {
 }
 
 func TestResponseObserverLayoutRejection(t *testing.T) {
-	o := &carrierObserver{}
-	h := newHarness(t, func(w http.ResponseWriter, r *http.Request) { t.Error("forwarded") }, observing(o, false),
+	o := &recordingObserver{}
+	h := newHarness(t, func(w http.ResponseWriter, r *http.Request) { t.Error("forwarded") }, WithObserver(o),
 		withRequestRewrite(func(b []byte) ([]byte, requestFacts, error) {
 			return nil, requestFacts{}, invalidRequest(CodeDuplicateExecOwner, "two owners")
 		}))
