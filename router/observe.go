@@ -100,4 +100,3 @@ func WithObserver(o Observer) Option {
 func WithObserverBodies(on bool) Option {
 	return func(c *config) error { c.observers.bodies = on; return nil }
 }
-
