@@ -20,8 +20,7 @@ func TestE2EIncrementalToolsThroughRouter(t *testing.T) {
 	binDir := e2eBins.binDir(t)
 	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
 		{Message: "turn one done"},
-		{CustomToolCall: &routertest.CustomToolCall{Name: "shell", Namespace: "functions",
-			CallID: "call_inc_1", ID: "ctc_inc_1", Input: "#!python3\nprint('after', 'tools', 'changed')\n"}, Deltas: 2},
+		shellStep("call_inc_1", 2, "#!python3\nprint('after', 'tools', 'changed')\n"),
 		{Message: "turn two done"},
 	}})
 	runtimeDir := t.TempDir()
