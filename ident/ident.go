@@ -79,7 +79,7 @@ func component(id string) string {
 	case len(id) > MaxBytes:
 		return "is " + strconv.Itoa(len(id)) + " bytes long; at most " + strconv.Itoa(MaxBytes) + " are allowed"
 	case id == "." || id == "..":
-		return "is not a file name"
+		return "is not a filename"
 	case !utf8.ValidString(id):
 		return "is not valid UTF-8"
 	}

@@ -9,6 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"unicode/utf8"
+
+	"hpatch-router/ident"
+	"hpatch-router/shebang"
+	"hpatch-router/worker/snapshot"
 )
 
 // MaxScriptBytes bounds a retained script. A rerun must still fit one exec
@@ -28,7 +32,7 @@ func checkDir(fi fs.FileInfo, what string) error {
 		return fmt.Errorf("%s is writable by group or others (mode %v); it must be 0700", what, fi.Mode().Perm())
 	}
 	if err := checkOwner(fi); err != nil {
-		return fmt.Errorf("%s: %v", what, err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }
@@ -43,22 +47,22 @@ func openSafeDir(parent *os.Root, name, what string) (*os.Root, fs.FileInfo, err
 		return nil, nil, missing("%s is missing", what)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", what, err)
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if err := checkDir(fi, what); err != nil {
 		return nil, nil, err
 	}
 	r, err := parent.OpenRoot(name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open %s: %v", what, err)
+		return nil, nil, fmt.Errorf("open %s: %w", what, err)
 	}
 	got, err := r.Stat(".")
 	if err == nil && !os.SameFile(fi, got) {
-		err = fmt.Errorf("it was replaced while being opened")
+		err = errors.New("it was replaced while being opened")
 	}
 	if err != nil {
 		r.Close()
-		return nil, nil, fmt.Errorf("%s: %v", what, err)
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return r, got, nil
 }
@@ -69,7 +73,7 @@ func stillSame(parent *os.Root, name string, want fs.FileInfo, what string) erro
 	fi, err := parent.Lstat(name)
 	switch {
 	case err != nil:
-		return fmt.Errorf("%s: %v", what, err)
+		return fmt.Errorf("%s: %w", what, err)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return fmt.Errorf("%s has been replaced by a symlink", what)
 	case !os.SameFile(fi, want):
@@ -84,12 +88,12 @@ func stillSame(parent *os.Root, name string, want fs.FileInfo, what string) erro
 // thread and scripts directories that are real directories owned by the
 // current user and not writable by others. Read with ReadScript or ReadRef.
 func OpenScripts(runtimeRoot, thread string) (*os.Root, error) {
-	if err := ValidID(thread); err != nil {
-		return nil, fmt.Errorf("retain: unsafe thread %v", err)
+	if err := checkThread(thread); err != nil {
+		return nil, err
 	}
 	rt, err := os.OpenRoot(runtimeRoot)
 	if err != nil {
-		return nil, fmt.Errorf("retain: open runtime root: %v", err)
+		return nil, fmt.Errorf("open runtime root: %w", err)
 	}
 	defer rt.Close()
 	return OpenScriptsIn(rt, thread)
@@ -97,26 +101,27 @@ func OpenScripts(runtimeRoot, thread string) (*os.Root, error) {
 
 // OpenScriptsIn is OpenScripts for a runtime root that is already open.
 func OpenScriptsIn(runtime *os.Root, thread string) (*os.Root, error) {
-	if err := ValidID(thread); err != nil {
-		return nil, fmt.Errorf("retain: unsafe thread %v", err)
+	if err := checkThread(thread); err != nil {
+		return nil, err
 	}
-	dir, _, err := openSafeDir(runtime, ThreadDirName(thread), "thread directory "+ThreadDirName(thread))
+	name := snapshot.ThreadDirName(thread)
+	dir, _, err := openSafeDir(runtime, name, "thread directory "+name)
 	if err != nil {
-		return nil, fmt.Errorf("retain: %w", err)
+		return nil, err
 	}
 	defer dir.Close()
-	scripts, _, err := openSafeDir(dir, ScriptsDirName, "scripts directory")
+	scripts, _, err := openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory")
 	if err != nil {
-		return nil, fmt.Errorf("retain: %w", err)
+		return nil, err
 	}
 	return scripts, nil
 }
 
 // ReadRef parses ref ("@shell/<id>") and reads it with ReadScript.
 func ReadRef(scripts *os.Root, ref string) ([]byte, error) {
-	id, err := ParseRef(ref)
+	id, err := shebang.ParseRef(ref)
 	if err != nil {
-		return nil, fmt.Errorf("retain: %v", err)
+		return nil, err
 	}
 	return ReadScript(scripts, id)
 }
@@ -126,41 +131,41 @@ func ReadRef(scripts *os.Root, ref string) ([]byte, error) {
 // (no symlink, directory, device or hard link from elsewhere), at most
 // MaxScriptBytes long and valid UTF-8.
 func ReadScript(scripts *os.Root, id string) ([]byte, error) {
-	if err := ValidArtifactID(id); err != nil {
-		return nil, fmt.Errorf("retain: %v", err)
+	if err := ident.Artifact(id); err != nil {
+		return nil, err
 	}
-	ref := FormatRef(id)
+	ref := shebang.FormatRef(id)
 	fi, err := scripts.Lstat(id)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, missing("retain: %s does not exist in this thread (expired or never retained)", ref)
+		return nil, missing("%s does not exist in this thread (expired or never retained)", ref)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("retain: %s: %v", ref, err)
+		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
 	if err := checkRegular(fi, ref); err != nil {
 		return nil, err
 	}
 	f, err := scripts.OpenFile(id, openReadFlags, 0) // a FIFO swapped in must not block
 	if err != nil {
-		return nil, fmt.Errorf("retain: open %s: %v", ref, err)
+		return nil, fmt.Errorf("open %s: %w", ref, err)
 	}
 	defer f.Close()
 	got, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("retain: %s: %v", ref, err)
+		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
 	if !os.SameFile(fi, got) {
-		return nil, fmt.Errorf("retain: %s was replaced while being opened; retry", ref)
+		return nil, fmt.Errorf("%s was replaced while being opened; retry", ref)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxScriptBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("retain: read %s: %v", ref, err)
+		return nil, fmt.Errorf("read %s: %w", ref, err)
 	}
 	if len(data) > MaxScriptBytes {
-		return nil, fmt.Errorf("retain: %s is larger than %d bytes", ref, MaxScriptBytes)
+		return nil, fmt.Errorf("%s is larger than %d bytes", ref, MaxScriptBytes)
 	}
 	if !utf8.Valid(data) {
-		return nil, fmt.Errorf("retain: %s is not valid UTF-8", ref)
+		return nil, fmt.Errorf("%s is not valid UTF-8", ref)
 	}
 	return data, nil
 }
@@ -177,11 +182,11 @@ func missing(format string, args ...any) error { return notExist{fmt.Sprintf(for
 func checkRegular(fi fs.FileInfo, ref string) error {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("retain: %s is a symlink; references select regular files only", ref)
+		return fmt.Errorf("%s is a symlink; references select regular files only", ref)
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("retain: %s is not a regular file", ref)
+		return fmt.Errorf("%s is not a regular file", ref)
 	case linkCount(fi) != 1:
-		return fmt.Errorf("retain: %s has %d hard links; references select private files only", ref, linkCount(fi))
+		return fmt.Errorf("%s has %d hard links; references select private files only", ref, linkCount(fi))
 	}
 	return nil
 }
@@ -193,7 +198,7 @@ func writeTemp(root *os.Root, data []byte) (string, error) {
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return "", err
 	}
-	name := tempPrefix + hex.EncodeToString(rnd[:])
+	name := ident.TempPrefix + hex.EncodeToString(rnd[:])
 	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", err

@@ -1,7 +1,13 @@
 // Package retain owns retained `@shell/<id>` scripts: the per-thread
-// scripts/ store confined with os.Root, artifact and thread id validation,
-// expiry and shutdown cleanup, reference resolution, the LINE:HASH row
-// format, and the verified hpatch edit grammar applied to retained scripts.
+// scripts/ store confined with os.Root, expiry and shutdown cleanup,
+// reference resolution, the LINE:HASH row format, and the verified hpatch
+// edit grammar applied to retained scripts.
+//
+// It applies rules other packages own and adds only its store rules: ids
+// are checked by package ident (one rule for thread and artifact ids), the
+// thread directory layout is package snapshot's (hpatch-<thread>/scripts/),
+// and the reference grammar (`@shell/<id>`, `#!script=@shell/<id>`) is
+// package shebang's (ParseRef, ScriptReference).
 //
 // # Storage
 //
@@ -23,11 +29,11 @@
 // extend it). Close stops every timer and removes the files the store
 // wrote, and scripts/ when it created it.
 //
-// References are strict: "@shell/" followed by one filename component that
-// is not Reserved (ParseRef). They select regular, single-link, UTF-8 files
-// only (ReadScript). A rerun (`#!script=@shell/<id>` as the sole input,
-// see SoleScriptRef) resolves one level: a script whose content is itself a
-// sole reference is rejected as cyclic or chained.
+// References are shebang.ParseRef's: "@shell/" followed by an artifact id
+// ident.Artifact accepts. They select regular, single-link, UTF-8 files
+// only (ReadScript). A rerun (shebang.ScriptReference) resolves one level:
+// a script whose content is itself a rerun is rejected as cyclic or
+// chained.
 //
 // # hpatch grammar
 //
@@ -76,7 +82,15 @@
 //   - A workspace path instead of `@shell/<id>` gets a one-line diagnostic
 //     pointing to apply_patch or the shell.
 //
-// Errors are *PatchError values: one line, "hpatch: line N: …".
+// # Errors
+//
+// Errors are values without a package or tool prefix (the router adds
+// "shell: " or "hpatch: " where the model reads them), wrapped with %w so
+// errors.Is and errors.As see the cause: fs.ErrNotExist for a missing
+// script or storage, fs.ErrExist for an artifact that already exists,
+// ErrClosed, *ident.Error for a bad thread or artifact id,
+// *shebang.RefError for a bad reference. A rejected edit is a *PatchError,
+// one line "line N: …", which wraps the store error that caused it.
 //
 // The report lists, per script, the header `@shell/<id>` and the written
 // rows as `LINE:HASH TEXT` (new numbering, the hread row format) with one

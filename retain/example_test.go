@@ -33,5 +33,5 @@ func ExampleParsePatch_workspacePath() {
 	_, err := retain.ParsePatch("in src/main.go\ntype 1:abcd \"x\"\n")
 	fmt.Println(err)
 	// Output:
-	// hpatch: line 1: "src/main.go" is not a retained script; hpatch edits only retained @shell/<id> scripts, use apply_patch or the shell for workspace files
+	// line 1: "src/main.go" is not a retained script; hpatch edits only retained @shell/<id> scripts, use apply_patch or the shell for workspace files
 }

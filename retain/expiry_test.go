@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"hpatch-router/ident"
+	"hpatch-router/worker/snapshot"
 )
 
 func TestExpiryRemovesArtifact(t *testing.T) {
@@ -54,7 +57,7 @@ var swaps = []swap{
 	{"scripts/ renamed away and replaced by a symlink", func(e *env, outside string) {
 		s := e.scriptsDir("T1")
 		must(e.t, os.Rename(s, s+".moved"))
-		must(e.t, os.Symlink(filepath.Join(outside, ScriptsDirName), s))
+		must(e.t, os.Symlink(filepath.Join(outside, snapshot.ScriptsDirName), s))
 	}},
 	{"thread directory renamed away and replaced by a symlink", func(e *env, outside string) {
 		d := e.threadDir("T1")
@@ -72,8 +75,8 @@ var swaps = []swap{
 // thread storage and holds a file named like the artifact.
 func outsideDir(e *env) string {
 	o := filepath.Join(e.base, "outside")
-	must(e.t, os.MkdirAll(filepath.Join(o, ScriptsDirName), 0o700))
-	must(e.t, os.WriteFile(filepath.Join(o, ScriptsDirName, "call_1"), []byte(secret), 0o600))
+	must(e.t, os.MkdirAll(filepath.Join(o, snapshot.ScriptsDirName), 0o700))
+	must(e.t, os.WriteFile(filepath.Join(o, snapshot.ScriptsDirName, "call_1"), []byte(secret), 0o600))
 	return o
 }
 
@@ -142,7 +145,7 @@ func TestCloseCleansUp(t *testing.T) {
 			t.Fatalf("%s survived Close", p)
 		}
 	}
-	for _, p := range []string{foreign, e.scriptsDir("T2"), filepath.Join(e.threadDir("T1"), Reserved)} {
+	for _, p := range []string{foreign, e.scriptsDir("T2"), filepath.Join(e.threadDir("T1"), ident.RuntimeLink)} {
 		if _, err := os.Lstat(p); err != nil {
 			t.Fatalf("Close removed %s, which it did not create", p)
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"hpatch-router/shebang"
 )
 
 func FuzzParsePatch(f *testing.F) {
@@ -62,7 +64,7 @@ func FuzzParsePatch(f *testing.F) {
 			if !utf8.Valid(e1[i].New) {
 				t.Fatalf("edit produced invalid UTF-8")
 			}
-			if !strings.HasPrefix(e1[i].Report, FormatRef(e1[i].ID)+"\n") {
+			if !strings.HasPrefix(e1[i].Report, shebang.FormatRef(e1[i].ID)+"\n") {
 				t.Fatalf("report without header: %q", e1[i].Report)
 			}
 			if !bytes.Equal(base, e1[i].Old) {
@@ -158,32 +160,6 @@ func FuzzApplyCited(f *testing.F) {
 			if j > 1 && !bytes.Equal(o.Term, r.Term) {
 				t.Fatalf("terminator of row %d from the end changed", j)
 			}
-		}
-	})
-}
-
-func FuzzParseRef(f *testing.F) {
-	for _, s := range []string{"@shell/call_1", "@shell/", "@shell/../x", "@shell/a/b", "@shell/.runtime", "x", "@shell/\x00", "#!script=@shell/a\n"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, ref string) {
-		if inner, ok := SoleScriptRef(ref); ok && strings.ContainsAny(inner, "\r\n") {
-			t.Fatalf("SoleScriptRef returned a multi-line reference")
-		}
-		id, err := ParseRef(ref)
-		if err != nil {
-			if strings.ContainsAny(err.Error(), "\n\r") && !strings.ContainsAny(ref, "\n\r") {
-				t.Fatalf("error is not one line: %q", err)
-			}
-			return
-		}
-		switch {
-		case id == "" || id == "." || id == ".." || id == Reserved:
-			t.Fatalf("accepted %q", id)
-		case strings.ContainsAny(id, "/\\\x00"):
-			t.Fatalf("accepted a path: %q", id)
-		case FormatRef(id) != ref:
-			t.Fatalf("FormatRef(%q) != %q", id, ref)
 		}
 	})
 }

@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hpatch-router/ident"
+	"hpatch-router/worker/snapshot"
 )
 
 // fakeClock records expiry callbacks so tests fire them by hand.
@@ -110,13 +113,15 @@ func newEnv(t *testing.T, threads ...string) *env {
 func (e *env) prepare(thread string) {
 	dir := e.threadDir(thread)
 	must(e.t, os.Mkdir(dir, 0o700))
-	must(e.t, os.Symlink(filepath.Join(e.base, "launcher"), filepath.Join(dir, Reserved)))
-	must(e.t, os.Mkdir(filepath.Join(dir, ScriptsDirName), 0o700))
+	must(e.t, os.Symlink(filepath.Join(e.base, "launcher"), filepath.Join(dir, ident.RuntimeLink)))
+	must(e.t, os.Mkdir(filepath.Join(dir, snapshot.ScriptsDirName), 0o700))
 }
 
-func (e *env) threadDir(thread string) string { return filepath.Join(e.runtime, ThreadDirName(thread)) }
+func (e *env) threadDir(thread string) string {
+	return filepath.Join(e.runtime, snapshot.ThreadDirName(thread))
+}
 func (e *env) scriptsDir(thread string) string {
-	return filepath.Join(e.threadDir(thread), ScriptsDirName)
+	return filepath.Join(e.threadDir(thread), snapshot.ScriptsDirName)
 }
 
 func (e *env) retain(thread, id, content string) (string, error) {

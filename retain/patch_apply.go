@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"unicode/utf8"
+
+	"hpatch-router/shebang"
 )
 
 // Edit is the outcome of a patch for one script.
@@ -25,7 +27,7 @@ func (p *Patch) Apply(baseline map[string][]byte) ([]Edit, error) {
 	for _, s := range p.Sections {
 		base, ok := baseline[s.ID]
 		if !ok {
-			return nil, errAt(s.Line, "%s does not exist in this thread (expired or never retained)", FormatRef(s.ID))
+			return nil, errAt(s.Line, "%s does not exist in this thread (expired or never retained)", shebang.FormatRef(s.ID))
 		}
 		e, err := applySection(s, base)
 		if err != nil {
@@ -124,10 +126,10 @@ func finish(s *Section, base []byte, out []outLine, dels []delMark) (Edit, error
 		buf.Write(l.term)
 	}
 	if buf.Len() > MaxScriptBytes {
-		return Edit{}, errAt(s.Line, "the edited %s would be %d bytes; at most %d are allowed", FormatRef(s.ID), buf.Len(), MaxScriptBytes)
+		return Edit{}, errAt(s.Line, "the edited %s would be %d bytes; at most %d are allowed", shebang.FormatRef(s.ID), buf.Len(), MaxScriptBytes)
 	}
 	if !utf8.Valid(buf.Bytes()) {
-		return Edit{}, errAt(s.Line, "the edited %s would not be valid UTF-8", FormatRef(s.ID))
+		return Edit{}, errAt(s.Line, "the edited %s would not be valid UTF-8", shebang.FormatRef(s.ID))
 	}
 	return Edit{ID: s.ID, Old: base, New: buf.Bytes(), Report: report(s.ID, out, dels)}, nil
 }
@@ -138,7 +140,7 @@ func finish(s *Section, base []byte, out []outLine, dels []delMark) (Edit, error
 // allowed and insert in the order written; an add at the first row of a
 // replaced range inserts before the replacement.
 func verify(s *Section, rows []Row) error {
-	ref := FormatRef(s.ID)
+	ref := shebang.FormatRef(s.ID)
 	check := func(op *Op, p Pos) error {
 		if p.EOF {
 			return nil

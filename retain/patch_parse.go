@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"hpatch-router/shebang"
 )
 
 // Patch is a parsed hpatch edit: one section per retained script, in the
@@ -56,21 +58,31 @@ func (p Pos) String() string {
 }
 
 // PatchError is a rejected hpatch edit; Line is the input line (0 when
-// the whole input is at fault). Its message is one line.
+// the whole input is at fault). Its message is one line without a tool
+// prefix (the router adds "hpatch: "). Err is the underlying error when
+// there is one (a *shebang.RefError, a store error), for errors.Is/As.
 type PatchError struct {
 	Line int
 	Msg  string
+	Err  error
 }
 
 func (e *PatchError) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("hpatch: line %d: %s", e.Line, e.Msg)
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
 	}
-	return "hpatch: " + e.Msg
+	return e.Msg
 }
+
+func (e *PatchError) Unwrap() error { return e.Err }
 
 func errAt(line int, format string, args ...any) error {
 	return &PatchError{Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// wrapAt is a PatchError at line that carries err.
+func wrapAt(line int, err error) error {
+	return &PatchError{Line: line, Msg: err.Error(), Err: err}
 }
 
 // heredocWord opens and closes a raw VALUE.
@@ -126,7 +138,7 @@ func ParsePatch(text string) (*Patch, error) {
 	}
 	for _, s := range p.Sections {
 		if len(s.Ops) == 0 {
-			return nil, errAt(s.Line, "section %s has no `type` or `add` line", FormatRef(s.ID))
+			return nil, errAt(s.Line, "section %s has no `type` or `add` line", shebang.FormatRef(s.ID))
 		}
 	}
 	return p, nil
@@ -137,12 +149,12 @@ func parseIn(ln int, ref string) (string, error) {
 	switch {
 	case ref == "":
 		return "", errAt(ln, "`in` needs a retained script reference: `in @shell/<id>`")
-	case !strings.HasPrefix(ref, RefPrefix):
+	case !strings.HasPrefix(ref, shebang.RefPrefix):
 		return "", errAt(ln, "%q is not a retained script; hpatch edits only retained @shell/<id> scripts, use apply_patch or the shell for workspace files", clip(ref))
 	}
-	id, err := ParseRef(ref)
+	id, err := shebang.ParseRef(ref)
 	if err != nil {
-		return "", errAt(ln, "%v", err)
+		return "", wrapAt(ln, err)
 	}
 	return id, nil
 }

@@ -3,6 +3,8 @@ package retain
 import (
 	"strconv"
 	"strings"
+
+	"hpatch-router/shebang"
 )
 
 // report renders one script's part of an hpatch report: the header
@@ -13,7 +15,7 @@ import (
 // left without rows.
 func report(id string, out []outLine, dels []delMark) string {
 	var b strings.Builder
-	b.WriteString(FormatRef(id))
+	b.WriteString(shebang.FormatRef(id))
 	b.WriteByte('\n')
 	show := make([]bool, len(out))
 	mark := func(i int) {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"hpatch-router/ident"
 )
 
 func TestResolve(t *testing.T) {
@@ -37,7 +39,7 @@ func TestResolveRejects(t *testing.T) {
 		{name: "missing reference", ref: "@shell/nope", wantErr: "does not exist"},
 		{name: "not a reference", ref: "src/main.go", wantErr: "does not start with @shell/"},
 		{name: "surrounding space", ref: " @shell/call_1", wantErr: "does not start"},
-		{name: "trailing space is part of the id", ref: "@shell/call_1 ", wantErr: "does not exist"},
+		{name: "trailing space: no id holds a blank", ref: "@shell/call_1 ", wantErr: "blank"},
 		{name: "empty id", ref: "@shell/", wantErr: "empty"},
 		{name: "traversing reference", ref: "@shell/../.runtime", wantErr: "separator"},
 		{name: "traversing to another thread", ref: "@shell/../../hpatch-T2/scripts/call_2", wantErr: "separator"},
@@ -49,7 +51,7 @@ func TestResolveRejects(t *testing.T) {
 			wantErr: "symlink"},
 		{name: "A17: launcher through an absolute symlink", ref: "@shell/launch",
 			setup: func(e *env, s string) {
-				must(t, os.Symlink(filepath.Join(e.threadDir("T1"), Reserved), filepath.Join(s, "launch")))
+				must(t, os.Symlink(filepath.Join(e.threadDir("T1"), ident.RuntimeLink), filepath.Join(s, "launch")))
 			},
 			wantErr: "symlink"},
 		{name: "A17: another thread's script through a symlink", ref: "@shell/other",
@@ -121,46 +123,6 @@ func TestResolveRejects(t *testing.T) {
 	}
 }
 
-func TestParseRef(t *testing.T) {
-	for ref, want := range map[string]string{"@shell/call_1": "call_1", "@shell/..x": "..x", "@shell/a b": "a b"} {
-		got, err := ParseRef(ref)
-		if err != nil || got != want {
-			t.Errorf("ParseRef(%q) = %q, %v", ref, got, err)
-		}
-	}
-	for _, bad := range []string{"", "@shell", "@shell/", "@shell/.", "@shell/..", "@shell/../x", "@shell/a/b",
-		`@shell/a\b`, "@shell/a\x00", "@shell/.runtime", "@Shell/x", "shell/x", "/@shell/x", "@shell//x"} {
-		if id, err := ParseRef(bad); err == nil {
-			t.Errorf("ParseRef(%q) accepted %q", bad, id)
-		}
-	}
-}
-
-func TestSoleScriptRef(t *testing.T) {
-	tests := []struct {
-		in   string
-		ref  string
-		sole bool
-	}{
-		{"#!script=@shell/a", "@shell/a", true},
-		{"#!script=@shell/a\n", "@shell/a", true},
-		{"#!script=@shell/a\r\n", "@shell/a", true},
-		{"#!script= @shell/a \t\n", "@shell/a", true},
-		{"#!script=../x\n", "../x", true},
-		{"#!script=@shell/a\n\n", "", false},
-		{"#!script=@shell/a\necho hi\n", "", false},
-		{"#!python3\n#!script=@shell/a\n", "", false},
-		{" #!script=@shell/a", "", false},
-		{"echo hi", "", false},
-	}
-	for _, tc := range tests {
-		ref, ok := SoleScriptRef(tc.in)
-		if ref != tc.ref || ok != tc.sole {
-			t.Errorf("SoleScriptRef(%q) = %q, %v; want %q, %v", tc.in, ref, ok, tc.ref, tc.sole)
-		}
-	}
-}
-
 // TestOpenScriptsForHread is the worker's read path: the same checks, no
 // directory created.
 func TestOpenScriptsForHread(t *testing.T) {
@@ -179,7 +141,7 @@ func TestOpenScriptsForHread(t *testing.T) {
 			t.Errorf("ReadRef(%q) succeeded", ref)
 		}
 	}
-	if _, err := ReadScript(scripts, Reserved); err == nil {
+	if _, err := ReadScript(scripts, ident.RuntimeLink); err == nil {
 		t.Error("ReadScript(.runtime) succeeded")
 	}
 	before := tree(t, e.base)

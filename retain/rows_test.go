@@ -50,19 +50,6 @@ func TestHashIsFirstTwoBytesOfSHA256(t *testing.T) {
 	}
 }
 
-func TestValidID(t *testing.T) {
-	for _, bad := range []string{"", ".", "..", "a/b", `a\b`, "a\x00b", "/"} {
-		if ValidID(bad) == nil {
-			t.Errorf("ValidID(%q) accepted", bad)
-		}
-	}
-	for _, good := range []string{"call_1", "..x", "a.b", "019a-uuid", ".runtime"} {
-		if err := ValidID(good); err != nil {
-			t.Errorf("ValidID(%q) = %v", good, err)
-		}
-	}
-}
-
 func FuzzRows(f *testing.F) {
 	for _, s := range []string{"", "a\nb", "\r\n\r", "x\r\ny\rz\n"} {
 		f.Add([]byte(s))

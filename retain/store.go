@@ -11,7 +11,14 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"hpatch-router/ident"
+	"hpatch-router/shebang"
+	"hpatch-router/worker/snapshot"
 )
+
+// ErrClosed is returned by every operation on a closed Store.
+var ErrClosed = errors.New("the retained-script store is closed")
 
 // DefaultTTL is how long a retained script lives.
 const DefaultTTL = time.Hour
@@ -75,7 +82,7 @@ type artifact struct {
 func NewStore(root string, opts ...Option) (*Store, error) {
 	rt, err := os.OpenRoot(root)
 	if err != nil {
-		return nil, fmt.Errorf("retain: open runtime root: %v", err)
+		return nil, fmt.Errorf("open runtime root: %w", err)
 	}
 	s := &Store{
 		runtime: rt,
@@ -91,7 +98,7 @@ func NewStore(root string, opts ...Option) (*Store, error) {
 	}
 	if s.ttl <= 0 {
 		rt.Close()
-		return nil, fmt.Errorf("retain: TTL must be positive, got %v", s.ttl)
+		return nil, fmt.Errorf("TTL must be positive, got %v", s.ttl)
 	}
 	return s, nil
 }
@@ -106,20 +113,20 @@ func (s *Store) Retain(ctx context.Context, thread, id, content string) (string,
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	if err := ValidID(thread); err != nil {
-		return "", fmt.Errorf("retain: unsafe thread %v", err)
+	if err := checkThread(thread); err != nil {
+		return "", err
 	}
-	if err := ValidArtifactID(id); err != nil {
-		return "", fmt.Errorf("retain: %v", err)
+	if err := ident.Artifact(id); err != nil {
+		return "", err
 	}
 	switch {
 	case len(content) > MaxScriptBytes:
-		return "", fmt.Errorf("retain: script is %d bytes; at most %d are retained", len(content), MaxScriptBytes)
+		return "", fmt.Errorf("script is %d bytes; at most %d are retained", len(content), MaxScriptBytes)
 	case !utf8.ValidString(content):
-		return "", fmt.Errorf("retain: script is not valid UTF-8")
+		return "", errors.New("script is not valid UTF-8")
 	}
-	if _, ok := SoleScriptRef(content); ok {
-		return "", fmt.Errorf("retain: a sole #!script= reference is not retained; retain the resolved body")
+	if _, ok := shebang.ScriptReference(content); ok {
+		return "", errors.New("a sole #!script= reference is not retained; retain the resolved body")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -128,13 +135,13 @@ func (s *Store) Retain(ctx context.Context, thread, id, content string) (string,
 		return "", err
 	}
 	defer s.releaseLocked(ts)
-	ref := FormatRef(id)
+	ref := shebang.FormatRef(id)
 	info, err := createExclusive(ts.scripts, id, []byte(content))
 	if errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("retain: %s already exists in this thread; not overwriting it", ref)
+		return "", fmt.Errorf("%s already exists in this thread; not overwriting it: %w", ref, fs.ErrExist)
 	}
 	if err != nil {
-		return "", fmt.Errorf("retain: write %s: %v", ref, err)
+		return "", fmt.Errorf("write %s: %w", ref, err)
 	}
 	a := &artifact{info: info, sum: sha256.Sum256([]byte(content))}
 	a.timer = s.afterFunc(s.ttl, func() { s.expire(ts, id, a) })
@@ -152,12 +159,12 @@ func (s *Store) Resolve(ctx context.Context, thread, ref string) (string, error)
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	if err := ValidID(thread); err != nil {
-		return "", fmt.Errorf("retain: unsafe thread %v", err)
+	if err := checkThread(thread); err != nil {
+		return "", err
 	}
-	id, err := ParseRef(ref)
+	id, err := shebang.ParseRef(ref)
 	if err != nil {
-		return "", fmt.Errorf("retain: %v", err)
+		return "", err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -170,11 +177,11 @@ func (s *Store) Resolve(ctx context.Context, thread, ref string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if inner, ok := SoleScriptRef(string(data)); ok {
-		if innerID, err := ParseRef(inner); err == nil && innerID == id {
-			return "", fmt.Errorf("retain: %s is cyclic: it reruns itself", ref)
+	if inner, ok := shebang.ScriptReference(string(data)); ok {
+		if inner == id {
+			return "", fmt.Errorf("%s is cyclic: it reruns itself", ref)
 		}
-		return "", fmt.Errorf("retain: %s is itself a rerun of %q; reruns do not chain, rerun that script directly", ref, clip(inner))
+		return "", fmt.Errorf("%s is itself a rerun of %s; reruns do not chain, rerun that script directly", ref, shebang.FormatRef(inner))
 	}
 	return string(data), nil
 }
@@ -216,15 +223,15 @@ func (s *Store) cleanupLocked(ts *threadStore) error {
 	var first error
 	for id, a := range ts.owned {
 		if err := ts.removeOwned(id, a); err != nil {
-			s.log.Warn("remove retained script", "thread", ts.thread, "ref", FormatRef(id), "err", err)
+			s.log.Warn("remove retained script", "thread", ts.thread, "ref", shebang.FormatRef(id), "err", err)
 			if first == nil {
-				first = fmt.Errorf("retain: remove %s: %v", FormatRef(id), err)
+				first = fmt.Errorf("remove %s: %w", shebang.FormatRef(id), err)
 			}
 		}
 		delete(ts.owned, id)
 	}
 	if ts.createdScripts {
-		if err := ts.dir.Remove(ScriptsDirName); err != nil {
+		if err := ts.dir.Remove(snapshot.ScriptsDirName); err != nil {
 			s.log.Debug("scripts directory kept", "thread", ts.thread, "err", err)
 		}
 	}
@@ -245,12 +252,12 @@ func (s *Store) expire(ts *threadStore, id string, a *artifact) {
 	}
 	defer s.releaseLocked(ts)
 	if err := ts.intact(s.runtime); err != nil {
-		s.log.Warn("thread storage changed; not expiring", "thread", ts.thread, "ref", FormatRef(id), "err", err)
+		s.log.Warn("thread storage changed; not expiring", "thread", ts.thread, "ref", shebang.FormatRef(id), "err", err)
 		return
 	}
 	if err := ts.removeOwned(id, a); err != nil {
-		s.log.Warn("expire retained script", "thread", ts.thread, "ref", FormatRef(id), "err", err)
+		s.log.Warn("expire retained script", "thread", ts.thread, "ref", shebang.FormatRef(id), "err", err)
 		return
 	}
-	s.log.Info("retained script expired", "thread", ts.thread, "ref", FormatRef(id))
+	s.log.Info("retained script expired", "thread", ts.thread, "ref", shebang.FormatRef(id))
 }

@@ -3,10 +3,9 @@ package retain
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
-	"io/fs"
-	"strings"
+
+	"hpatch-router/shebang"
 )
 
 // Apply runs one hpatch edit against thread's retained scripts and returns
@@ -15,7 +14,7 @@ import (
 // writes every new version to a temporary file and renames each into
 // place. Nothing changes unless every step before the renames succeeds; if
 // a rename fails, the scripts already renamed are restored from the
-// baseline. Errors are one line and start with "hpatch: ".
+// baseline. Errors are one line; rejected edits are *PatchError values.
 func (s *Store) Apply(ctx context.Context, thread, patch string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
@@ -28,17 +27,14 @@ func (s *Store) Apply(ctx context.Context, thread, patch string) (string, error)
 	defer s.mu.Unlock()
 	ts, err := s.threadLocked(thread, false)
 	if err != nil {
-		return "", fmt.Errorf("hpatch: %s", strings.TrimPrefix(err.Error(), "retain: "))
+		return "", err
 	}
 	defer s.releaseLocked(ts)
 	baseline := make(map[string][]byte, len(p.Sections))
 	for _, sec := range p.Sections {
 		data, err := ReadScript(ts.scripts, sec.ID)
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", errAt(sec.Line, "%s does not exist in this thread (expired or never retained)", FormatRef(sec.ID))
-		}
 		if err != nil {
-			return "", errAt(sec.Line, "%s", strings.TrimPrefix(err.Error(), "retain: "))
+			return "", wrapAt(sec.Line, err)
 		}
 		baseline[sec.ID] = data
 	}
@@ -68,7 +64,7 @@ func (s *Store) commitLocked(ts *threadStore, edits []Edit) error {
 		t, err := writeTemp(ts.scripts, e.New)
 		if err != nil {
 			removeTemps(0)
-			return fmt.Errorf("hpatch: write %s: %v; nothing was changed", FormatRef(e.ID), err)
+			return fmt.Errorf("write %s: %w; nothing was changed", shebang.FormatRef(e.ID), err)
 		}
 		temps = append(temps, t)
 	}
@@ -76,7 +72,7 @@ func (s *Store) commitLocked(ts *threadStore, edits []Edit) error {
 		if err := ts.scripts.Rename(temps[i], e.ID); err != nil {
 			removeTemps(i)
 			s.restoreLocked(ts, edits[:i])
-			return fmt.Errorf("hpatch: replace %s: %v; the edit was rolled back", FormatRef(e.ID), err)
+			return fmt.Errorf("replace %s: %w; the edit was rolled back", shebang.FormatRef(e.ID), err)
 		}
 	}
 	for _, e := range edits {
@@ -93,7 +89,7 @@ func (s *Store) restoreLocked(ts *threadStore, done []Edit) {
 			err = ts.scripts.Rename(t, e.ID)
 		}
 		if err != nil {
-			s.log.Error("hpatch rollback failed", "thread", ts.thread, "ref", FormatRef(e.ID), "err", err)
+			s.log.Error("hpatch rollback failed", "thread", ts.thread, "ref", shebang.FormatRef(e.ID), "err", err)
 		}
 	}
 }

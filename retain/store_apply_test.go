@@ -2,6 +2,7 @@ package retain
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,8 +85,9 @@ func TestStoreApplyChangesNothingOnReject(t *testing.T) {
 			if err == nil {
 				t.Fatal("edit accepted")
 			}
-			if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "hpatch: ") {
-				t.Fatalf("error %q is not one hpatch: line", err)
+			var pe *PatchError
+			if strings.Contains(err.Error(), "\n") || strings.HasPrefix(err.Error(), "hpatch:") || !errors.As(err, &pe) {
+				t.Fatalf("error %q is not one *PatchError line without a tool prefix", err)
 			}
 			if after := tree(t, e.base); !equal(before, after) {
 				t.Fatalf("a rejected edit changed files:\nbefore %q\nafter  %q", before, after)

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"hpatch-router/ident"
+	"hpatch-router/worker/snapshot"
 )
 
 const py = "#!/usr/bin/env python3\n#!params={\"tty\":false}\nprint('hi')\n"
@@ -61,7 +64,7 @@ func TestRetainRejects(t *testing.T) {
 		{name: "traversing artifact id", thread: "T1", id: "../.runtime", content: py, wantErrContain: "separator"},
 		{name: "nested artifact id", thread: "T1", id: "a/b", content: py, wantErrContain: "separator"},
 		{name: ".runtime is reserved", thread: "T1", id: ".runtime", content: py, wantErrContain: "reserved"},
-		{name: "temporary prefix is reserved", thread: "T1", id: tempPrefix + "x", content: py, wantErrContain: "temporary"},
+		{name: "temporary prefix is reserved", thread: "T1", id: ident.TempPrefix + "x", content: py, wantErrContain: "temporary"},
 		{name: "overlong artifact id", thread: "T1", id: strings.Repeat("x", 256), content: py, wantErrContain: "at most"},
 		{name: "not UTF-8", thread: "T1", id: "c", content: "#!python3\n\xff\n", wantErrContain: "UTF-8"},
 		{name: "too large", thread: "T1", id: "c", content: strings.Repeat("x", MaxScriptBytes+1), wantErrContain: "bytes"},
@@ -73,14 +76,14 @@ func TestRetainRejects(t *testing.T) {
 		{name: "scripts dir is a symlink", thread: "S", id: "c", content: py, wantErrContain: "symlink",
 			setup: func(e *env) {
 				must(t, os.Mkdir(e.threadDir("S"), 0o700))
-				must(t, os.Symlink(e.workspace, filepath.Join(e.threadDir("S"), ScriptsDirName)))
+				must(t, os.Symlink(e.workspace, filepath.Join(e.threadDir("S"), snapshot.ScriptsDirName)))
 			}},
 		{name: "scripts dir writable by others", thread: "W", id: "c", content: py, wantErrContain: "writable",
 			setup: func(e *env) { e.prepare("W"); must(t, os.Chmod(e.scriptsDir("W"), 0o777)) }},
 		{name: "scripts is a file", thread: "F", id: "c", content: py, wantErrContain: "not a directory",
 			setup: func(e *env) {
 				must(t, os.Mkdir(e.threadDir("F"), 0o700))
-				must(t, os.WriteFile(filepath.Join(e.threadDir("F"), ScriptsDirName), nil, 0o600))
+				must(t, os.WriteFile(filepath.Join(e.threadDir("F"), snapshot.ScriptsDirName), nil, 0o600))
 			}},
 	}
 	for _, tc := range tests {

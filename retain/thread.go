@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"hpatch-router/shebang"
+	"hpatch-router/worker/snapshot"
 )
 
 // threadLocked returns the open storage of thread, opening it when needed.
@@ -16,10 +19,10 @@ import (
 // is never created here. s.mu must be held.
 func (s *Store) threadLocked(thread string, create bool) (*threadStore, error) {
 	if s.closed {
-		return nil, fmt.Errorf("retain: store is closed")
+		return nil, ErrClosed
 	}
-	if err := ValidID(thread); err != nil {
-		return nil, fmt.Errorf("retain: unsafe thread %v", err)
+	if err := checkThread(thread); err != nil {
+		return nil, err
 	}
 	if ts := s.threads[thread]; ts != nil {
 		err := ts.intact(s.runtime)
@@ -43,28 +46,28 @@ func (s *Store) threadLocked(thread string, create bool) (*threadStore, error) {
 
 // openThread opens the thread directory and its scripts directory.
 func openThread(runtime *os.Root, thread string, create bool) (*threadStore, error) {
-	name := ThreadDirName(thread)
+	name := snapshot.ThreadDirName(thread)
 	dir, dirInfo, err := openSafeDir(runtime, name, "thread directory "+name)
 	if err != nil {
-		return nil, fmt.Errorf("retain: %v", err)
+		return nil, err
 	}
 	ts := &threadStore{thread: thread, dir: dir, dirInfo: dirInfo, owned: map[string]*artifact{}}
-	scripts, info, err := openSafeDir(dir, ScriptsDirName, "scripts directory")
+	scripts, info, err := openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory")
 	if create && errors.Is(err, fs.ErrNotExist) {
-		if mkErr := dir.Mkdir(ScriptsDirName, 0o700); mkErr != nil && !errors.Is(mkErr, fs.ErrExist) {
+		if mkErr := dir.Mkdir(snapshot.ScriptsDirName, 0o700); mkErr != nil && !errors.Is(mkErr, fs.ErrExist) {
 			dir.Close()
-			return nil, fmt.Errorf("retain: create scripts directory: %v", mkErr)
+			return nil, fmt.Errorf("create scripts directory: %w", mkErr)
 		} else if mkErr == nil {
 			ts.createdScripts = true
 		}
-		scripts, info, err = openSafeDir(dir, ScriptsDirName, "scripts directory")
+		scripts, info, err = openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory")
 	}
 	if err != nil {
 		dir.Close()
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, missing("retain: no retained scripts in thread %s (%v)", thread, err)
+			return nil, missing("no retained scripts in thread %s (%v)", thread, err)
 		}
-		return nil, fmt.Errorf("retain: %v", err)
+		return nil, err
 	}
 	ts.scripts, ts.scriptsInfo = scripts, info
 	return ts, nil
@@ -74,11 +77,11 @@ func openThread(runtime *os.Root, thread string, create bool) (*threadStore, err
 // directory, looked up by name now, are still the real directories ts
 // opened.
 func (ts *threadStore) intact(runtime *os.Root) error {
-	name := ThreadDirName(ts.thread)
+	name := snapshot.ThreadDirName(ts.thread)
 	if err := stillSame(runtime, name, ts.dirInfo, "thread directory "+name); err != nil {
 		return err
 	}
-	return stillSame(ts.dir, ScriptsDirName, ts.scriptsInfo, "scripts directory")
+	return stillSame(ts.dir, snapshot.ScriptsDirName, ts.scriptsInfo, "scripts directory")
 }
 
 // removeOwned removes artifact id through the scripts Root if the name
@@ -93,14 +96,14 @@ func (ts *threadStore) removeOwned(id string, a *artifact) error {
 		return err
 	}
 	if !os.SameFile(fi, a.info) {
-		return fmt.Errorf("%s is no longer the file the store wrote; leaving it", FormatRef(id))
+		return fmt.Errorf("%s is no longer the file the store wrote; leaving it", shebang.FormatRef(id))
 	}
 	data, err := ReadScript(ts.scripts, id)
 	if err != nil {
 		return err
 	}
 	if sha256.Sum256(data) != a.sum {
-		return fmt.Errorf("%s was changed by someone else; leaving it", FormatRef(id))
+		return fmt.Errorf("%s was changed by someone else; leaving it", shebang.FormatRef(id))
 	}
 	return ts.scripts.Remove(id)
 }

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"hpatch-router/retain"
+	"hpatch-router/ident"
 )
 
 // ReplayLimits bound the replay store. When a thread holds more than
@@ -268,8 +268,8 @@ func (t *threadReplay) get(callID string) (replayEntry, bool) {
 // thread's journal (page cache) when put returns; an error means it could
 // not be written, though it is still kept in memory.
 func (s *replayStore) put(thread, callID, carrier string, original []byte) error {
-	if err := retain.ValidID(thread); err != nil {
-		return fmt.Errorf("replay: thread id: %w", err)
+	if err := ident.Thread(thread); err != nil {
+		return err
 	}
 	e := replayEntry{CallID: callID, Carrier: carrierDigest(carrier), Item: string(original)}
 	var line []byte

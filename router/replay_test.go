@@ -158,15 +158,16 @@ func TestReplayBounds(t *testing.T) {
 func TestReplayRefusesUnsafeThreadIDs(t *testing.T) {
 	dir := t.TempDir()
 	rt := newTestRouter(t, StateDir(dir))
-	for _, th := range []string{"../x", "a/b", ".", ".."} {
+	unsafe := []string{"../x", "a/b", ".", "..", "a b", "snapshot-0123456789abcdef0123456789abcdef", strings.Repeat("t", 129)}
+	for _, th := range unsafe {
 		if err := rt.replay.put(th, "c", "x", []byte(`{}`)); err == nil {
 			t.Fatalf("thread %q accepted", th)
 		}
-	}
-	r, _ := http.NewRequest("POST", "/", nil)
-	r.Header.Set("Thread-Id", "../../etc")
-	if rt.threadID(r) != "" {
-		t.Fatal("unsafe thread header used")
+		r, _ := http.NewRequest("POST", "/", nil)
+		r.Header.Set("Thread-Id", th)
+		if rt.threadID(r) != "" {
+			t.Fatalf("unsafe thread header %q used", th)
+		}
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("files created: %v", ents)

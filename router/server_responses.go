@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"strings"
 
-	"hpatch-router/retain"
+	"hpatch-router/ident"
 )
 
 // serveResponses handles POST /v1/responses: read the body (bounded),
@@ -170,7 +170,7 @@ func (rt *Router) threadID(r *http.Request) string {
 	if t == "" {
 		return ""
 	}
-	if err := retain.ValidID(t); err != nil {
+	if err := ident.Thread(t); err != nil {
 		rt.log.Warn("ignoring an invalid thread-id header", "err", err)
 		return ""
 	}

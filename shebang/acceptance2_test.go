@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"hpatch-router/ident"
 )
 
 func TestTranslateA10Rejections(t *testing.T) {
@@ -138,68 +140,71 @@ func TestTranslateRetainable(t *testing.T) {
 	})
 }
 
+// TestScriptReference is the rerun rule of doc.go, the one the router and
+// retain both use.
 func TestScriptReference(t *testing.T) {
 	for in, want := range map[string]string{
-		"#!script=@shell/call_1":           "call_1",
-		"#!script=@shell/call_1\n":         "call_1",
-		"#!script=@shell/call_1\r\n":       "call_1",
-		" \t#!script=@shell/call_1 \t\n":   "call_1",
-		"#!script= @shell/call_1":          "call_1",
-		"#!script=@shell/call_1\n\n":       "",
-		"#!script=@shell/call_1\nls":       "",
-		"#!script=@shell/":                 "",
-		"#!script=@shell/..":               "",
-		"#!script=@shell/.runtime":         "",
-		"#!script=@shell/a/b":              "",
-		"#!script=@shell/a\\b":             "",
-		"#!script=/etc/passwd":             "",
-		"#!script=@shell/a b":              "",
-		"# !script=@shell/call_1":          "",
-		"ls\n#!script=@shell/call_1":       "",
-		"#!script=@shell/call_1 #!python3": "",
+		"#!script=@shell/call_1":                      "call_1",
+		"#!script=@shell/call_1\n":                    "call_1",
+		"#!script=@shell/call_1\r\n":                  "call_1",
+		"#!script=@shell/call_1\r":                    "call_1",
+		" \t#!script=@shell/call_1 \t\n":              "call_1",
+		"  #!script=@shell/a":                         "a",
+		"#!script= @shell/call_1":                     "call_1",
+		"#!script=@shell/call_1\n\n":                  "",
+		"#!script=@shell/call_1\nls":                  "",
+		"#!script=@shell/":                            "",
+		"#!script=@shell/..":                          "",
+		"#!script=@shell/.runtime":                    "",
+		"#!script=@shell/.hpatch-tmp-x":               "",
+		"#!script=@shell/a/b":                         "",
+		"#!script=@shell/a\\b":                        "",
+		"#!script=/etc/passwd":                        "",
+		"#!script=@shell/a b":                         "",
+		"#!script=@shell/" + strings.Repeat("x", 129): "",
+		"# !script=@shell/call_1":                     "",
+		"ls\n#!script=@shell/call_1":                  "",
+		"#!script=@shell/call_1 #!python3":            "",
 	} {
 		id, ok := ScriptReference(in)
 		if ok != (want != "") || id != want {
 			t.Errorf("ScriptReference(%q) = %q, %v; want %q", in, id, ok, want)
 		}
 	}
-	if _, err := Translate("#!script=@shell/../x\n", Options{}); err == nil || !strings.Contains(err.Error(), "invalid script reference") {
-		t.Errorf("an unsafe script reference must reject with a diagnostic, got %v", err)
-	}
-}
-
-func TestAnnotateExec(t *testing.T) {
-	notice := textStatement(execNotice) + "\n"
-	call := "const r = await tools.exec_command({cmd: \"ls\"});\ntext(r.output);"
-	pragma := "// @exec: {\"yield_time_ms\":1000}\n"
-	cases := []struct{ name, in, want string }{
-		{"notice goes first", call, notice + call},
-		{"an @exec pragma stays first", pragma + call, pragma + notice + call},
-		{"a pragma without terminator stays first", "// @exec: {}", "// @exec: {}"},
-		{"bracket access is a direct call", `await tools["exec_command"]({cmd:"ls"})`, notice + `await tools["exec_command"]({cmd:"ls"})`},
-		{"other tools are not annotated", "await tools.get_goal({})", "await tools.get_goal({})"},
-	}
-	for _, c := range cases {
-		out, changed := AnnotateExec(c.in)
-		if out != c.want || changed != (c.in != c.want) {
-			t.Errorf("%s: AnnotateExec(%q) = %q, %v; want %q", c.name, c.in, out, changed, c.want)
-		}
-		if again, ch := AnnotateExec(out); ch || again != out {
-			t.Errorf("%s: AnnotateExec must be idempotent; second pass changed it to %q", c.name, again)
+	for in, why := range map[string]string{
+		"#!script=@shell/../x\n":        "path separator",
+		"#!script=@shell/a b":           "blank",
+		"#!script=@shell/.hpatch-tmp-x": "temporary files",
+		"  #!script=shell/a":            "does not start with @shell/",
+		"#!script=@shell/call_1":        "only the router can resolve",
+	} {
+		_, err := Translate(in, Options{})
+		var d *Diagnostic
+		if !errors.As(err, &d) || d.Line != 1 || !strings.Contains(d.Msg, why) {
+			t.Errorf("Translate(%q) = %v; want a line 1 diagnostic saying %q", in, err, why)
 		}
 	}
 }
 
-func TestRejectionCarrier(t *testing.T) {
-	_, err := Translate("#!\nx", Options{})
-	if got, want := RejectionCarrier(err), `text("shell: line 1: empty shebang selector; name an interpreter (e.g. #!python3) or drop the #! line to use bash\n");`; got != want {
-		t.Errorf("RejectionCarrier = %s\nwant %s", got, want)
+func TestParseRef(t *testing.T) {
+	for ref, want := range map[string]string{"@shell/call_1": "call_1", "@shell/..x": "..x"} {
+		got, err := ParseRef(ref)
+		if err != nil || got != want || FormatRef(got) != ref {
+			t.Errorf("ParseRef(%q) = %q, %v", ref, got, err)
+		}
 	}
-	if got := RejectionCarrier(errors.New("boom\nbang")); got != `text("shell: boom bang\n");` {
-		t.Errorf("a plain error must become one shell: line, got %s", got)
+	for _, bad := range []string{"", "@shell", "@shell/", "@shell/.", "@shell/..", "@shell/../x", "@shell/a/b",
+		`@shell/a\b`, "@shell/a\x00", "@shell/.runtime", "@shell/.hpatch-tmp-1", "@shell/a b", " @shell/a", "@shell/a ",
+		"@Shell/x", "shell/x", "/@shell/x", "@shell//x"} {
+		id, err := ParseRef(bad)
+		var re *RefError
+		if err == nil || !errors.As(err, &re) || re.Ref != bad {
+			t.Errorf("ParseRef(%q) = %q, %v; want a *RefError", bad, id, err)
+		}
 	}
-	if got := (&Diagnostic{Msg: "too long"}).Error(); got != "shell: too long" {
-		t.Errorf("a diagnostic without a line must omit it, got %q", got)
+	var ie *ident.Error
+	if _, err := ParseRef("@shell/a b"); !errors.As(err, &ie) || ie.Kind != ident.ArtifactKind {
+		t.Errorf("the id's own error must be reachable with errors.As, got %v", err)
 	}
 }
 

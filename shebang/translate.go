@@ -28,8 +28,8 @@ func Translate(input string, opts Options) (*Plan, error) {
 	if !utf8.ValidString(input) {
 		return nil, diag(lineAt(input, invalidUTF8(input)), "the input is not valid UTF-8; send text")
 	}
-	if t := trimBlank(chompTerminator(input)); strings.HasPrefix(t, "#!script=") && countLines(input) <= 1 {
-		return nil, diag(1, "invalid script reference; write #!script=@shell/<id> where <id> is a retained script's id (one file name: no /, \\, . or .., not .runtime)")
+	if ref, ok := scriptDirective(input); ok {
+		return nil, scriptDirectiveDiag(ref)
 	}
 	h, err := parseHeader(input)
 	if err != nil {
@@ -156,32 +156,4 @@ func invalidUTF8(s string) int {
 		}
 	}
 	return len(s)
-}
-
-// ScriptReference reports a rerun request: the whole input is exactly one
-// `#!script=@shell/<id>` line, with optional ASCII spaces/tabs around it and
-// one optional final line terminator. ok is false for any other input and
-// for ids that are not one safe file name component.
-func ScriptReference(input string) (id string, ok bool) {
-	t := trimBlank(chompTerminator(input))
-	rest, found := strings.CutPrefix(t, "#!script=")
-	if !found {
-		return "", false
-	}
-	id, found = strings.CutPrefix(trimBlank(rest), "@shell/")
-	if !found || !ValidArtifactID(id) {
-		return "", false
-	}
-	return id, true
-}
-
-// ValidArtifactID reports an id usable as one file name in the scripts
-// directory: nonempty, not . or .., no separator or NUL, not the reserved
-// .runtime, and no line terminators or blanks that would not survive a
-// #!script= line.
-func ValidArtifactID(id string) bool {
-	if id == "" || id == "." || id == ".." || id == ".runtime" {
-		return false
-	}
-	return !strings.ContainsAny(id, "/\\\x00\r\n \t")
 }

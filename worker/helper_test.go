@@ -40,7 +40,12 @@ func TestHelperRefusals(t *testing.T) {
 		want  string
 	}{
 		{"no thread id", func(t *testing.T, e *env) { e.thread = "" }, 127, "CODEX_THREAD_ID is not set"},
-		{"unsafe thread id", func(t *testing.T, e *env) { e.thread = ".." }, 126, "not a usable thread id"},
+		{"unsafe thread id", func(t *testing.T, e *env) { e.thread = ".." }, 126, "CODEX_THREAD_ID is not usable: thread id \"..\" is not a filename"},
+		{"thread id naming the snapshot directory", func(t *testing.T, e *env) {
+			e.thread = strings.TrimPrefix(filepath.Base(e.rt.SnapshotDir()), snapshot.ThreadDirPrefix)
+		}, 126, "names the router's snapshot directories"},
+		{"thread id over 128 bytes", func(t *testing.T, e *env) { e.thread = strings.Repeat("t", 300) }, 126, "at most 128"},
+		{"thread id with a blank", func(t *testing.T, e *env) { e.thread = "a b" }, 126, "blank"},
 		{"no runtime for thread", func(t *testing.T, e *env) { e.thread = "other" }, 127, "no runtime for this thread"},
 		{"thread dir owned by another uid", func(t *testing.T, e *env) {
 			must(t, os.Chown(e.threadDir(), nobody, nobody))

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"hpatch-router/ident"
 	"hpatch-router/retain"
 	"hpatch-router/worker/snapshot"
 )
@@ -71,7 +72,7 @@ func Authenticate() (snapshot.Target, error) {
 	if err != nil {
 		return t, &snapshot.Refusal{Code: ExitCannotRun, Msg: "cannot identify this executable (/proc/self/exe): " + err.Error()}
 	}
-	resolved, err := filepath.EvalSymlinks(filepath.Join(t.ThreadDir, retain.Reserved))
+	resolved, err := filepath.EvalSymlinks(filepath.Join(t.ThreadDir, ident.RuntimeLink))
 	if err != nil || resolved != self {
 		return t, &snapshot.Refusal{Code: ExitCannotRun, Msg: "the thread's launcher does not resolve to this executable (" + self + "); start commands through the installed shell helper, or restart hpatch-router"}
 	}

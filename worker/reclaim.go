@@ -6,7 +6,7 @@ import (
 	"strings"
 	"syscall"
 
-	"hpatch-router/retain"
+	"hpatch-router/ident"
 	"hpatch-router/worker/snapshot"
 )
 
@@ -31,7 +31,7 @@ func (rt *Runtime) reclaim() {
 			}
 			continue
 		}
-		if strings.HasPrefix(name, retain.ThreadDirName("")) {
+		if strings.HasPrefix(name, snapshot.ThreadDirPrefix) {
 			threads = append(threads, name)
 		}
 	}
@@ -78,7 +78,7 @@ func (rt *Runtime) orphanThread(name string) bool {
 	if !rt.ours(name) {
 		return false
 	}
-	target, err := rt.dir.Readlink(name + "/" + retain.Reserved)
+	target, err := rt.dir.Readlink(name + "/" + ident.RuntimeLink)
 	if err != nil {
 		return false
 	}

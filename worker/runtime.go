@@ -15,7 +15,7 @@ import (
 	"sync"
 	"syscall"
 
-	"hpatch-router/retain"
+	"hpatch-router/ident"
 	"hpatch-router/worker/snapshot"
 )
 
@@ -210,11 +210,8 @@ func (rt *Runtime) checkOwned(name string, fi fs.FileInfo) error {
 // It refuses an unsafe thread id before creating anything, and existing
 // entries not owned by the current user or writable by group/others.
 func (rt *Runtime) PrepareThread(ctx context.Context, thread string) error {
-	if err := snapshot.CheckThread(thread); err != nil {
-		return fmt.Errorf("thread id rejected: %w", err)
-	}
-	if err := retain.ValidID(thread); err != nil {
-		return fmt.Errorf("thread id rejected: %w", err)
+	if err := ident.Thread(thread); err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -224,12 +221,12 @@ func (rt *Runtime) PrepareThread(ctx context.Context, thread string) error {
 	if rt.closed {
 		return errors.New("runtime is closed")
 	}
-	name := retain.ThreadDirName(thread)
+	name := snapshot.ThreadDirName(thread)
 	id, err := rt.ensureDir(name)
 	if err != nil {
 		return err
 	}
-	if _, err := rt.ensureDir(name + "/" + retain.ScriptsDirName); err != nil {
+	if _, err := rt.ensureDir(name + "/" + snapshot.ScriptsDirName); err != nil {
 		return err
 	}
 	if err := rt.ensureLink(name); err != nil {
@@ -258,7 +255,7 @@ func (rt *Runtime) ensureDir(name string) (fileID, error) {
 }
 
 func (rt *Runtime) ensureLink(threadDir string) error {
-	link := threadDir + "/" + retain.Reserved
+	link := threadDir + "/" + ident.RuntimeLink
 	want := snapshot.LinkTarget(rt.digest)
 	got, err := rt.dir.Readlink(link)
 	if err == nil && got == want {
@@ -300,7 +297,7 @@ func (rt *Runtime) Close() error {
 		if err != nil || idOf(fi) != id {
 			continue
 		}
-		if got, err := rt.dir.Readlink(name + "/" + retain.Reserved); err != nil || got != want {
+		if got, err := rt.dir.Readlink(name + "/" + ident.RuntimeLink); err != nil || got != want {
 			continue // another router took the thread over
 		}
 		if err := rt.dir.RemoveAll(name); err != nil {
@@ -316,8 +313,3 @@ func (rt *Runtime) Close() error {
 	errs = append(errs, rt.dir.Close())
 	return errors.Join(errs...)
 }
-
-// DefaultRoot is the runtime root the helper and worker use when nothing
-// else is configured: $HPATCH_RUNTIME_DIR when it is absolute, else the
-// temp dir. The router's --runtime-dir should default to it.
-func DefaultRoot() string { return snapshot.Root(os.Getenv) }

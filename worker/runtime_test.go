@@ -8,7 +8,6 @@ import (
 	"syscall"
 	"testing"
 
-	"hpatch-router/retain"
 	"hpatch-router/worker"
 	"hpatch-router/worker/snapshot"
 )
@@ -75,19 +74,19 @@ func TestPrepareThreadRefusesForeignEntries(t *testing.T) {
 	rt, err := worker.NewRuntime(root, worker.WithExecutable(built.router))
 	must(t, err)
 	defer rt.Close()
-	foreign := filepath.Join(root, retain.ThreadDirName("foreign"))
+	foreign := filepath.Join(root, snapshot.ThreadDirName("foreign"))
 	must(t, os.Mkdir(foreign, 0o700))
 	must(t, os.Chown(foreign, 65534, 65534))
 	if err := rt.PrepareThread(context.Background(), "foreign"); err == nil || !strings.Contains(err.Error(), "owned by another user") {
 		t.Errorf("other uid: %v", err)
 	}
-	open := filepath.Join(root, retain.ThreadDirName("open"))
+	open := filepath.Join(root, snapshot.ThreadDirName("open"))
 	must(t, os.Mkdir(open, 0o700))
 	must(t, os.Chmod(open, 0o777))
 	if err := rt.PrepareThread(context.Background(), "open"); err == nil || !strings.Contains(err.Error(), "writable by group or others") {
 		t.Errorf("world-writable: %v", err)
 	}
-	file := filepath.Join(root, retain.ThreadDirName("file"))
+	file := filepath.Join(root, snapshot.ThreadDirName("file"))
 	must(t, os.WriteFile(file, nil, 0o600))
 	if err := rt.PrepareThread(context.Background(), "file"); err == nil {
 		t.Error("a file in place of the thread dir was accepted")
@@ -107,14 +106,14 @@ func TestCloseRemovesOnlyWhatItOwns(t *testing.T) {
 	must(t, err)
 	must(t, b.PrepareThread(context.Background(), "t2"))
 	// t1 was replaced by another directory: a must not remove it.
-	t1 := filepath.Join(root, retain.ThreadDirName("t1"))
+	t1 := filepath.Join(root, snapshot.ThreadDirName("t1"))
 	must(t, os.RemoveAll(t1))
 	must(t, os.Mkdir(t1, 0o700))
 	must(t, a.Close())
 	if _, err := os.Stat(t1); err != nil {
 		t.Error("Close removed a directory it did not create")
 	}
-	if _, err := os.Stat(filepath.Join(root, retain.ThreadDirName("t2"), ".runtime")); err != nil {
+	if _, err := os.Stat(filepath.Join(root, snapshot.ThreadDirName("t2"), ".runtime")); err != nil {
 		t.Error("Close removed a thread another router took over")
 	}
 	if _, err := os.Stat(a.SnapshotDir()); !os.IsNotExist(err) {
@@ -124,7 +123,7 @@ func TestCloseRemovesOnlyWhatItOwns(t *testing.T) {
 		t.Error("PrepareThread after Close succeeded")
 	}
 	must(t, b.Close())
-	if _, err := os.Stat(filepath.Join(root, retain.ThreadDirName("t2"))); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(root, snapshot.ThreadDirName("t2"))); !os.IsNotExist(err) {
 		t.Error("b did not remove t2")
 	}
 }
@@ -146,7 +145,7 @@ func TestNewRuntimeReclaimsStaleEntries(t *testing.T) {
 	must(t, os.Mkdir(stale, 0o700))
 	must(t, os.WriteFile(filepath.Join(stale, "manifest"), data, 0o600))
 	must(t, os.Symlink(built.router, filepath.Join(stale, "launcher")))
-	orphan := filepath.Join(root, retain.ThreadDirName("orphan"))
+	orphan := filepath.Join(root, snapshot.ThreadDirName("orphan"))
 	must(t, os.MkdirAll(filepath.Join(orphan, "scripts"), 0o700))
 	must(t, os.Symlink(snapshot.LinkTarget(d), filepath.Join(orphan, ".runtime")))
 	// Not provably ours: another user's look-alike stays.
@@ -158,7 +157,7 @@ func TestNewRuntimeReclaimsStaleEntries(t *testing.T) {
 	must(t, err)
 	defer rt.Close()
 	for p, want := range map[string]bool{stale: false, orphan: false, foreign: true, live.SnapshotDir(): true,
-		filepath.Join(root, retain.ThreadDirName("live")): true} {
+		filepath.Join(root, snapshot.ThreadDirName("live")): true} {
 		_, err := os.Lstat(p)
 		if got := err == nil; got != want {
 			t.Errorf("%s exists=%v, want %v", p, got, want)
@@ -183,19 +182,4 @@ func deadPID(t *testing.T) int {
 	}
 	t.Skip("no free pid found")
 	return 0
-}
-
-// The helper's copy of the id rule agrees with retain's.
-func TestThreadRuleMatchesRetain(t *testing.T) {
-	for _, id := range []string{"", ".", "..", "a/b", `a\b`, "a\x00", "ok", "019a-uuid", ".hidden", "..x"} {
-		if (snapshot.CheckThread(id) == nil) != (retain.ValidID(id) == nil) {
-			t.Errorf("%q: snapshot %v, retain %v", id, snapshot.CheckThread(id), retain.ValidID(id))
-		}
-		if snapshot.ThreadDirName(id) != retain.ThreadDirName(id) {
-			t.Errorf("ThreadDirName(%q) differs", id)
-		}
-	}
-	if snapshot.ReservedLink != retain.Reserved {
-		t.Error("ReservedLink differs from retain.Reserved")
-	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"hpatch-router/ident"
 	"hpatch-router/shebang"
 )
 
@@ -94,8 +95,8 @@ func runTranslate(_ context.Context, args []string, s stdio) int {
 		return 1
 	}
 	var r shebang.Retention
-	if *retain && plan.Retainable && shebang.ValidArtifactID(*callID) {
-		r = shebang.Retention{Retained: true, ScriptRef: "@shell/" + *callID}
+	if *retain && plan.Retainable && ident.Artifact(*callID) == nil {
+		r = shebang.Retention{Retained: true, ScriptRef: shebang.FormatRef(*callID)}
 	}
 	out := translateOutput{
 		Kind: plan.Kind, Interpreter: plan.Interpreter, Argv: plan.Argv,

@@ -27,6 +27,7 @@ import (
 	"unicode/utf8"
 
 	"hpatch-router/retain"
+	"hpatch-router/shebang"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -136,7 +137,7 @@ func parseRange(s string) (lo, hi int, err error) {
 // read returns the content of one regular file: a workspace path relative
 // to the evaluation's directory, or a retained script of the thread.
 func read(env *privcmd.Env, name string) ([]byte, error) {
-	if strings.HasPrefix(name, retain.RefPrefix) {
+	if strings.HasPrefix(name, shebang.RefPrefix) {
 		return readRef(env, name)
 	}
 	path := name
@@ -159,11 +160,7 @@ func readRef(env *privcmd.Env, ref string) ([]byte, error) {
 	if env.Scripts == nil {
 		return nil, fmt.Errorf("%s: this thread has no retained scripts", ref)
 	}
-	data, err := retain.ReadRef(env.Scripts, ref)
-	if err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "retain: "))
-	}
-	return data, nil
+	return retain.ReadRef(env.Scripts, ref)
 }
 
 func readRegular(name string, f *os.File) ([]byte, error) {

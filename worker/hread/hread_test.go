@@ -132,7 +132,7 @@ func TestHreadReference(t *testing.T) {
 		{"@shell/up", "", "@shell/up is a symlink"},
 		{"@shell/inside", "", "@shell/inside is a symlink"},
 		{"@shell/linked", "", "has 2 hard links"},
-		{"@shell/.hpatch-tmp-abc", "", "temporary prefix"},
+		{"@shell/.hpatch-tmp-abc", "", "the store's temporary files"},
 		{"@shell/latin1", "", "not valid UTF-8"},
 		{"@shell/sub", "", "@shell/sub is not a regular file"},
 		{"@shell/fifo", "", "@shell/fifo is not a regular file"},

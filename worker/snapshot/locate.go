@@ -1,12 +1,15 @@
+//go:build linux
+
 package snapshot
 
 import (
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"strconv"
 	"syscall"
+
+	"hpatch-router/ident"
 )
 
 // Exit statuses of a refusal, as a shell uses them.
@@ -37,31 +40,6 @@ func Root(getenv func(string) string) string {
 	return os.TempDir()
 }
 
-// CheckThread reports why thread cannot name a runtime thread directory:
-// retain.ValidID's rule (kept here so the helper does not link the retain
-// package; a test keeps the two in step), and no collision with snapshot
-// directory names.
-func CheckThread(thread string) error {
-	switch {
-	case thread == "":
-		return errors.New("id is empty")
-	case thread == "." || thread == "..":
-		return errors.New("id " + quote(thread) + " is not a filename")
-	case strings.ContainsAny(thread, "/\\\x00"):
-		return errors.New("id " + quote(thread) + " contains a path separator or NUL")
-	case strings.HasPrefix(ThreadDirName(thread), DirPrefix):
-		return errors.New("id " + quote(thread) + " collides with the snapshot directory names")
-	}
-	return nil
-}
-
-// ThreadDirName is retain.ThreadDirName, and ReservedLink ReservedLink,
-// repeated for the helper (a test keeps them in step).
-func ThreadDirName(thread string) string { return "hpatch-" + thread }
-
-// ReservedLink is the thread directory's link to the live launcher.
-const ReservedLink = ".runtime"
-
 // Target is a verified launcher: the thread directory, the snapshot that
 // owns its launcher, and the executable the launcher names.
 type Target struct {
@@ -80,8 +58,8 @@ func Locate(root, thread string, uid int) (Target, error) {
 	if thread == "" {
 		return t, refuse(ExitNotFound, ThreadEnv+" is not set: run shell from a Codex command, which sets it")
 	}
-	if err := CheckThread(thread); err != nil {
-		return t, refuse(ExitCannotRun, ThreadEnv+" is not a usable thread id: "+err.Error())
+	if err := ident.Thread(thread); err != nil {
+		return t, refuse(ExitCannotRun, ThreadEnv+" is not usable: "+err.Error())
 	}
 	t.ThreadDir = filepath.Join(root, ThreadDirName(thread))
 	if r := checkEntry(t.ThreadDir, uid, syscall.S_IFDIR, "thread runtime directory"); r != nil {
@@ -91,7 +69,7 @@ func Locate(root, thread string, uid int) (Target, error) {
 		}
 		return t, r
 	}
-	link := filepath.Join(t.ThreadDir, ReservedLink)
+	link := filepath.Join(t.ThreadDir, ident.RuntimeLink)
 	if r := checkEntry(link, uid, syscall.S_IFLNK, "runtime link"); r != nil {
 		return t, r
 	}
@@ -101,7 +79,7 @@ func Locate(root, thread string, uid int) (Target, error) {
 	}
 	digest := DigestOfLink(target)
 	if digest == "" {
-		return t, refuse(ExitCannotRun, link+" points to "+quote(target)+", which is not a registered launcher; remove "+t.ThreadDir+" and restart hpatch-router")
+		return t, refuse(ExitCannotRun, link+" points to "+strconv.Quote(target)+", which is not a registered launcher; remove "+t.ThreadDir+" and restart hpatch-router")
 	}
 	t.SnapshotDir = filepath.Join(root, DirName(digest))
 	if r := checkEntry(t.SnapshotDir, uid, syscall.S_IFDIR, "runtime snapshot"); r != nil {
@@ -154,7 +132,7 @@ func checkEntry(path string, uid int, typ uint32, what string) *Refusal {
 		return refuse(ExitCannotRun, what+" "+path+" has the wrong file type; remove it and restart hpatch-router")
 	}
 	if int(st.Uid) != uid {
-		return refuse(ExitCannotRun, what+" "+path+" is owned by uid "+itoa(int(st.Uid))+", not by you (uid "+itoa(uid)+"); remove it and restart hpatch-router")
+		return refuse(ExitCannotRun, what+" "+path+" is owned by uid "+strconv.FormatUint(uint64(st.Uid), 10)+", not by you (uid "+strconv.Itoa(uid)+"); remove it and restart hpatch-router")
 	}
 	if typ != syscall.S_IFLNK && st.Mode&0o022 != 0 {
 		return refuse(ExitCannotRun, what+" "+path+" is writable by group or others; remove it and restart hpatch-router")
@@ -194,27 +172,4 @@ func errText(err error) string {
 		return le.Err.Error()
 	}
 	return err.Error()
-}
-
-func quote(s string) string {
-	if len(s) > 80 {
-		s = s[:80] + "…"
-	}
-	return "\"" + strings.ReplaceAll(s, "\"", "\\\"") + "\""
-}
-
-func itoa(n int) string {
-	if n < 0 {
-		return "-" + itoa(-n)
-	}
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			return string(b[i:])
-		}
-	}
 }

@@ -1,8 +1,3 @@
-// Package snapshot is the on-disk contract between the router's runtime
-// (package worker), the fixed `shell` helper and the worker: the names of the
-// runtime entries, the snapshot manifest and its digest, and Locate, the one
-// verification path from a thread id to the launcher executable. It is a
-// leaf with small imports so the helper stays tiny and fast.
 package snapshot
 
 import (
@@ -11,13 +6,17 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"hpatch-router/ident"
 )
 
 // Names of runtime entries and the environment the helper reads.
 const (
 	// DirPrefix starts the name of a router-owned snapshot directory; the
-	// rest of the name is the manifest digest.
-	DirPrefix = "hpatch-snapshot-"
+	// rest of the name is the manifest digest. It is the directory a thread
+	// id starting with ident.SnapshotPrefix would name, which is why
+	// ident.Thread refuses those ids.
+	DirPrefix = ThreadDirPrefix + ident.SnapshotPrefix
 	// LauncherName is the snapshot's symlink to the router executable.
 	LauncherName = "launcher"
 	// ManifestName is the snapshot's manifest file.

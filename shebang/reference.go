@@ -1,0 +1,97 @@
+package shebang
+
+import (
+	"strconv"
+	"strings"
+
+	"hpatch-router/ident"
+)
+
+// RefPrefix starts every retained-script reference, "@shell/<id>".
+const RefPrefix = "@shell/"
+
+// ScriptDirective starts a rerun line, `#!script=@shell/<id>`.
+const ScriptDirective = "#!script="
+
+// RefError is why a text is not a retained-script reference. Err is the
+// id's *ident.Error, or nil when the text does not start with RefPrefix.
+type RefError struct {
+	Ref string
+	Err error
+}
+
+func (e *RefError) Error() string {
+	ref := clipRef(e.Ref)
+	if e.Err == nil {
+		return "reference " + ref + " does not start with " + RefPrefix + "; use the script_ref of a retained call"
+	}
+	return "reference " + ref + " is not a retained script: " + e.Err.Error()
+}
+
+func (e *RefError) Unwrap() error { return e.Err }
+
+// FormatRef returns the reference "@shell/<id>" of an artifact id.
+func FormatRef(id string) string { return RefPrefix + id }
+
+// ParseRef returns the artifact id of a reference: exactly RefPrefix
+// followed by an id that ident.Artifact accepts, nothing around it. Errors
+// are *RefError values.
+func ParseRef(ref string) (string, error) {
+	id, ok := strings.CutPrefix(ref, RefPrefix)
+	if !ok {
+		return "", &RefError{Ref: ref}
+	}
+	if err := ident.Artifact(id); err != nil {
+		return "", &RefError{Ref: ref, Err: err}
+	}
+	return id, nil
+}
+
+// ScriptReference reports a rerun request and the artifact id it names.
+// ok is true only when the whole input is one script directive line (see
+// scriptDirective) whose reference ParseRef accepts; Translate rejects the
+// other script directive lines with a diagnostic.
+func ScriptReference(input string) (id string, ok bool) {
+	ref, ok := scriptDirective(input)
+	if !ok {
+		return "", false
+	}
+	id, err := ParseRef(ref)
+	return id, err == nil
+}
+
+// scriptDirective reports whether input is a sole `#!script=` line: one
+// line (one final LF, CRLF or CR allowed) that, without the ASCII blanks
+// around it, starts with ScriptDirective. It returns the text after the
+// directive without its surrounding blanks. These are the blanks every
+// directive line tolerates, so " #!script=@shell/a" is a rerun as
+// "#!script=@shell/a" is.
+func scriptDirective(input string) (ref string, ok bool) {
+	line := chompTerminator(input)
+	if strings.ContainsAny(line, "\r\n") {
+		return "", false
+	}
+	rest, ok := strings.CutPrefix(trimBlank(line), ScriptDirective)
+	if !ok {
+		return "", false
+	}
+	return trimBlank(rest), true
+}
+
+// clipRef quotes a reference for a one-line message, shortened to 80 bytes.
+func clipRef(s string) string {
+	if len(s) > 80 {
+		return strconv.Quote(s[:80]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// scriptDirectiveDiag is Translate's answer to a sole script directive: a
+// malformed reference says why; a valid one is a rerun, which only a
+// caller holding the retained scripts can resolve (ScriptReference).
+func scriptDirectiveDiag(ref string) *Diagnostic {
+	if _, err := ParseRef(ref); err != nil {
+		return diag(1, "invalid #!script= line: "+err.Error()+"; write #!script=@shell/<id> with the script_ref of a retained call")
+	}
+	return diag(1, "#!script="+ref+" reruns a retained script, which only the router can resolve; translate the script's content instead")
+}
