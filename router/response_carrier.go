@@ -3,6 +3,8 @@ package router
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -179,11 +181,11 @@ func (rt *Router) observeRejection(thread, code, reason string) {
 func (s *rewriteSession) resolve(id string) (string, error) {
 	switch {
 	case s.rt.cfg.scripts == nil:
-		return "", errString("shell: retained scripts are not available in this router")
+		return "", errors.New("retained scripts are not available in this router")
 	case s.thread == "":
-		return "", errString("shell: no thread id, so @shell/" + id + " cannot be resolved")
+		return "", errors.New("no thread id, so " + shebang.FormatRef(id) + " cannot be resolved")
 	}
-	return s.rt.cfg.scripts.Resolve(s.ctx, s.thread, "@shell/"+id)
+	return s.rt.cfg.scripts.Resolve(s.ctx, s.thread, shebang.FormatRef(id))
 }
 
 // prepareRuntime calls Runtime.PrepareThread once per response, before the
@@ -198,7 +200,7 @@ func (s *rewriteSession) prepareRuntime() error {
 	}
 	if err := s.rt.cfg.runtime.PrepareThread(s.ctx, s.thread); err != nil {
 		s.rt.log.Error("cannot prepare the thread runtime", "err", err)
-		s.prepErr = errString("shell: the router could not prepare this thread's runtime: " + oneLineText(err.Error()))
+		s.prepErr = fmt.Errorf("the router could not prepare this thread's runtime: %w", err)
 	}
 	return s.prepErr
 }
@@ -209,25 +211,23 @@ func (s *rewriteSession) hpatchCarrier(input string) string {
 	s.rt.metrics.hpatchCall()
 	switch {
 	case s.rt.cfg.scripts == nil:
-		return s.hpatchFailed("hpatch: retained scripts are not available in this router, so there is nothing to edit")
+		return s.hpatchFailed("retained scripts are not available in this router, so there is nothing to edit")
 	case s.thread == "":
-		return s.hpatchFailed("hpatch: the request carried no thread id, so no retained script can be edited")
+		return s.hpatchFailed("the request carried no thread id, so no retained script can be edited")
 	}
 	report, err := s.rt.cfg.scripts.Apply(s.ctx, s.thread, input)
 	if err != nil {
-		msg := oneLineText(err.Error())
-		if !strings.HasPrefix(msg, "hpatch: ") {
-			msg = "hpatch: " + msg
-		}
-		return s.hpatchFailed(msg)
+		return s.hpatchFailed(err.Error())
 	}
 	return printCarrier(report)
 }
 
-func (s *rewriteSession) hpatchFailed(msg string) string {
+// hpatchFailed is the carrier for a refused edit: the edge that adds
+// "hpatch: " to the error's one line.
+func (s *rewriteSession) hpatchFailed(reason string) string {
 	s.rt.metrics.rejection("hpatch")
-	s.rt.observeRejection(s.thread, "hpatch", msg)
-	return printCarrier(msg)
+	s.rt.observeRejection(s.thread, "hpatch", reason)
+	return printCarrier("hpatch: " + oneLineText(reason))
 }
 
 // printCarrier is Code Mode JavaScript that prints s and runs nothing.
@@ -239,7 +239,3 @@ func printCarrier(s string) string {
 func oneLineText(s string) string {
 	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }
-
-type errString string
-
-func (e errString) Error() string { return string(e) }

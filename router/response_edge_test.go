@@ -44,7 +44,7 @@ func TestSSERewriteRuntimeFailure(t *testing.T) {
 	evs := parseEvents(t, rewriteStream(t, rt, "th", requestFacts{Owned: true, Namespace: "functions"}, s.String()))
 	for _, id := range []string{"ctc_1", "ctc_2"} {
 		got := eventsOf(evs, "response.custom_tool_call_input.done", id)[0].data["input"].(string)
-		if !strings.HasPrefix(got, "rejected(shell: the router could not prepare") {
+		if !strings.HasPrefix(got, "rejected(the router could not prepare") {
 			t.Fatalf("%s: %q", id, got)
 		}
 	}

@@ -87,7 +87,7 @@ func (f *fakeScripts) Resolve(_ ctxT, thread, ref string) (string, error) {
 
 func (f *fakeScripts) Apply(_ ctxT, thread, patch string) (string, error) {
 	if strings.HasPrefix(patch, "fail") {
-		return "", errors.New("hpatch: line 1: no such target\nsecond line")
+		return "", errors.New("line 1: no such target\nsecond line")
 	}
 	f.applied = append(f.applied, patch)
 	return "1:abcd edited", nil

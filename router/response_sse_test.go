@@ -141,7 +141,7 @@ func TestSSERewrite(t *testing.T) {
 				s.call("ctc_sh1", "call_1", "shell", "functions", "#!bad\nx", 1)
 				s.completed()
 			},
-			want: []want{{"ctc_sh1", "call_1", "functions", "rejected(shell: line 1: bad selector)"}},
+			want: []want{{"ctc_sh1", "call_1", "functions", "rejected(line 1: bad selector)"}},
 		},
 		{
 			name:  "a call in another namespace passes untouched",

@@ -41,8 +41,11 @@ func runTable(t *testing.T, rows []tc) {
 				if p != nil {
 					t.Fatalf("a rejected input must give no plan, got %+v", p)
 				}
-				if msg := d.Error(); !strings.HasPrefix(msg, "shell: ") || strings.ContainsAny(msg, "\r\n") {
-					t.Fatalf("Error() = %q; want one line starting with shell: ", msg)
+				if msg := d.Error(); strings.HasPrefix(msg, "shell:") || strings.ContainsAny(msg, "\r\n") {
+					t.Fatalf("Error() = %q; want one line without the shell: prefix, which the edge adds", msg)
+				}
+				if carrier := RejectionCarrier(err); carrier != textStatement("shell: "+d.Error()) {
+					t.Fatalf("RejectionCarrier = %s; want the diagnostic behind one shell: prefix", carrier)
 				}
 				return
 			}

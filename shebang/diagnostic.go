@@ -1,7 +1,6 @@
 package shebang
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 )
@@ -14,13 +13,12 @@ type Diagnostic struct {
 	Msg  string
 }
 
-// Error renders the diagnostic as the single line the model reads:
-// "shell: line N: what was wrong; what to do". Line breaks inside Msg are
-// flattened so callers can rely on one line (the translate CLI prints it to
-// stderr, the router wraps it in a carrier).
+// Error renders the diagnostic as one line, "line N: what was wrong; what
+// to do", without a tool prefix: the edge that shows it adds "shell: " (the
+// router's carrier through RejectionCarrier, the translate CLI). Line
+// breaks inside Msg are flattened so callers can rely on one line.
 func (d *Diagnostic) Error() string {
 	var b strings.Builder
-	b.WriteString("shell: ")
 	if d.Line > 0 {
 		b.WriteString("line ")
 		b.WriteString(strconv.Itoa(d.Line))
@@ -41,20 +39,13 @@ func oneLine(s string) string {
 }
 
 // RejectionCarrier is the exec carrier for a rejected input: it runs nothing
-// and only prints the diagnostic, so the model reads why its call did not
-// run in the same place it would have read the output. Errors that are not
-// a *Diagnostic are printed with the same "shell: " prefix.
+// and only prints "shell: " and the error's one line, so the model reads
+// why its call did not run in the same place it would have read the
+// output. It is the edge that adds the prefix: errors never carry it.
 func RejectionCarrier(err error) string {
-	msg := "shell: rejected"
-	var d *Diagnostic
-	switch {
-	case errors.As(err, &d):
-		msg = d.Error()
-	case err != nil:
+	msg := "rejected"
+	if err != nil {
 		msg = oneLine(err.Error())
-		if !strings.HasPrefix(msg, "shell: ") {
-			msg = "shell: " + msg
-		}
 	}
-	return textStatement(msg)
+	return textStatement("shell: " + msg)
 }

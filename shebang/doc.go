@@ -5,8 +5,14 @@
 // (#!cmd=, #!params=), direct-command eligibility, quoting of the visible
 // `shell …` command, the exec_command argument object, the carrier
 // JavaScript, argv limits, warnings and the retention-eligibility fact.
-// It performs no I/O and imports nothing of this module: the router decides
-// what to do with a Plan, the worker runs what the Plan's argv names.
+// It performs no I/O and imports nothing of this module but package ident
+// (the id rule): the router decides what to do with a Plan, the worker runs
+// what the Plan's argv names.
+//
+// It also owns two grammars others import: the retained-script references
+// (below; package retain resolves them) and the #!params shape of an
+// exec_command declaration (ParseParamsShape; the router appends it to the
+// shell description, Translate validates #!params keys against its names).
 //
 // The router's use, in order:
 //
@@ -19,6 +25,31 @@
 //     knows whether it retained the input (only if Plan.Retainable).
 //   - AnnotateExec(js) adds the one notice to a model `exec` call that
 //     calls tools.exec_command itself.
+//
+// # Script references
+//
+// A reference is RefPrefix "@shell/" followed by an artifact id that
+// ident.Artifact accepts, and nothing else: no blanks around it, no second
+// word (ParseRef; FormatRef writes one). A rerun is an input that is one
+// `#!script=` line: ASCII spaces or tabs may stand before `#!`, after `=`
+// and at the end, as on every directive line, and one final LF, CRLF or CR
+// may follow; any other line makes it an ordinary input, where a
+// `#!script=` directive is rejected. ScriptReference reports a rerun whose
+// reference parses; Translate rejects every other sole `#!script=` line
+// with a diagnostic that says what is wrong. So:
+//
+//   - "  #!script=@shell/a" is a rerun of @shell/a (leading blanks are
+//     tolerated like on any directive line);
+//   - "#!script=@shell/a b" is rejected: an id holds no blank, so this is
+//     not a reference (and a call_id with a space is never retained, so no
+//     script could answer to it);
+//   - "#!script=@shell/.hpatch-tmp-x" is rejected: ids starting with
+//     ".hpatch-tmp-" name the store's temporary files, never a script
+//     (likewise ".runtime", the launcher link).
+//
+// Errors are values without a tool prefix: *Diagnostic ("line N: …") and
+// *RefError. The edge adds "shell: " once: RejectionCarrier for the
+// router's carrier, the translate CLI on stderr.
 //
 // Quoting is proven by execution (semantic_test.go runs every rendered cmd
 // through bash with a recording stub) and the carrier by evaluation in node

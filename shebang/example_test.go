@@ -38,7 +38,7 @@ func ExampleTranslate_rejected() {
 	fmt.Println(err)
 	fmt.Println(shebang.RejectionCarrier(err))
 	// Output:
-	// shell: line 1: env selector names no executable; write e.g. #!/usr/bin/env python3
+	// line 1: env selector names no executable; write e.g. #!/usr/bin/env python3
 	// text("shell: line 1: env selector names no executable; write e.g. #!/usr/bin/env python3\n");
 }
 

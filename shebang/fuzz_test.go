@@ -29,8 +29,8 @@ func FuzzTranslate(f *testing.F) {
 			if _, ok := err.(*Diagnostic); !ok {
 				t.Fatalf("error %T is not a *Diagnostic: %v", err, err)
 			}
-			if msg := err.Error(); strings.ContainsAny(msg, "\r\n") || !strings.HasPrefix(msg, "shell: ") {
-				t.Fatalf("diagnostic is not one shell: line: %q", msg)
+			if msg := err.Error(); strings.ContainsAny(msg, "\r\n") || strings.HasPrefix(msg, "shell:") {
+				t.Fatalf("diagnostic is not one line without a prefix: %q", msg)
 			}
 			return
 		}

@@ -158,7 +158,7 @@ func TestNodeRejectionAndNoticeCarriers(t *testing.T) {
 		{rec.Carrier(Retention{}), json.RawMessage(`{"output":"1\n"}`)},
 		{annotated, json.RawMessage(`{"output":"1\n"}`)},
 	})
-	if r := runs[0]; len(r.Calls) != 0 || len(r.Texts) != 1 || r.Texts[0] != rejected.Error()+"\n" {
+	if r := runs[0]; len(r.Calls) != 0 || len(r.Texts) != 1 || r.Texts[0] != "shell: "+rejected.Error()+"\n" {
 		t.Errorf("a rejection carrier must run nothing and print only the diagnostic; got %+v", r)
 	}
 	if r := runs[1]; len(r.Calls) != 1 || len(r.Texts) != 3 || r.Texts[0] != recoveryNotice+"\n" || !strings.Contains(r.Texts[1], "python -c") || r.Texts[2] != "1\n" {

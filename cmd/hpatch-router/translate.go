@@ -91,7 +91,7 @@ func runTranslate(_ context.Context, args []string, s stdio) int {
 	}
 	plan, err := shebang.Translate(input, opts)
 	if err != nil {
-		fmt.Fprintln(s.err, err)
+		fmt.Fprintln(s.err, "shell: "+err.Error())
 		return 1
 	}
 	var r shebang.Retention
