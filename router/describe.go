@@ -1,6 +1,10 @@
 package router
 
-import "strings"
+import (
+	"strings"
+
+	"hpatch-router/shebang"
+)
 
 // execCommandHeading is the Markdown heading Codex gives the nested
 // exec_command tool inside the Code Mode exec description.
@@ -18,7 +22,7 @@ type trimmedExec struct {
 	Description string
 	// Shape is the exec_command parameter shape found in the removed
 	// section, or the zero value when none was recognizable.
-	Shape paramsShape
+	Shape shebang.ParamsShape
 }
 
 // trimExecDescription rewrites the Code Mode exec description (A13). It is
@@ -33,7 +37,10 @@ func trimExecDescription(desc string) trimmedExec {
 			break
 		}
 		if first {
-			out.Shape = parseParamsShape(desc[start:end])
+			out.Shape = shebang.ParseParamsShape(desc[start:end])
+			if !safeShape(out.Shape.Fields) {
+				out.Shape = shebang.ParamsShape{}
+			}
 			first = false
 		}
 		before := desc[:start]
@@ -47,6 +54,12 @@ func trimExecDescription(desc string) trimmedExec {
 	}
 	out.Description = removeNestedExamples(desc)
 	return out
+}
+
+// safeShape rejects extracted text that would break the #!params block of
+// the shell description or reintroduce the nested exec_command example.
+func safeShape(fields string) bool {
+	return !strings.Contains(fields, "```") && !strings.Contains(fields, nestedExecCommand)
 }
 
 // findSection locates the Markdown section whose heading line is exactly

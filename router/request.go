@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"hpatch-router/plugins"
+	"hpatch-router/shebang"
 )
 
 // RequestInfo is what RewriteRequest learned about a Responses request; the
@@ -22,7 +23,7 @@ type RequestInfo struct {
 	Namespace string
 	// ParamNames are the exec_command argument names except cmd, from the
 	// latest owner description, in declaration order (for
-	// shebang.Options.ParamsShape). Empty when no shape was recognized.
+	// shebang.Options.ParamNames). Empty when no shape was recognized.
 	ParamNames []string
 	// ParamsShape is the sanitized shape text appended under #!params.
 	ParamsShape string
@@ -150,7 +151,7 @@ type ownerRewrite struct {
 	descRepl           []byte // the trimmed description as a JSON string
 	toolLen            int    // length of the exec object; the insert goes there
 	insert             []byte // ",<shell>,<hpatch>" placed right after the object
-	shape              paramsShape
+	shape              shebang.ParamsShape
 }
 
 // newOwnerRewrite trims the exec description and renders the injected
@@ -195,7 +196,7 @@ func (rw *ownerRewrite) appendEdits(edits []edit, at int) []edit {
 
 // shellTool renders the `shell` tool with the request's #!params shape
 // appended to the base description.
-func shellTool(shape paramsShape) ([]byte, error) {
+func shellTool(shape shebang.ParamsShape) ([]byte, error) {
 	tool := plugins.ShellTool()
 	if shape.Fields == "" {
 		return tool, nil

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"hpatch-router/shebang"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -59,9 +61,9 @@ type itemAnalysis struct {
 	notes []containerNote
 	// owner reports one eligible exec owner; the fields below describe it.
 	owner     bool
-	namespace string      // "functions" or "" (flat)
-	shape     paramsShape // its #!params shape
-	edits     []edit      // the rewrite, as offsets into the item
+	namespace string              // "functions" or "" (flat)
+	shape     shebang.ParamsShape // its #!params shape
+	edits     []edit              // the rewrite, as offsets into the item
 }
 
 // containerNote is an injected name found in a container ("functions"

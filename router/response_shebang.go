@@ -26,7 +26,7 @@ func (shebangTranslator) Translate(input string, paramsShape []string) (*shebang
 	if len(paramsShape) == 0 {
 		paramsShape = nil // no recognized shape: accept any #!params key
 	}
-	return shebang.Translate(input, shebang.Options{ParamsShape: paramsShape})
+	return shebang.Translate(input, shebang.Options{ParamNames: paramsShape})
 }
 
 func (shebangTranslator) Carrier(p *shebang.Plan, r shebang.Retention) string { return p.Carrier(r) }

@@ -70,11 +70,11 @@ func TestTranslateA12Params(t *testing.T) {
 		{name: "A12: a script reference with a body rejects", in: "#!script=@shell/a\nls", errSub: "whole input", line: 1},
 		{name: "A12: a shebang after a directive rejects", in: "#!params={}\n#!python3\nx", errSub: "first line", line: 2},
 		{name: "A12: a known params shape accepts its keys",
-			in: "#!params={\"workdir\":\"/tmp\"}\nls", opts: Options{ParamsShape: []string{"workdir", "tty"}}, kind: KindWorker},
+			in: "#!params={\"workdir\":\"/tmp\"}\nls", opts: Options{ParamNames: []string{"workdir", "tty"}}, kind: KindWorker},
 		{name: "A12: a known params shape rejects other keys and lists the known ones",
-			in: "#!params={\"cwd\":\"/tmp\"}\nls", opts: Options{ParamsShape: []string{"workdir", "tty"}}, errSub: `"cwd" is not an exec_command argument; known: workdir, tty`, line: 1},
+			in: "#!params={\"cwd\":\"/tmp\"}\nls", opts: Options{ParamNames: []string{"workdir", "tty"}}, errSub: `"cwd" is not an exec_command argument; known: workdir, tty`, line: 1},
 		{name: "A12: login:false is accepted even when the shape does not list it",
-			in: "#!params={\"login\":false}\nls", opts: Options{ParamsShape: []string{"workdir"}}, args: `{"cmd":"shell bash ls","login":false}`},
+			in: "#!params={\"login\":false}\nls", opts: Options{ParamNames: []string{"workdir"}}, args: `{"cmd":"shell bash ls","login":false}`},
 		{name: "A12: params after the first body line are body data",
 			in: "ls\n#!params={\"cmd\":1}\n", kind: KindWorker, argv: []string{"bash", "ls\n#!params={\"cmd\":1}\n"}},
 		{name: "A12: a plain comment ends the directive block",
@@ -208,17 +208,3 @@ func TestParseRef(t *testing.T) {
 	}
 }
 
-func TestParseParamsShape(t *testing.T) {
-	ts := "declare const tools: { exec_command(args: {\n  // Shell command to execute.\n  cmd: string;\n  // why\n  justification?: string;\n  login?: boolean;\n  prefix_rule?: Array<string>;\n  workdir?: string;\n}): Promise<{\n  chunk_id?: string;\n  output: string;\n}>; };"
-	for _, c := range []struct{ name, in, want string }{
-		{"full TypeScript declaration stops at the argument object", ts, "justification,login,prefix_rule,workdir"},
-		{"field lines alone", "workdir?: string;\ntty?: boolean;\n", "workdir,tty"},
-		{"JSON array without cmd", `["cmd","workdir","tty","tty"]`, "workdir,tty"},
-		{"Markdown bullets", "- `workdir` (string): dir\n- tty: bool\n", "workdir,tty"},
-		{"nothing recognizable", "hello world", ""},
-	} {
-		if got := strings.Join(ParseParamsShape(c.in), ","); got != c.want {
-			t.Errorf("%s: ParseParamsShape = %q, want %q", c.name, got, c.want)
-		}
-	}
-}

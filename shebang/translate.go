@@ -11,10 +11,10 @@ import (
 
 // Options carries the request facts translation depends on.
 type Options struct {
-	// ParamsShape lists the exec_command argument names (without cmd) the
+	// ParamNames lists the exec_command argument names (without cmd) the
 	// request's tool declaration defines. Nil accepts any #!params key;
 	// non-nil rejects keys outside it and names the known ones.
-	ParamsShape []string
+	ParamNames []string
 }
 
 // Translate turns one shell input into a Plan, or rejects it with a
@@ -37,7 +37,7 @@ func Translate(input string, opts Options) (*Plan, error) {
 	}
 	var params []param
 	if h.hasParams {
-		if params, err = parseParams(h.params, h.paramsLine, opts.ParamsShape); err != nil {
+		if params, err = parseParams(h.params, h.paramsLine, opts.ParamNames); err != nil {
 			return nil, err
 		}
 	}

@@ -33,9 +33,10 @@ A rejected input exits 1 with nothing on stdout and one line on stderr that
 starts with "shell: ". Bad flags exit 2.
 
 --params-shape FILE names the exec_command arguments #!params may use. FILE
-is a JSON array of names (["workdir","tty"]), or TypeScript argument fields
-one per line ("workdir?: string;"; a whole exec_command(args: {…})
-declaration works too), or a Markdown bullet list; cmd is ignored. Without
+holds exec_command's declaration as Codex writes it in the exec tool
+description, read by the router's own parser: the TypeScript
+exec_command(args: { … }) declaration, or a Markdown bullet list of
+parameters that includes cmd; cmd itself is never a #!params key. Without
 it any #!params key is accepted.
 
 A #!script=@shell/<id> rerun needs the router's script store; pipe the
@@ -62,7 +63,7 @@ type translateOutput struct {
 func runTranslate(_ context.Context, args []string, s stdio) int {
 	fs := pflag.NewFlagSet("translate", pflag.ContinueOnError)
 	callID := fs.String("call-id", "call_cli", "the model's call_id; the retained script's id")
-	shapeFile := fs.String("params-shape", "", "file listing the exec_command argument names #!params may use")
+	shapeFile := fs.String("params-shape", "", "file with the exec_command declaration whose arguments #!params may use")
 	retain := fs.Bool("retain", true, "report retention as the router would; --retain=false reports retained:false")
 	if code, done := parseFlags(fs, args, translateHelp, s); done {
 		return code
@@ -74,8 +75,8 @@ func runTranslate(_ context.Context, args []string, s stdio) int {
 			fmt.Fprintf(s.err, "hpatch-router translate: --params-shape: %v\n", err)
 			return 2
 		}
-		if opts.ParamsShape = shebang.ParseParamsShape(string(text)); opts.ParamsShape == nil {
-			fmt.Fprintf(s.err, "hpatch-router translate: --params-shape %s: no argument names found; give a JSON array or name?: type; lines\n", *shapeFile)
+		if opts.ParamNames = shebang.ParseParamsShape(string(text)).Names; opts.ParamNames == nil {
+			fmt.Fprintf(s.err, "hpatch-router translate: --params-shape %s: no exec_command arguments besides cmd found; give the exec_command(args: { … }) declaration or a bullet list that includes cmd\n", *shapeFile)
 			return 2
 		}
 	}

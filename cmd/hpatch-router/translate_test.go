@@ -32,7 +32,7 @@ func TestTranslateGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			code, stdout, stderr := translateCLI(t, string(input), "--call-id", "call_golden", "--params-shape", filepath.Join(dir, "params-shape.json"))
+			code, stdout, stderr := translateCLI(t, string(input), "--call-id", "call_golden", "--params-shape", filepath.Join(dir, "exec_command.d.ts"))
 			golden, got := filepath.Join(dir, name+".json"), stdout
 			if strings.HasPrefix(name, "reject-") {
 				golden, got = filepath.Join(dir, name+".err"), stderr
@@ -124,11 +124,18 @@ func TestTranslateCLIRules(t *testing.T) {
 			t.Errorf("known keys must be accepted: %d %q", code, stderr)
 		}
 	})
-	t.Run("a params shape in TypeScript lines", func(t *testing.T) {
-		f := filepath.Join(t.TempDir(), "shape.ts")
-		os.WriteFile(f, []byte("workdir?: string;\ntty?: boolean;\n"), 0o600)
+	t.Run("a params shape as a bullet list, read like the router reads it", func(t *testing.T) {
+		f := filepath.Join(t.TempDir(), "shape.md")
+		os.WriteFile(f, []byte("Parameters:\n- `cmd` (string): the command\n- `workdir` (string, optional): dir\n- tty?: bool\n"), 0o600)
 		code, _, stderr := translateCLI(t, "#!params={\"yield_time_ms\":5}\nls", "--params-shape", f)
-		if code != 1 || !strings.Contains(stderr, "known: workdir, tty") {
+		if code != 1 || !strings.HasSuffix(stderr, "known: workdir, tty\n") {
+			t.Errorf("got %d %q", code, stderr)
+		}
+	})
+	t.Run("a params shape file with no exec_command arguments exits 2", func(t *testing.T) {
+		f := filepath.Join(t.TempDir(), "names.json")
+		os.WriteFile(f, []byte(`["workdir","tty"]`), 0o600)
+		if code, _, stderr := translateCLI(t, "ls", "--params-shape", f); code != 2 || !strings.Contains(stderr, "exec_command(args: { … })") {
 			t.Errorf("got %d %q", code, stderr)
 		}
 	})

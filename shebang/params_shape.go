@@ -1,13 +1,17 @@
-package router
+package shebang
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
-// paramsShape is the request-specific exec_command argument shape, minus
-// cmd, that the router appends to the shell description under #!params.
-// It is taken from the request because Codex versions and configurations
+// ParamsShape is a request's exec_command argument shape, minus cmd: the
+// router appends Fields to the shell description under #!params, and
+// Translate accepts only Names as #!params keys (Options.ParamsShape). It
+// is taken from the request because Codex versions and configurations
 // differ in which fields exec_command accepts; the model must see the ones
 // this Codex will honour.
-type paramsShape struct {
+type ParamsShape struct {
 	// Fields holds the field declarations (TypeScript, with their comment
 	// lines) or the parameter bullets, each line ending in "\n"; empty when
 	// nothing but cmd was declared.
@@ -18,36 +22,40 @@ type paramsShape struct {
 	TypeScript bool
 }
 
-// parseParamsShape reads the exec_command section of the exec description:
-// first the app/CLI TypeScript declaration `exec_command(args: { … })`,
-// else a bullet list of parameters that includes cmd. Anything else gives
-// the zero shape, and the shell description stays the base one.
-func parseParamsShape(section string) paramsShape {
+// ParseParamsShape is the one parser of the #!params shape. It reads the
+// exec_command section of a Code Mode exec description (or any text that
+// holds it): first the app/CLI TypeScript declaration
+// `exec_command(args: { … })` — fields named bare, with `?`, or quoted —
+// else a Markdown bullet list of parameters that includes cmd, so a
+// `Parameters:` line or prose bullets never count. Anything else gives the
+// zero shape: the shell description stays the base one and any #!params
+// key is accepted.
+func ParseParamsShape(section string) ParamsShape {
 	if s, ok := tsParams(section); ok {
 		return s
 	}
 	if s, ok := bulletParams(section); ok {
 		return s
 	}
-	return paramsShape{}
+	return ParamsShape{}
 }
 
 // tsParams extracts the fields of the argument object literal type.
-func tsParams(section string) (paramsShape, bool) {
+func tsParams(section string) (ParamsShape, bool) {
 	open, ok := argsObjectStart(section)
 	if !ok {
-		return paramsShape{}, false
+		return ParamsShape{}, false
 	}
 	segs, ok := splitFields(section, open)
 	if !ok {
-		return paramsShape{}, false
+		return ParamsShape{}, false
 	}
-	shape := paramsShape{TypeScript: true}
+	shape := ParamsShape{TypeScript: true}
 	var b strings.Builder
 	for _, seg := range segs {
 		name := fieldName(seg)
-		if name == "" || name == "cmd" {
-			continue
+		if name == "" || name == "cmd" || slices.Contains(shape.Names, name) {
+			continue // a repeated field keeps its first declaration
 		}
 		shape.Names = append(shape.Names, name)
 		seg = strings.TrimLeft(seg, "\r\n")
@@ -67,9 +75,6 @@ func tsParams(section string) (paramsShape, bool) {
 		b.WriteString("  " + line + "\n")
 	}
 	shape.Fields = b.String()
-	if !safeShape(shape.Fields) {
-		return paramsShape{}, false
-	}
 	return shape, true
 }
 
@@ -233,8 +238,8 @@ func fieldName(seg string) string {
 // ("- `workdir` (string, optional): …"). It only accepts a list that
 // names cmd, which is what marks it as exec_command's parameters rather
 // than prose. Continuation lines indented under a bullet stay with it.
-func bulletParams(section string) (paramsShape, bool) {
-	shape := paramsShape{}
+func bulletParams(section string) (ParamsShape, bool) {
+	shape := ParamsShape{}
 	var b strings.Builder
 	sawCmd, keep, indent := false, false, -1
 	for _, line := range strings.SplitAfter(section, "\n") {
@@ -242,10 +247,10 @@ func bulletParams(section string) (paramsShape, bool) {
 		switch {
 		case name != "":
 			indent = ind
-			keep = name != "cmd"
+			keep = name != "cmd" && !slices.Contains(shape.Names, name)
 			if name == "cmd" {
 				sawCmd = true
-			} else {
+			} else if keep {
 				shape.Names = append(shape.Names, name)
 			}
 		case indent >= 0 && strings.TrimSpace(line) != "" && leadingSpace(line) > indent:
@@ -261,8 +266,8 @@ func bulletParams(section string) (paramsShape, bool) {
 		}
 	}
 	shape.Fields = b.String()
-	if !sawCmd || !safeShape(shape.Fields) {
-		return paramsShape{}, false
+	if !sawCmd {
+		return ParamsShape{}, false
 	}
 	return shape, true
 }
@@ -299,12 +304,6 @@ func bulletName(line string) (string, int) {
 		return name, ind
 	}
 	return "", 0
-}
-
-// safeShape rejects extracted text that would break the #!params block or
-// reintroduce the nested exec_command example.
-func safeShape(fields string) bool {
-	return !strings.Contains(fields, "```") && !strings.Contains(fields, nestedExecCommand)
 }
 
 func leadingSpace(s string) int {
