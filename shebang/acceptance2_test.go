@@ -207,4 +207,3 @@ func TestParseRef(t *testing.T) {
 		t.Errorf("the id's own error must be reachable with errors.As, got %v", err)
 	}
 }
-
