@@ -73,12 +73,15 @@ func baseURLFor(listen string) (string, error) {
 	return "http://" + net.JoinHostPort(host, port) + "/v1", nil
 }
 
+// validProviderName accepts a TOML bare key (A-Z a-z 0-9 _ -) of at most
+// 64 bytes, so the snippet can write [model_providers.NAME] unquoted.
 func validProviderName(n string) bool {
 	if n == "" || len(n) > 64 {
 		return false
 	}
 	for i := 0; i < len(n); i++ {
-		if !isBareKeyChar(n[i]) {
+		c := n[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
 			return false
 		}
 	}

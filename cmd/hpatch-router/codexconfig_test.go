@@ -79,13 +79,15 @@ func TestCodexConfigSnippetRoundTrip(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d", args, code)
 		}
-		doc, err := parseTOML(out)
+		doc, err := parseCodexConfig([]byte(out))
 		if err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
-		sel, _ := doc.str("model_provider")
-		base, _ := doc.str("model_providers", sel, "base_url")
-		wire, _ := doc.str("model_providers", sel, "wire_api")
+		if why, _ := codexRefusal(doc); why != "" {
+			t.Fatalf("%v: Codex would refuse the snippet: %s", args, why)
+		}
+		sel := doc.ModelProvider
+		base, wire := doc.ModelProviders[sel].BaseURL, doc.ModelProviders[sel].WireAPI
 		if sel != "hpatch" || !strings.HasSuffix(base, "/v1") || wire != "responses" {
 			t.Fatalf("%v: provider %q base %q wire %q", args, sel, base, wire)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -46,4 +47,52 @@ func TestDoctorAgainstRealRouter(t *testing.T) {
 	if code != 1 || !strings.Contains(out.String(), "✗ GET /v1/models reaches the upstream through the router (required): the router answered 502 itself: hpatch-router: upstream request failed") {
 		t.Fatalf("exit %d:\n%s", code, out.String())
 	}
+}
+
+func TestDoctorRouterAndUpstream(t *testing.T) {
+	ctx := context.Background()
+	routerErr := `{"error":{"message":"hpatch-router: upstream unreachable: connection refused","type":"server_error","code":"upstream_unreachable"}}`
+	cases := []struct {
+		name   string
+		status int
+		body   string
+		ok     bool
+		detail string
+	}{
+		{"upstream 200", 200, `{"models":[]}`, true, "upstream answered 200"},
+		{"upstream 401 without credentials", 401, `{"detail":"Unauthorized"}`, true, "sends no credentials"},
+		{"upstream 404", 404, `not found`, false, "upstream answered 404"},
+		{"router could not reach upstream", 502, routerErr, false, "the router answered 502 itself: hpatch-router: upstream unreachable"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := fakeRouter(t, c.status, c.body)
+			if h := checkRouterHealth(ctx, srv.URL, http.DefaultClient); !h.OK {
+				t.Fatalf("health: %+v", h)
+			}
+			got := checkUpstreamModels(ctx, srv.URL, http.DefaultClient)
+			if got.OK != c.ok || !strings.Contains(got.Detail, c.detail) || (!got.OK && got.Fix == "") {
+				t.Fatalf("%+v", got)
+			}
+		})
+	}
+	t.Run("nothing listening", func(t *testing.T) {
+		srv := fakeRouter(t, 200, "")
+		url := srv.URL
+		srv.Close()
+		h := checkRouterHealth(ctx, url, http.DefaultClient)
+		if h.OK || !strings.Contains(h.Detail, "connection refused") || !strings.Contains(h.Fix, "hpatch-router serve --listen 127.0.0.1:") {
+			t.Fatalf("%+v", h)
+		}
+		if u := checkUpstreamModels(ctx, url, http.DefaultClient); u.OK {
+			t.Fatalf("%+v", u)
+		}
+	})
+	t.Run("something else listening", func(t *testing.T) {
+		other := fakeRouter(t, 200, "")
+		h := checkRouterHealth(ctx, other.URL+"/x", http.DefaultClient) // /x/healthz: 404
+		if h.OK || !strings.Contains(h.Detail, "something other than hpatch-router") {
+			t.Fatalf("%+v", h)
+		}
+	})
 }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// checkRouterHealth is the first of the router checks (this file): the
+// router answers, then checkUpstreamModels: it reaches the upstream.
+func checkRouterHealth(ctx context.Context, router string, client *http.Client) check {
+	c := check{Name: "router-health", Title: "router answers /healthz", Required: true}
+	status, body, err := httpGet(ctx, client, router+"/healthz", 256)
+	switch {
+	case err != nil:
+		c.Detail = err.Error()
+		c.Fix = "start it: hpatch-router serve --listen " + hostPort(router) + " (or pass --router with its address)"
+	case status != http.StatusOK || strings.TrimSpace(body) != "ok":
+		c.Detail = fmt.Sprintf("%s/healthz answered %d %q: something other than hpatch-router listens there", router, status, clipValue(strings.TrimSpace(body)))
+		c.Fix = "start the router on a free address and point Codex at it (hpatch-router codex-config --listen ADDR)"
+	default:
+		c.OK, c.Detail = true, router+"/healthz: ok"
+	}
+	return c
+}
+
+// checkUpstreamModels asks the upstream's model list through the router.
+// The doctor sends no credentials, so 401/403 from the upstream still
+// proves the path router→upstream works; an error the router produced
+// itself (its body says "hpatch-router: …") means the upstream was not
+// reached.
+func checkUpstreamModels(ctx context.Context, router string, client *http.Client) check {
+	c := check{Name: "upstream-models", Title: "GET /v1/models reaches the upstream through the router", Required: true}
+	status, body, err := httpGet(ctx, client, router+"/v1/models", 64<<10)
+	if err != nil {
+		c.Detail = err.Error()
+		c.Fix = "start the router first (see router answers /healthz)"
+		return c
+	}
+	if msg, ok := routerOwnError(body); ok {
+		c.Detail = fmt.Sprintf("the router answered %d itself: %s", status, msg)
+		c.Fix = "check serve --upstream (e.g. https://chatgpt.com/backend-api/codex or https://api.openai.com/v1) and the network from the router"
+		return c
+	}
+	switch {
+	case status >= 200 && status < 300:
+		c.OK, c.Detail = true, fmt.Sprintf("upstream answered %d", status)
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		c.OK = true
+		c.Detail = fmt.Sprintf("upstream answered %d (the doctor sends no credentials; Codex sends its own)", status)
+	default:
+		c.Detail = fmt.Sprintf("upstream answered %d", status)
+		c.Fix = "check serve --upstream: /v1/<rest> is forwarded to <upstream>/<rest>"
+	}
+	return c
+}
+
+// routerOwnError recognises the router's own OpenAI-shaped error body.
+func routerOwnError(body string) (string, bool) {
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(body), &e) != nil || !strings.HasPrefix(e.Error.Message, "hpatch-router: ") {
+		return "", false
+	}
+	return e.Error.Message, true
+}
+
+func httpGet(ctx context.Context, client *http.Client, u string, limit int64) (int, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, "", fmt.Errorf("GET %s: %v", u, unwrapURLError(err))
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	if err != nil {
+		return resp.StatusCode, "", fmt.Errorf("GET %s: reading the body: %v", u, err)
+	}
+	return resp.StatusCode, string(b), nil
+}
+
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+func hostPort(router string) string {
+	if u, err := url.Parse(router); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return router
+}
