@@ -23,10 +23,7 @@ import (
 // the router did not finish and is ignored.
 const (
 	replayJournalSuffix = ".replay.jsonl"
-	// replayLegacySuffix named the whole-file snapshots of an unreleased
-	// version; they are ignored.
-	replayLegacySuffix = ".replay.json"
-	replayTempPrefix   = ".tmp-"
+	replayTempPrefix    = ".tmp-"
 )
 
 // Compaction slack: a journal is rewritten once it holds more than twice
@@ -85,9 +82,6 @@ func (s *replayStore) load(id string, t *threadReplay) {
 	b, err := s.root.ReadFile(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if _, err := s.root.Stat(id + replayLegacySuffix); err == nil {
-			s.log.Debug("ignoring a replay file of an older format", "file", id+replayLegacySuffix)
-		}
 		return
 	case err != nil:
 		// Not compacted: that would replace what could not be read.

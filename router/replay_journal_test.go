@@ -218,26 +218,6 @@ func TestReplayJournalConcurrentCompaction(t *testing.T) {
 	}
 }
 
-// Whole-file snapshots of the unreleased format are ignored.
-func TestReplayJournalIgnoresLegacyFile(t *testing.T) {
-	dir := t.TempDir()
-	legacy := `{"version":1,"thread":"th","entries":[{"call_id":"c","carrier_sha256":"x","item":"{}"}]}`
-	if err := os.WriteFile(filepath.Join(dir, "th"+replayLegacySuffix), []byte(legacy), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := openStore(t, dir, DefaultReplayLimits())
-	if s.count("th") != 0 {
-		t.Fatal("legacy file loaded")
-	}
-	if err := s.put("th", "c", "x", []byte(`{}`)); err != nil {
-		t.Fatal(err)
-	}
-	info, err := os.Stat(filepath.Join(dir, journalName("th")))
-	if err != nil || info.Mode().Perm() != 0o600 {
-		t.Fatalf("journal %v %v", info, err)
-	}
-}
-
 // Evicting a thread from the cache closes its journal; a later put opens
 // it again and appends.
 func TestReplayJournalCacheEviction(t *testing.T) {

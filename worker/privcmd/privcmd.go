@@ -39,9 +39,3 @@ func (e *Env) Getenv(key string) string {
 // is the exit status; diagnostics go to env.Stderr as one line each,
 // prefixed with the command's name.
 type Func func(ctx context.Context, env *Env, args []string) int
-
-// Names returns the private commands' names; shebang keeps its own copy
-// because it imports nothing of this module.
-func Names() []string {
-	return []string{"hread", "hgrep", "hsymbol", "inspect_file"}
-}

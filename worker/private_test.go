@@ -1,0 +1,19 @@
+package worker
+
+import (
+	"testing"
+
+	"hpatch-router/shebang"
+)
+
+// A private command exists only inside the worker, so translation must
+// never send a call to one as a direct native command: every entry of the
+// dispatch table is one shebang keeps off the direct path.
+func TestPrivateCommandsAreNeverDirect(t *testing.T) {
+	for name := range privateCommands() {
+		p, err := shebang.Translate(name+" x", shebang.Options{})
+		if err != nil || p.Kind == shebang.KindDirect || !shebang.IsPrivateCommand(name) {
+			t.Errorf("%s: plan %+v, err %v; want a worker call", name, p, err)
+		}
+	}
+}
