@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package worker owns the runtime that executes carriers: the runtime root,
 // per-thread directories and their authentication (snapshot digest and
 // launcher link), and the worker process that the fixed `shell` helper
@@ -84,4 +86,10 @@
 // 128+N stopped by signal N (SIGINT 130, SIGHUP 129, SIGQUIT 131, SIGTERM
 // 143; 141 when stdout/stderr is a broken pipe). Every worker diagnostic
 // is one stderr line starting "shell: ".
+//
+// Linux only (build tag linux on every file): the runtime relies on
+// /proc, memfd, pidfds, child subreapers and Linux process-group and
+// terminal behaviour. Elsewhere the package has no files, so building
+// hpatch-router fails with one line: "build constraints exclude all Go
+// files in …/worker".
 package worker

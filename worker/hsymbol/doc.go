@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package hsymbol owns the private command hsymbol: definitions and
 // references of one symbol occurrence, asked of the language's real server
 // over LSP and printed as verified rows `"PATH":LINE:HASH TEXT`.
@@ -14,4 +16,7 @@
 // inspect_file's outline knows it; paths are relative to the shell's cwd when
 // inside it. Time is bounded by Timeout and output by MaxOutput bytes, never
 // cutting a row.
+//
+// Linux only, like the worker that runs it: server processes are reaped
+// with waitid(2) and WNOWAIT (build tag linux).
 package hsymbol

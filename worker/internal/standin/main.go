@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command standin is the worker entry of cmd/hpatch-router without the
 // router: worker tests fall back to it when the router package does not
 // build at the moment (other work in progress), so the worker's own rules
