@@ -6,4 +6,10 @@
 // model `shell`/`hpatch` calls with exec carriers), and the durable per-thread
 // replay store that restores the model's original calls in later requests.
 // Bytes it does not mean to change pass through untouched (A14).
+//
+// Rules it applies but does not own come from their owners: thread ids
+// from package ident, the #!params shape parser and the script-reference
+// grammar from package shebang. seams.go lists what the router calls
+// through interfaces (the worker's runtime, retain's store, translation)
+// and exec_description.go holds the rewrite of the exec description.
 package router

@@ -19,7 +19,7 @@ func BenchmarkSSERewrite(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer rt.Close()
-	facts := requestFacts{Owned: true, Namespace: "functions"}
+	facts := RequestInfo{Owned: true, Namespace: "functions"}
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	var out []byte

@@ -22,14 +22,14 @@ type rewriteSession struct {
 	rt       *Router
 	ctx      context.Context
 	thread   string // a valid thread id, or "" (then nothing is retained or stored)
-	facts    requestFacts
+	facts    RequestInfo
 	carriers map[string][]byte
 	prepared bool
 	prepErr  error
 	start    time.Time // when the upstream response started
 }
 
-func (rt *Router) newRewriteSession(ctx context.Context, thread string, facts requestFacts) *rewriteSession {
+func (rt *Router) newRewriteSession(ctx context.Context, thread string, facts RequestInfo) *rewriteSession {
 	return &rewriteSession{rt: rt, ctx: ctx, thread: thread, facts: facts, carriers: map[string][]byte{}, start: time.Now()}
 }
 

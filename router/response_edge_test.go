@@ -14,7 +14,7 @@ func TestSSERewriteCompletedOnly(t *testing.T) {
 	item := callItem("ctc_1", "call_1", "shell", "functions", "ls", "completed")
 	in := "data: {\"type\":\"response.completed\",\"response\":{\"output\":[" + item + "]},\"sequence_number\":0}\n\n"
 	rt := newTestRouter(t)
-	out := rewriteStream(t, rt, "th", requestFacts{Owned: true, Namespace: "functions"}, in)
+	out := rewriteStream(t, rt, "th", RequestInfo{Owned: true, Namespace: "functions"}, in)
 	want := strings.Replace(in, item, callItem("ctc_1", "call_1", "exec", "functions", "carrier(direct|ls|false|)", "completed"), 1)
 	if string(out) != want {
 		t.Fatalf("got %s", out)
@@ -28,7 +28,7 @@ func TestSSERewriteIncompleteResponse(t *testing.T) {
 	s := &stream{}
 	s.call("ctc_1", "call_1", "shell", "functions", "ls", 1)
 	s.event("response.incomplete", `"response":{"status":"incomplete","output":[`+s.items[0]+`]}`)
-	out := rewriteStream(t, newTestRouter(t), "th", requestFacts{Owned: true, Namespace: "functions"}, s.String())
+	out := rewriteStream(t, newTestRouter(t), "th", RequestInfo{Owned: true, Namespace: "functions"}, s.String())
 	checkNoModelTools(t, out)
 	checkSequence(t, parseEvents(t, out))
 }
@@ -41,7 +41,7 @@ func TestSSERewriteRuntimeFailure(t *testing.T) {
 	s.call("ctc_2", "call_2", "shell", "functions", "#!node\n1", 1)
 	s.call("ctc_3", "call_3", "shell", "functions", "ls", 1)
 	s.completed()
-	evs := parseEvents(t, rewriteStream(t, rt, "th", requestFacts{Owned: true, Namespace: "functions"}, s.String()))
+	evs := parseEvents(t, rewriteStream(t, rt, "th", RequestInfo{Owned: true, Namespace: "functions"}, s.String()))
 	for _, id := range []string{"ctc_1", "ctc_2"} {
 		got := eventsOf(evs, "response.custom_tool_call_input.done", id)[0].data["input"].(string)
 		if !strings.HasPrefix(got, "rejected(the router could not prepare") {
@@ -69,7 +69,7 @@ func TestSSERewriteScriptReferenceWithoutStore(t *testing.T) {
 		s := &stream{}
 		s.call("ctc_1", "call_1", "shell", "functions", "#!script=@shell/call_0", 1)
 		s.completed()
-		evs := parseEvents(t, rewriteStream(t, newTestRouter(t, tc.opts...), tc.thread, requestFacts{Owned: true, Namespace: "functions"}, s.String()))
+		evs := parseEvents(t, rewriteStream(t, newTestRouter(t, tc.opts...), tc.thread, RequestInfo{Owned: true, Namespace: "functions"}, s.String()))
 		if got := eventsOf(evs, "response.custom_tool_call_input.done", "ctc_1")[0].data["input"].(string); !strings.Contains(got, tc.want) {
 			t.Fatalf("%q lacks %q", got, tc.want)
 		}
@@ -116,7 +116,7 @@ func TestSSERewriteAnnotatesOnlyOwnedExec(t *testing.T) {
 	s.call("ctc_o", "call_o", "exec", "other", js, 1)
 	s.call("ctc_p", "call_p", "apply_patch", "functions", js, 1)
 	s.completed()
-	out := rewriteStream(t, newTestRouter(t), "th", requestFacts{Owned: true, Namespace: "functions"}, s.String())
+	out := rewriteStream(t, newTestRouter(t), "th", RequestInfo{Owned: true, Namespace: "functions"}, s.String())
 	if string(out) != s.String() {
 		t.Fatalf("calls outside the owner changed:\n%s", out)
 	}

@@ -226,8 +226,8 @@ func withRequestRewrite(f requestRewriteFunc) Option {
 // ownedBy is a request rewrite that keeps the body and reports an owner in
 // namespace ns.
 func ownedBy(ns string, params ...string) requestRewriteFunc {
-	return func(b []byte) ([]byte, requestFacts, error) {
-		return b, requestFacts{Owned: true, Namespace: ns, ParamNames: params}, nil
+	return func(b []byte) ([]byte, RequestInfo, error) {
+		return b, RequestInfo{Owned: true, Namespace: ns, ParamNames: params}, nil
 	}
 }
 
@@ -244,7 +244,7 @@ func newTestRouter(t testing.TB, opts ...Option) *Router {
 }
 
 // rewriteStream runs the SSE rewrite over in, as one response.
-func rewriteStream(t testing.TB, rt *Router, thread string, facts requestFacts, in string) []byte {
+func rewriteStream(t testing.TB, rt *Router, thread string, facts RequestInfo, in string) []byte {
 	t.Helper()
 	w := newSSERewriter(rt.newRewriteSession(context.Background(), thread, facts))
 	r := newSSEReader(strings.NewReader(in), 1<<20)

@@ -15,7 +15,7 @@ func TestResponseObserverEvents(t *testing.T) {
 		s.call("ctc_2", "call_2", "shell", "functions", "#!bad\nx", 1)
 		s.call("ctc_3", "call_3", "hpatch", "functions", "fail", 1)
 		s.completed()
-		rewriteStream(t, rt, "th", requestFacts{Owned: true, Namespace: "functions"}, s.String())
+		rewriteStream(t, rt, "th", RequestInfo{Owned: true, Namespace: "functions"}, s.String())
 		if len(o.calls) != 2 {
 			t.Fatalf("calls %+v", o.calls)
 		}
@@ -40,8 +40,8 @@ func TestResponseObserverEvents(t *testing.T) {
 func TestResponseObserverLayoutRejection(t *testing.T) {
 	o := &recordingObserver{}
 	h := newHarness(t, func(w http.ResponseWriter, r *http.Request) { t.Error("forwarded") }, WithObserver(o),
-		withRequestRewrite(func(b []byte) ([]byte, requestFacts, error) {
-			return nil, requestFacts{}, invalidRequest(CodeDuplicateExecOwner, "two owners")
+		withRequestRewrite(func(b []byte) ([]byte, RequestInfo, error) {
+			return nil, RequestInfo{}, invalidRequest(CodeDuplicateExecOwner, "two owners")
 		}))
 	wantRouterError(t, h.post(`{}`, "Thread-Id", "t9"), 400, CodeDuplicateExecOwner)
 	if len(o.rejs) != 1 || o.rejs[0].Code != CodeDuplicateExecOwner || o.rejs[0].Thread != "t9" {

@@ -49,7 +49,7 @@ func New(opts ...Option) (*Router, error) {
 		cfg.transport = defaultTransport()
 	}
 	if cfg.rewrite == nil {
-		cfg.rewrite = memoRequestRewrite(NewRequestRewriter(0))
+		cfg.rewrite = NewRequestRewriter(0).Rewrite
 	}
 	if cfg.translator == nil {
 		cfg.translator = shebangTranslator{}

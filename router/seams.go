@@ -1,6 +1,39 @@
 package router
 
-import "hpatch-router/shebang"
+import (
+	"context"
+
+	"hpatch-router/shebang"
+)
+
+// The seams through which the router calls what other packages own: the
+// thread runtime (package worker), the retained scripts (package retain),
+// translation (package shebang) and the request rewrite. Production wires
+// the real ones in New; tests replace them with fakes.
+
+// Runtime prepares the per-thread runtime directory that the `shell` helper
+// resolves (package worker implements it). The router calls PrepareThread
+// before it emits the first worker carrier of a response for that thread.
+type Runtime interface {
+	PrepareThread(ctx context.Context, thread string) error
+}
+
+// Scripts is the retained-script store (package retain implements it).
+type Scripts interface {
+	// Retain stores content as artifact id of thread and returns its
+	// reference "@shell/<id>". Any error means retained:false; execution of
+	// the call is not changed by it.
+	Retain(ctx context.Context, thread, id, content string) (ref string, err error)
+	// Resolve returns the current content of a "@shell/<id>" reference.
+	Resolve(ctx context.Context, thread, ref string) (content string, err error)
+	// Apply runs one hpatch edit text against the thread's retained scripts
+	// atomically and returns the report the model sees.
+	Apply(ctx context.Context, thread, patch string) (report string, err error)
+}
+
+// requestRewriteFunc is the request rewrite seam; the default is a
+// RequestRewriter's Rewrite, which remembers analysed additional_tools items.
+type requestRewriteFunc func(body []byte) ([]byte, RequestInfo, error)
 
 // translator is the part of package shebang the response rewrite uses. It
 // is an interface so tests can pin carrier text and so the rewrite does not
