@@ -126,7 +126,7 @@ func (s *replayStore) appendLocked(id string, t *threadReplay, line []byte) erro
 		f, err := s.root.OpenFile(journalName(id), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			t.compact = true
-			return fmt.Errorf("replay: %w", err)
+			return fmt.Errorf("open the replay journal: %w", err)
 		}
 		if !t.onDisk {
 			s.created.Store(true)
@@ -145,7 +145,7 @@ func (s *replayStore) appendLocked(id string, t *threadReplay, line []byte) erro
 	}
 	if err != nil {
 		t.torn, t.compact = t.torn || n > 0, true
-		return fmt.Errorf("replay: appending to %s: %w", journalName(id), err)
+		return fmt.Errorf("append to the replay journal %s: %w", journalName(id), err)
 	}
 	t.torn = false
 	return nil

@@ -40,7 +40,7 @@ func New(opts ...Option) (*Router, error) {
 		}
 	}
 	if cfg.upstream == nil {
-		return nil, errors.New("router: an upstream URL is required")
+		return nil, errors.New("an upstream URL is required (the Upstream option)")
 	}
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()
