@@ -53,3 +53,22 @@ func TestRequestTrimExecDescription(t *testing.T) {
 		})
 	}
 }
+
+// A shape whose text would close the #!params code block of the shell
+// description, or teach tools.exec_command again, is dropped: the shell
+// description keeps its base text and any #!params key is accepted.
+func TestRequestParamsShapeMustBeSafe(t *testing.T) {
+	for name, field := range map[string]string{
+		"a code fence":         "  // see ```ts example```\n  tty?: boolean;\n",
+		"the nested tool call": "  // like tools.exec_command({tty: true})\n  tty?: boolean;\n",
+	} {
+		desc := "### `exec_command`\n```ts\ndeclare const tools: { exec_command(args: {\n  cmd: string;\n" + field + "}): Promise<unknown>; };\n```\n"
+		if got := trimExecDescription(desc).Shape; got.Fields != "" || got.Names != nil {
+			t.Errorf("%s: shape %+v kept", name, got)
+		}
+	}
+	ok := trimExecDescription("### `exec_command`\nexec_command(args: {\n  cmd: string;\n  tty?: boolean;\n}): X\n").Shape
+	if ok.Fields != "  tty?: boolean;\n" {
+		t.Errorf("a plain shape must be kept, got %+v", ok)
+	}
+}
