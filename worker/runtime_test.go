@@ -60,7 +60,7 @@ func TestPrepareThreadRejectsUnsafeIDsBeforeCreatingAnything(t *testing.T) {
 	must(t, err)
 	defer rt.Close()
 	before, _ := os.ReadDir(root)
-	for _, id := range []string{"", ".", "..", "a/b", `a\b`, "a\x00b", "snapshot-0123"} {
+	for _, id := range []string{"", ".", "..", "a/b", `a\b`, "a\x00b", "snapshot-0123", "a b", "a\nb", strings.Repeat("t", 129)} {
 		if err := rt.PrepareThread(context.Background(), id); err == nil {
 			t.Errorf("%q accepted", id)
 		}
