@@ -8,15 +8,14 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"hpatch-router/internal/testenv"
 )
 
 // TestPluginBundleFresh fails when plugins/shell.bundle.json no longer
 // matches what build.mjs generates from shell.mjs (run `make bundle`).
 func TestPluginBundleFresh(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed; cannot regenerate the bundle")
-	}
+	node := testenv.NeedTool(t, "node")
 	out, err := exec.Command(node, "build.mjs", "--stdout").Output()
 	if err != nil {
 		t.Fatalf("node build.mjs: %v", err)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"hpatch-router/internal/testenv"
 )
 
 // The node test evaluates rendered carriers as Code Mode would: an async
@@ -47,13 +49,7 @@ type nodeRun struct {
 
 func runNode(t *testing.T, cases []nodeCase) []nodeRun {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required in CI to prove the carrier JavaScript")
-		}
-		t.Skip("node not installed")
-	}
+	node := testenv.NeedTool(t, "node")
 	script := filepath.Join(t.TempDir(), "harness.js")
 	if err := os.WriteFile(script, []byte(nodeHarness), 0o600); err != nil {
 		t.Fatal(err)

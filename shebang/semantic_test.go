@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"hpatch-router/internal/testenv"
 )
 
 // The semantic tests prove quoting by execution: each rendered cmd runs
@@ -20,9 +22,7 @@ import (
 // temporary directory and returns it with the record file's path.
 func stubDir(t *testing.T, names ...string) (dir, record string) {
 	t.Helper()
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not installed")
-	}
+	testenv.NeedTool(t, "bash")
 	dir = t.TempDir()
 	record = filepath.Join(dir, "argv.bin")
 	// /bin/sh starts faster than bash; printf %s copies bytes exactly.

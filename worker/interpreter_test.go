@@ -5,14 +5,16 @@ package worker_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"hpatch-router/internal/testenv"
 )
 
 // A1/A3/A9: the body comes from /dev/fd/3 while stdin stays program data.
 func TestInterpreterBodyOnFd3StdinIsData(t *testing.T) {
+	testenv.NeedTool(t, "python3")
 	e := newEnv(t)
 	body := "import sys, os\nfor line in sys.stdin:\n    print('got', line.strip())\nprint(sys.argv[0], os.readlink('/dev/fd/3').startswith('/memfd:'))\n"
 	r := e.run("a\nb\n", "python3", "-u", body)
@@ -26,6 +28,7 @@ func TestInterpreterBodyOnFd3StdinIsData(t *testing.T) {
 // near the argv limit (one argv string is at most 128 KiB) is passed whole
 // and never echoed.
 func TestInterpreterExactLargeBody(t *testing.T) {
+	testenv.NeedTool(t, "python3")
 	e := newEnv(t)
 	pad := strings.Repeat("# "+strings.Repeat("x", 78)+"\n", 1500) // 120 000 bytes
 	body := "\n\n  \nimport sys\nsrc = open('/dev/fd/3').read()\nif True:\n\tprint(len(src), src.startswith('\\n\\n  \\n'), src.endswith('x\\n\\n'))\n" + pad + "\n"
@@ -37,6 +40,7 @@ func TestInterpreterExactLargeBody(t *testing.T) {
 }
 
 func TestInterpreterStatusAndStderr(t *testing.T) {
+	testenv.NeedTool(t, "python3")
 	e := newEnv(t)
 	r := e.run("", "python3", "import sys\nprint('o')\nprint('e', file=sys.stderr)\nsys.exit(7)\n")
 	if r.stdout != "o\n" || r.stderr != "e\n" || r.code != 7 {
@@ -53,9 +57,7 @@ func TestInterpreterMissing(t *testing.T) {
 // Node runs a body from /dev/fd/3 (it would otherwise try to resolve the
 // descriptor's real path) with stdin as data.
 func TestInterpreterNode(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("no node")
-	}
+	testenv.NeedTool(t, "node")
 	e := newEnv(t)
 	r := e.run("data\n", "node", "const fs = require('fs');\nconsole.log('node', fs.readFileSync(0, 'utf8').trim(), process.argv[1]);\n")
 	if r.stdout != "node data /dev/fd/3\n" || r.code != 0 {
@@ -67,9 +69,7 @@ func TestInterpreterNode(t *testing.T) {
 // there imports.
 func pythonDir(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3")
-	}
+	testenv.NeedTool(t, "python3")
 	dir := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir, "mymod.py"), []byte("X = 42\n"), 0o644))
 	return dir

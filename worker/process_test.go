@@ -17,6 +17,8 @@ import (
 	"github.com/creack/pty"
 
 	"hpatch-router/worker"
+
+	"hpatch-router/internal/testenv"
 )
 
 // startStreaming starts the helper with stdout as a pipe the test reads
@@ -216,9 +218,7 @@ func TestLeftoverBackgroundIsTerminatedAndReported(t *testing.T) {
 // at the end (the worker is a child subreaper), terminated and reported.
 func TestDetachedProcessIsTerminatedAndReported(t *testing.T) {
 	track(t, "sleep 3023")
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("no setsid")
-	}
+	testenv.NeedTool(t, "setsid")
 	e := newEnv(t)
 	r := e.run("", "bash", "bash -c 'setsid sleep 3023 >/dev/null 2>&1 < /dev/null &'; sleep 0.2; echo done")
 	if r.stdout != "done\n" || r.code != 0 || !strings.Contains(r.stderr, "detached process(es)") {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"hpatch-router/internal/testenv"
 )
 
 // ptyRun is the helper running on a PTY, its output collected.
@@ -118,9 +120,7 @@ func TestPTYSuspendDoesNotHang(t *testing.T) {
 // run's status is 130.
 func TestPTYInterruptReachesCommandOnce(t *testing.T) {
 	e := newEnv(t)
-	if _, err := exec.LookPath("perl"); err != nil {
-		t.Skip("no perl") // its signal handlers count every delivery
-	}
+	testenv.NeedTool(t, "perl") // its signal handlers count every delivery
 	p := startPTY(t, e, "bash", `perl -e '$| = 1; $SIG{INT} = sub { $n++; print "int-$n\n" }; print "ready\n"; select(undef, undef, undef, 0.05) while 1'`)
 	p.expect("ready", 20*time.Second)
 	time.Sleep(100 * time.Millisecond)

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"hpatch-router/internal/testenv"
 )
 
 // TestMakeInstallA11 runs the real `make install` and `make uninstall`
@@ -21,9 +23,7 @@ func TestMakeInstallA11(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binaries through make")
 	}
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make is not installed")
-	}
+	testenv.NeedTool(t, "make")
 	gobin, home, codexHome := t.TempDir(), t.TempDir(), t.TempDir()
 	config := filepath.Join(codexHome, "config.toml")
 	if err := os.WriteFile(config, []byte("model = \"gpt-5.6-sol\"\n"), 0o600); err != nil {

@@ -1,0 +1,13 @@
+// Package testenv owns what the project's tests need from the machine they
+// run on, so every test asks for it the same way:
+//
+//   - NeedTool finds an external tool (bash, dash, node, rg, gopls, Codex,
+//     chromium, …) on PATH. A missing tool skips the test on a developer's
+//     machine and fails it under CI=true, where .ci/run installed every
+//     tool and a skip would hide a regression.
+//   - FreshHome gives a test (or a subprocess it starts) its own empty HOME,
+//     XDG_* directories and TMPDIR, so nothing depends on caches, config or
+//     state an earlier run left behind.
+//
+// It is imported by _test.go files only.
+package testenv
