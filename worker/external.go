@@ -66,7 +66,7 @@ func (r *run) runScriptFile(ctx context.Context, hc interp.HandlerContext, path 
 		interp.StdIO(hc.Stdin, hc.Stdout, hc.Stderr),
 		interp.Env(expand.ListEnviron(environ(hc.Env)...)),
 		interp.Dir(hc.Dir),
-		interp.ExecHandlers(r.privateHandler, r.externalHandler),
+		interp.ExecHandlers(r.private, r.externalHandler),
 		interp.Params(append([]string{"--"}, args[1:]...)...),
 	)
 	if err != nil {

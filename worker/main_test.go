@@ -42,12 +42,7 @@ func TestMain(m *testing.M) {
 	}
 	err = build(built.helper, "hpatch-router/cmd/shell-helper")
 	if err == nil {
-		if rerr := build(built.router, "hpatch-router/cmd/hpatch-router"); rerr != nil {
-			// The router is someone else's work in progress; the worker
-			// entry is the same call, so test through the stand-in.
-			fmt.Fprintf(os.Stderr, "worker tests: router does not build, using worker/internal/standin:\n%v", rerr)
-			err = build(built.router, "hpatch-router/worker/internal/standin")
-		}
+		err = build(built.router, "hpatch-router/cmd/hpatch-router")
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -5,6 +5,7 @@ package worker
 import (
 	"context"
 	"io"
+	"os"
 	"strings"
 
 	"mvdan.cc/sh/v3/interp"
@@ -27,25 +28,31 @@ func privateCommands() map[string]privcmd.Func {
 	}
 }
 
-// privateHandler is the first exec middleware: a private command runs
+// PrivateCommands is the worker's first exec middleware for mvdan/sh's
+// interp.ExecHandlers: hread, hgrep, hsymbol and inspect_file run
 // in-process with the evaluation's streams (after redirections and pipes),
-// directory and exported environment; anything else goes to next.
-func (r *run) privateHandler(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
-	return func(ctx context.Context, args []string) error {
-		f, ok := r.private[args[0]]
-		if !ok {
-			return next(ctx, args)
+// directory and exported environment; any other command goes to next.
+// scripts is the thread's retained-script directory for @shell/<id>
+// references, or nil.
+func PrivateCommands(scripts *os.Root) func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+	cmds := privateCommands()
+	return func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+		return func(ctx context.Context, args []string) error {
+			f, ok := cmds[args[0]]
+			if !ok {
+				return next(ctx, args)
+			}
+			hc := interp.HandlerCtx(ctx)
+			var in io.Reader = strings.NewReader("")
+			if hc.Stdin != nil {
+				in = hc.Stdin
+			}
+			env := &privcmd.Env{Stdin: in, Stdout: hc.Stdout, Stderr: hc.Stderr,
+				Dir: hc.Dir, Environ: environ(hc.Env), Scripts: scripts}
+			if code := f(ctx, env, args); code != 0 {
+				return interp.ExitStatus(uint8(code))
+			}
+			return nil
 		}
-		hc := interp.HandlerCtx(ctx)
-		var in io.Reader = strings.NewReader("")
-		if hc.Stdin != nil {
-			in = hc.Stdin
-		}
-		env := &privcmd.Env{Stdin: in, Stdout: hc.Stdout, Stderr: hc.Stderr,
-			Dir: hc.Dir, Environ: environ(hc.Env), Scripts: r.scripts}
-		if code := f(ctx, env, args); code != 0 {
-			return interp.ExitStatus(uint8(code))
-		}
-		return nil
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"hpatch-router/worker/privcmd"
+	"mvdan.cc/sh/v3/interp"
 )
 
 // Exit statuses of the worker besides the script's own.
@@ -45,8 +45,8 @@ type run struct {
 	errDst         *os.File // the real stderr, for the worker's own last line
 	out            *output
 	procs          *procs
-	private        map[string]privcmd.Func
 	scripts        *os.Root
+	private        func(interp.ExecHandlerFunc) interp.ExecHandlerFunc // PrivateCommands(scripts)
 
 	once     sync.Once
 	tstpOnce sync.Once
@@ -62,7 +62,7 @@ type runOption func(*run)
 func withOutputLimit(n int64) runOption { return func(r *run) { r.out.limit = n } }
 
 func newRun(stdin, stdout, stderr *os.File, opts ...runOption) (*run, error) {
-	r := &run{stdin: stdin, errDst: stderr, private: privateCommands()}
+	r := &run{stdin: stdin, errDst: stderr}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.procs = newProcs(isTerminal(stdin), linuxProcs{})
 	if r.procs.tty {
@@ -74,6 +74,7 @@ func newRun(stdin, stdout, stderr *os.File, opts ...runOption) (*run, error) {
 	for _, o := range opts {
 		o(r)
 	}
+	r.private = PrivateCommands(r.scripts)
 	var err error
 	if r.stdout, err = r.out.newStream(stdout); err != nil {
 		return nil, err

@@ -58,7 +58,7 @@ func (r *run) runShell(lang syntax.LangVariant, name string, middle []string, bo
 	opts := []interp.RunnerOption{
 		interp.StdIO(r.stdin, r.stdout.W, r.stderr.W),
 		interp.Env(expand.ListEnviron(os.Environ()...)),
-		interp.ExecHandlers(r.privateHandler, r.externalHandler),
+		interp.ExecHandlers(r.private, r.externalHandler),
 	}
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(params...))

@@ -1,12 +1,10 @@
 //go:build linux
 
-package hsymbol
+package hsymbol_test
 
 import (
 	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -15,37 +13,10 @@ import (
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
-	"hpatch-router/worker/hgrep"
-	"hpatch-router/worker/inspect"
-	"hpatch-router/worker/privcmd"
+	"hpatch-router/internal/testenv"
+	"hpatch-router/worker"
+	"hpatch-router/worker/internal/workspacetest"
 )
-
-// privateCommands is an exec middleware like the worker's: the private
-// commands run in-process with the evaluation's stdio, cwd and exported
-// environment; everything else goes to the next handler.
-func privateCommands(cmds map[string]privcmd.Func) func(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
-	return func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
-		return func(ctx context.Context, args []string) error {
-			fn, ok := cmds[args[0]]
-			if !ok {
-				return next(ctx, args)
-			}
-			hc := interp.HandlerCtx(ctx)
-			var environ []string
-			hc.Env.Each(func(name string, v expand.Variable) bool {
-				if v.Exported && v.IsSet() {
-					environ = append(environ, name+"="+v.String())
-				}
-				return true
-			})
-			env := &privcmd.Env{Stdin: hc.Stdin, Stdout: hc.Stdout, Stderr: hc.Stderr, Dir: hc.Dir, Environ: environ}
-			if code := fn(ctx, env, args); code != 0 {
-				return interp.ExitStatus(uint8(code))
-			}
-			return nil
-		}
-	}
-}
 
 // lockedBuffer is a bytes.Buffer safe for concurrent writers.
 type lockedBuffer struct {
@@ -65,16 +36,15 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// TestCommandsInABashEvaluation proves stdio integration: hgrep piped into
-// head, inspect_file redirected to a file read by jq, and a cd that moves
-// the commands' cwd.
+// TestCommandsInABashEvaluation proves stdio integration through the
+// worker's own middleware (worker.PrivateCommands): hgrep piped into head,
+// inspect_file redirected to a file read by jq, and a cd that moves the
+// commands' cwd.
 func TestCommandsInABashEvaluation(t *testing.T) {
 	for _, tool := range []string{"jq", "head", "rg"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skip(tool + " is not installed")
-		}
+		testenv.NeedTool(t, tool)
 	}
-	dir := workspace(t)
+	dir := workspacetest.Copy(t)
 	script := `set -e
 hgrep -n needle | head -2
 inspect_file util/util.go > outline.json
@@ -94,9 +64,7 @@ hgrep --multiline x || echo "status $?"
 		interp.StdIO(nil, &out, &errb),
 		interp.Dir(dir),
 		interp.Env(expand.ListEnviron(os.Environ()...)),
-		interp.ExecHandlers(privateCommands(map[string]privcmd.Func{
-			"hgrep": hgrep.Run, "inspect_file": inspect.Run, "hsymbol": Run,
-		})),
+		interp.ExecHandlers(worker.PrivateCommands(nil)),
 	)
 	if err != nil {
 		t.Fatal(err)
