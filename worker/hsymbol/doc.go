@@ -10,8 +10,12 @@
 // (args.go: the cited row must still hash the same; SYMBOL must occur as a
 // token on it, exactly once or as the N-th), the server table and workspace
 // roots (servers.go: gopls for Go, pyright for Python,
-// typescript-language-server for JavaScript and TypeScript), a minimal LSP
-// client over stdio with Content-Length framing (lsp.go), and the rows it
+// typescript-language-server for JavaScript and TypeScript), the writable
+// directories a server run gets (dirs.go: a private TMPDIR, removed after
+// the run, and the user's cache when it is writable, else a private one —
+// Codex's read-only sandbox lets nothing but /dev/shm be written), a
+// minimal LSP client over stdio with Content-Length framing (lsp.go), and
+// the rows it
 // prints (run.go): `def` expands a location to the whole declaration when
 // inspect_file's outline knows it; paths are relative to the shell's cwd when
 // inside it. Time is bounded by Timeout and output by MaxOutput bytes, never

@@ -12,50 +12,93 @@ import (
 	"testing"
 	"time"
 
-	"hpatch-router/worker/hgrep"
+	"hpatch-router/internal/testenv"
 	"hpatch-router/worker/privcmd"
 )
-
-// ciBin is where CI installs gopls; tests add it to PATH like CI does.
-const ciBin = "/opt/hpatch-ci/bin"
 
 // serverTimeout replaces Timeout in tests that start real servers: a cold
 // gopls or pyright on a loaded two-core CI machine may need more than 30 s,
 // and a slow machine is not what these tests are about.
 const serverTimeout = 3 * time.Minute
 
-func testEnv(dir string, out, errw *bytes.Buffer, path string) *privcmd.Env {
+// testEnv is the private command environment of a shell in dir: the test
+// process's environment with PATH set to path and, when m is not nil, m's
+// HOME, XDG_* and TMPDIR.
+func testEnv(dir string, out, errw *bytes.Buffer, path string, m *machine) *privcmd.Env {
 	environ := []string{"PATH=" + path}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "PATH=") {
 			environ = append(environ, kv)
 		}
 	}
+	if m != nil {
+		environ = m.home.Environ(environ)
+	}
 	return &privcmd.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errw, Dir: dir, Environ: environ}
 }
 
-// withGopls returns a PATH that finds gopls, or skips the test.
-func withGopls(t *testing.T) string {
-	t.Helper()
-	path := ciBin + string(os.PathListSeparator) + os.Getenv("PATH")
-	env := &privcmd.Env{Dir: "/", Environ: []string{"PATH=" + path}}
-	if _, err := hgrep.LookPath(env, "gopls"); err != nil {
-		t.Skip("gopls is not installed (CI installs it in " + ciBin + ")")
+// machine is where a test's language server runs: a home where it never
+// ran, and the candidate parents of its private directory.
+type machine struct {
+	home  *testenv.Home
+	roots []string
+	spare string // read-only machine: the one writable root
+}
+
+// writableMachine is a fresh home that can be written, as on a developer's
+// machine: the server's cache stays there between runs.
+func writableMachine(t *testing.T) *machine {
+	h := testenv.FreshHome(t)
+	return &machine{home: h, roots: []string{h.Dirs["TMPDIR"]}}
+}
+
+// readOnlyMachine is Codex's default read-only sandbox on a machine where
+// the server never ran: HOME, XDG_* and TMPDIR cannot be written (they lie
+// below a regular file, which stops root as well), and only spare, standing
+// in for the sandbox's private /dev/shm, can.
+func readOnlyMachine(t *testing.T) *machine {
+	blocker := filepath.Join(t.TempDir(), "read-only")
+	if err := os.WriteFile(blocker, nil, 0o400); err != nil {
+		t.Fatal(err)
 	}
-	return path
+	h := testenv.FreshHome(t)
+	for name := range h.Dirs {
+		h.Dirs[name] = filepath.Join(blocker, strings.ToLower(name))
+	}
+	h.Dir = h.Dirs["HOME"]
+	spare := t.TempDir()
+	return &machine{home: h, roots: []string{h.Dirs["TMPDIR"], filepath.Join(blocker, "tmp"), spare}, spare: spare}
+}
+
+func (m *machine) settings(limit int) settings {
+	return settings{timeout: serverTimeout, limit: limit, tempRoots: m.roots}
+}
+
+// checkCleanedUp: nothing of the server's private directory is left.
+func (m *machine) checkCleanedUp(t *testing.T) {
+	t.Helper()
+	dir := m.spare
+	if dir == "" {
+		dir = m.home.Dirs["TMPDIR"]
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("%s still holds %v after the run", dir, entries)
+	}
 }
 
 func TestHsymbolGo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts gopls")
 	}
-	path := withGopls(t)
+	testenv.NeedTool(t, "gopls")
+	path, writable := os.Getenv("PATH"), writableMachine(t)
 	dir := workspace(t)
 	tests := []struct {
-		name string
-		cwd  string
-		args []string
-		want string // exact stdout
+		name     string
+		cwd      string
+		readOnly bool // on readOnlyMachine instead of writable
+		args     []string
+		want     string // exact stdout
 	}{
 		{name: "def expands to the whole declaration from the outline",
 			args: []string{"def", "main.go", "17:f2d0", "NewCounter"},
@@ -66,6 +109,11 @@ func TestHsymbolGo(t *testing.T) {
 			args: []string{"refs", "main.go", "18:5817", "Add"},
 			want: `"main.go":18:5817 	c.Add(2)` + "\n" + `"main.go":19:4859 	c.Add(3)` + "\n" +
 				`"util/util.go":29:d85f func (c *Counter) Add(n int) {` + "\n"},
+		{name: "read-only sandbox: def in another package (go list needs a build cache and a work dir)", readOnly: true,
+			args: []string{"def", "main.go", "17:f2d0", "NewCounter"},
+			want: `"util/util.go":24:08b3 func NewCounter(name string) *Counter {` + "\n" +
+				`"util/util.go":25:c2fa 	return &Counter{Name: name, total: Initial}` + "\n" +
+				`"util/util.go":26:d10b }` + "\n"},
 		{name: "N selects the second occurrence on the row",
 			args: []string{"def", "main.go", "21:fb1e", "c", "2"},
 			want: `"main.go":17:f2d0 	c := util.NewCounter("hits")` + "\n"},
@@ -78,12 +126,17 @@ func TestHsymbolGo(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			m := writable
+			if tc.readOnly {
+				m = readOnlyMachine(t)
+			}
 			var out, errb bytes.Buffer
-			env := testEnv(filepath.Join(dir, tc.cwd), &out, &errb, path)
-			code := run(t.Context(), env, append([]string{"hsymbol"}, tc.args...), serverTimeout, MaxOutput)
+			env := testEnv(filepath.Join(dir, tc.cwd), &out, &errb, path, m)
+			code := run(t.Context(), env, append([]string{"hsymbol"}, tc.args...), m.settings(MaxOutput))
 			if code != 0 || errb.Len() != 0 {
 				t.Fatalf("exit %d, stderr %q", code, errb.String())
 			}
+			m.checkCleanedUp(t)
 			if strings.HasPrefix(tc.want, "/") {
 				if !strings.HasPrefix(out.String(), `"/`) || !strings.Contains(out.String(), tc.want) {
 					t.Fatalf("stdout %q", out.String())
@@ -97,13 +150,17 @@ func TestHsymbolGo(t *testing.T) {
 	}
 	t.Run("output bound keeps whole rows and says so", func(t *testing.T) {
 		var out, errb bytes.Buffer
-		env := testEnv(dir, &out, &errb, path)
-		code := run(t.Context(), env, []string{"hsymbol", "refs", "main.go", "18:5817", "Add"}, serverTimeout, 40)
+		env := testEnv(dir, &out, &errb, path, writable)
+		code := run(t.Context(), env, []string{"hsymbol", "refs", "main.go", "18:5817", "Add"}, writable.settings(40))
 		if code != 0 || out.String() != `"main.go":18:5817 	c.Add(2)`+"\n" ||
 			errb.String() != "hsymbol: output truncated at 40 bytes after 1 rows (no row was cut)\n" {
 			t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
 		}
 	})
+	// A writable cache is the server's persistent one, kept for the next run.
+	if _, err := os.Stat(filepath.Join(writable.home.Dirs["XDG_CACHE_HOME"], "gopls")); err != nil {
+		t.Errorf("gopls's cache was not kept in the writable XDG_CACHE_HOME: %v", err)
+	}
 }
 
 func TestHsymbolErrors(t *testing.T) {
@@ -153,9 +210,10 @@ func TestHsymbolErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			env := testEnv(dir, &out, &errb, tc.path)
+			env := testEnv(dir, &out, &errb, tc.path, nil)
 			start := time.Now()
-			code := run(context.Background(), env, append([]string{"hsymbol"}, tc.args...), time.Second, MaxOutput)
+			code := run(context.Background(), env, append([]string{"hsymbol"}, tc.args...),
+				settings{timeout: time.Second, limit: MaxOutput, tempRoots: tempRoots(env)})
 			if code != tc.code || out.Len() != 0 || !regexp.MustCompile(tc.stderrRE).MatchString(errb.String()) {
 				t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
 			}
@@ -167,8 +225,8 @@ func TestHsymbolErrors(t *testing.T) {
 }
 
 // TestHsymbolPythonAndTypeScript runs pyright and typescript-language-server
-// when they are installed (npm install -g pyright typescript-language-server
-// typescript@5); each case skips when its server is missing.
+// (npm install -g pyright typescript-language-server typescript@5), each
+// as in Codex's read-only sandbox on a machine where it never ran.
 func TestHsymbolPythonAndTypeScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts language servers")
@@ -202,15 +260,15 @@ func TestHsymbolPythonAndTypeScript(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			testenv.NeedTool(t, tc.server)
+			m := readOnlyMachine(t)
 			var out, errb bytes.Buffer
-			env := testEnv(dir, &out, &errb, path)
-			if _, err := hgrep.LookPath(env, tc.server); err != nil {
-				t.Skip(tc.server + " is not installed")
-			}
-			code := run(t.Context(), env, append([]string{"hsymbol"}, tc.args...), serverTimeout, MaxOutput)
+			env := testEnv(dir, &out, &errb, path, m)
+			code := run(t.Context(), env, append([]string{"hsymbol"}, tc.args...), m.settings(MaxOutput))
 			if code != 0 || errb.Len() != 0 || out.String() != tc.want {
 				t.Fatalf("exit %d stderr %q stdout\n%s\nwant\n%s", code, errb.String(), out.String(), tc.want)
 			}
+			m.checkCleanedUp(t)
 		})
 	}
 }

@@ -27,10 +27,17 @@ const MaxOutput = 64 << 10
 
 // Run is the private command hsymbol; args[0] is the command name.
 func Run(ctx context.Context, env *privcmd.Env, args []string) int {
-	return run(ctx, env, args, Timeout, MaxOutput)
+	return run(ctx, env, args, settings{timeout: Timeout, limit: MaxOutput, tempRoots: tempRoots(env)})
 }
 
-func run(ctx context.Context, env *privcmd.Env, args []string, timeout time.Duration, limit int) int {
+// settings are Run's bounds and places, which tests change.
+type settings struct {
+	timeout   time.Duration
+	limit     int      // output bytes
+	tempRoots []string // candidate parents of the server's private directory
+}
+
+func run(ctx context.Context, env *privcmd.Env, args []string, set settings) int {
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(env.Stderr, "hsymbol: %s\n", hgrep.OneLine(fmt.Sprintf(format, a...)))
 		return code
@@ -76,7 +83,12 @@ func run(ctx context.Context, env *privcmd.Env, args []string, timeout time.Dura
 	if err != nil {
 		return fail(127, "%s (the %s language server) is not on PATH; install it: %s", srv.name, lang, srv.install)
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("hsymbol's %s limit", timeout))
+	dirs, err := newServerDirs(env, srv, set.tempRoots)
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	defer dirs.remove()
+	ctx, cancel := context.WithTimeoutCause(ctx, set.timeout, fmt.Errorf("hsymbol's %s limit", set.timeout))
 	defer cancel()
 	method := "textDocument/definition"
 	if req.op == "refs" {
@@ -84,7 +96,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string, timeout time.Dura
 	}
 	root := workspaceRoot(srv, file, env.Dir)
 	locs, err := ask(ctx, query{
-		srv: srv, bin: bin, environ: env.Environ, root: root, options: initOptions(env, srv, root),
+		srv: srv, bin: bin, environ: dirs.environ, root: root, options: initOptions(env, srv, root),
 		file: file, text: data,
 		method: method, line: req.line - 1, char: utf16Column(line, col),
 	})
@@ -97,7 +109,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string, timeout time.Dura
 		}
 		return 0
 	}
-	p := printer{env: env, root: root, limit: limit, files: map[string]*target{}}
+	p := printer{env: env, root: root, limit: set.limit, files: map[string]*target{}}
 	p.print(req, locs)
 	return p.finish()
 }

@@ -31,7 +31,7 @@ type location struct {
 type query struct {
 	srv     server
 	bin     string         // the server's executable
-	environ []string       // the shell's environment
+	environ []string       // the server's environment (serverDirs)
 	root    string         // workspace root
 	options map[string]any // initializationOptions, or nil
 	file    string         // absolute path of the document
