@@ -21,8 +21,10 @@ func TestServerDirs(t *testing.T) {
 		noRoot  bool // every candidate root is unwritable
 	}{
 		{name: "a writable cache is kept; TMPDIR is always private",
-			environ: func(w, _ string) []string { return []string{"HOME=" + w, "XDG_CACHE_HOME=" + w + "/cache", "TMPDIR=" + w} },
-			want:    map[string]string{"XDG_CACHE_HOME": "WRITABLE/cache", "TMPDIR": "PRIVATE/tmp", "HOME": "WRITABLE", "GOCACHE": "-"}},
+			environ: func(w, _ string) []string {
+				return []string{"HOME=" + w, "XDG_CACHE_HOME=" + w + "/cache", "TMPDIR=" + w}
+			},
+			want: map[string]string{"XDG_CACHE_HOME": "WRITABLE/cache", "TMPDIR": "PRIVATE/tmp", "HOME": "WRITABLE", "GOCACHE": "-"}},
 		{name: "HOME/.cache is the cache when XDG_CACHE_HOME is unset",
 			environ: func(w, _ string) []string { return []string{"HOME=" + w} },
 			want:    map[string]string{"XDG_CACHE_HOME": "-", "TMPDIR": "PRIVATE/tmp"}},

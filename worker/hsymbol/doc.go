@@ -15,11 +15,10 @@
 // the run, and the user's cache when it is writable, else a private one —
 // Codex's read-only sandbox lets nothing but /dev/shm be written), a
 // minimal LSP client over stdio with Content-Length framing (lsp.go), and
-// the rows it
-// prints (run.go): `def` expands a location to the whole declaration when
-// inspect_file's outline knows it; paths are relative to the shell's cwd when
-// inside it. Time is bounded by Timeout and output by MaxOutput bytes, never
-// cutting a row.
+// the rows it prints (run.go): `def` expands a location to the whole
+// declaration when inspect_file's outline knows it; paths are relative to
+// the shell's cwd when inside it. Time is bounded by Timeout and output by
+// MaxOutput bytes, never cutting a row.
 //
 // Linux only, like the worker that runs it: server processes are reaped
 // with waitid(2) and WNOWAIT (build tag linux).
