@@ -3,14 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"hpatch-router/internal/testenv"
 	"hpatch-router/router/routertest"
 )
 
@@ -40,12 +39,8 @@ type e2eCase struct {
 	Files map[string]string `json:"files,omitempty"`
 	// Requires are executables the case needs on PATH (e.g. gopls). One
 	// missing skips the case, or fails it under CI=true.
-	Requires []string `json:"requires,omitempty"`
-	// NotLandedIf are output texts that mean a piece this case needs has
-	// not been wired in yet (e.g. "hgrep: command not found"); seeing one
-	// skips the case instead of failing it.
-	NotLandedIf []string  `json:"not_landed_if,omitempty"`
-	Expect      e2eExpect `json:"expect"`
+	Requires []string  `json:"requires,omitempty"`
+	Expect   e2eExpect `json:"expect"`
 }
 
 type e2eExpect struct {
@@ -118,12 +113,7 @@ func runCase(t *testing.T, c e2eCase) e2eResult {
 	t.Helper()
 	codex := codexBin(t)
 	for _, bin := range c.Requires {
-		if _, err := exec.LookPath(bin); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("e2e: %s is not on PATH and CI=true", bin)
-			}
-			t.Skipf("e2e: %s is not on PATH", bin)
-		}
+		testenv.NeedTool(t, bin)
 	}
 	up := routertest.NewUpstream(t, c.Scenario)
 	runtimeDir := t.TempDir()
@@ -174,7 +164,6 @@ func workspace(t *testing.T, files map[string]string) string {
 // checkCase applies c.Expect and the checks every router case shares.
 func checkCase(t *testing.T, c e2eCase, res e2eResult) {
 	t.Helper()
-	skipIfNotLanded(t, res, c.NotLandedIf...)
 	posts := res.Upstream.Posts()
 	if res.Codex.ExitCode != c.Expect.ExitCode {
 		t.Errorf("codex exit code %d, want %d", res.Codex.ExitCode, c.Expect.ExitCode)
@@ -239,29 +228,4 @@ func checkCallOutput(t *testing.T, posts []routertest.Request, ce callExpect) {
 		return
 	}
 	t.Errorf("no request carries a custom_tool_call_output for %s", ce.CallID)
-}
-
-// skipIfNotLanded skips when a stub of a piece still being written
-// answered ("… is not built yet"), naming it. Any other failure stays a
-// failure.
-func skipIfNotLanded(t *testing.T, res e2eResult, markers ...string) {
-	t.Helper()
-	texts := []string{res.Codex.Output}
-	if res.Router != nil {
-		texts = append(texts, res.Router.Output.String())
-	}
-	for _, p := range res.Upstream.Posts() {
-		for _, o := range p.FindItems("custom_tool_call_output", "") {
-			texts = append(texts, routertest.OutputText(o))
-		}
-	}
-	markers = append([]string{"not built yet"}, markers...)
-	for _, s := range texts {
-		for _, m := range markers {
-			if i := strings.Index(s, m); i >= 0 {
-				start := max(strings.LastIndex(s[:i], "\n")+1, 0)
-				t.Skip(fmt.Sprintf("e2e: a piece has not landed yet: %q", s[start:i+len(m)]))
-			}
-		}
-	}
 }

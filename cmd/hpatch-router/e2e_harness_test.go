@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"hpatch-router/internal/testenv"
 	"hpatch-router/router/routertest"
 )
 
@@ -80,9 +81,6 @@ func startRouter(t *testing.T, spec routerSpec) *routerProc {
 			break
 		}
 	}
-	if strings.Contains(lastErr.Error(), "not built yet") {
-		t.Skipf("e2e: router serve has not landed: %v", lastErr)
-	}
 	t.Fatalf("e2e: %v", lastErr)
 	return nil
 }
@@ -100,7 +98,7 @@ func tryStartRouter(t *testing.T, spec routerSpec) (*routerProc, error) {
 		"--runtime-dir", spec.runtimeDir, "--state-dir", spec.stateDir}, spec.extra...)
 	p.cmd = exec.Command(filepath.Join(spec.binDir, "hpatch-router"), args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.Output, p.Output
-	p.cmd.Env = append(cleanEnv(), "HPATCH_RUNTIME_DIR="+spec.runtimeDir)
+	p.cmd.Env = append(testenv.FreshHome(t).Environ(cleanEnv()), "HPATCH_RUNTIME_DIR="+spec.runtimeDir)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := p.cmd.Start(); err != nil {
 		return nil, err
@@ -241,9 +239,8 @@ type codexRun struct {
 }
 
 // runCodex runs `codex exec --skip-git-repo-check ARGS… PROMPT` in
-// workspace with stdin /dev/null, binDir (when set) first on PATH and
-// HPATCH_RUNTIME_DIR set. The whole process group is killed if it
-// outlives codexRunBound.
+// workspace with stdin /dev/null and codexEnv. The whole process group is
+// killed if it outlives codexRunBound.
 func runCodex(t *testing.T, codex, home, binDir, runtimeDir, workspace, prompt string, args ...string) codexRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), codexRunBound)
@@ -251,16 +248,7 @@ func runCodex(t *testing.T, codex, home, binDir, runtimeDir, workspace, prompt s
 	argv := append(append([]string{"exec", "--skip-git-repo-check"}, args...), prompt)
 	cmd := exec.CommandContext(ctx, codex, argv...)
 	cmd.Dir = workspace
-	path := os.Getenv("PATH")
-	if binDir != "" {
-		path = binDir + string(os.PathListSeparator) + path
-	}
-	// Codex refuses to create its PATH aliases (codex-linux-sandbox, which
-	// tty exec sessions need) when CODEX_HOME lies inside the temp dir;
-	// a private TMPDIR keeps the test's CODEX_HOME outside it, as a real
-	// ~/.codex is.
-	cmd.Env = append(cleanEnv(), "CODEX_HOME="+home, "MOCK_KEY=sk-test", "PATH="+path,
-		"HPATCH_RUNTIME_DIR="+runtimeDir, "TMPDIR="+t.TempDir())
+	cmd.Env = codexEnv(t, home, binDir, runtimeDir)
 	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -284,6 +272,23 @@ func runCodex(t *testing.T, codex, home, binDir, runtimeDir, workspace, prompt s
 		t.Fatalf("e2e: codex did not finish within %s:\n%s", codexRunBound, run.Output)
 	}
 	return run
+}
+
+// codexEnv is the environment Codex runs in: the test's, without the
+// developer's Codex/OpenAI/router settings, with a fresh HOME, XDG_* and
+// TMPDIR (no cache, config or language server state of an earlier run;
+// Codex refuses to create its PATH aliases, which tty exec sessions need,
+// when CODEX_HOME lies inside TMPDIR, and the fresh TMPDIR does not hold
+// it), CODEX_HOME=home, binDir (when set) first on PATH and
+// HPATCH_RUNTIME_DIR=runtimeDir.
+func codexEnv(t *testing.T, home, binDir, runtimeDir string) []string {
+	t.Helper()
+	path := os.Getenv("PATH")
+	if binDir != "" {
+		path = binDir + string(os.PathListSeparator) + path
+	}
+	return append(testenv.FreshHome(t).Environ(cleanEnv()), "CODEX_HOME="+home, "MOCK_KEY=sk-test", "PATH="+path,
+		"HPATCH_RUNTIME_DIR="+runtimeDir)
 }
 
 // shellStep is the upstream step of a model `shell` call in the functions

@@ -32,7 +32,6 @@ func TestE2EModelSwitchOnResume(t *testing.T) {
 			t.Logf("turn one codex output:\n%s\nturn two codex output:\n%s", run1.Output, run2.Output)
 		}
 	})
-	skipIfNotLanded(t, e2eResult{Codex: run2, Upstream: up, Router: r})
 	posts := up.Posts()
 	if len(posts) != 4 {
 		t.Fatalf("upstream got %d POST /responses, want 4", len(posts))

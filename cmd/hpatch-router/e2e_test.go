@@ -31,6 +31,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"hpatch-router/internal/testenv"
 )
 
 // ciCodexPath is where CI installs @openai/codex@0.169.0.
@@ -88,29 +90,24 @@ func (b *e2eBinaries) binDir(t testing.TB) string {
 	return b.dir
 }
 
-// codexBin finds the real Codex CLI or skips (fails under CI=true).
+// codexBin finds the real Codex CLI: $HPATCH_CODEX_BIN (which must
+// exist when set), the CI install, or `codex` on PATH; without one the test
+// skips (fails under CI=true).
 func codexBin(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("e2e: skipped with -short")
 	}
-	candidates := []string{os.Getenv("HPATCH_CODEX_BIN"), ciCodexPath}
-	for _, c := range candidates {
-		if c == "" {
-			continue
+	if p := os.Getenv("HPATCH_CODEX_BIN"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("e2e: HPATCH_CODEX_BIN: %v", err)
 		}
-		if _, err := os.Stat(c); err == nil {
-			return c
-		}
-	}
-	if p, err := exec.LookPath("codex"); err == nil {
 		return p
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("e2e: no Codex CLI (HPATCH_CODEX_BIN=%q, %s, PATH) and CI=true", os.Getenv("HPATCH_CODEX_BIN"), ciCodexPath)
+	if _, err := os.Stat(ciCodexPath); err == nil {
+		return ciCodexPath
 	}
-	t.Skip("e2e: no Codex CLI found; set HPATCH_CODEX_BIN")
-	return ""
+	return testenv.NeedTool(t, "codex")
 }
 
 // repoPath returns an absolute path under the repository root.
