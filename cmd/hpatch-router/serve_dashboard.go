@@ -29,21 +29,13 @@ func newServeDashboard(f dashboardFlags, listen string, log *slog.Logger) (*dash
 	return d, []router.Option{router.WithObserver(d), router.WithObserverBodies(f.bodies)}
 }
 
-// withDashboard routes the dashboard's GET paths (/, /events,
-// /api/summary) to d and everything else to the router. A nil d leaves
-// the router alone.
+// withDashboard mounts d in front of the router (dashboard.Wrap); a nil d
+// (--dashboard=false) leaves the router alone.
 func withDashboard(rt http.Handler, d *dashboard.Dashboard) http.Handler {
 	if d == nil {
 		return rt
 	}
-	dh := d.Handler()
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if dashboard.Serves(r.Method, r.URL.Path) {
-			dh.ServeHTTP(w, r)
-			return
-		}
-		rt.ServeHTTP(w, r)
-	})
+	return d.Wrap(rt)
 }
 
 // isLoopbackListen reports whether a --listen address only accepts local

@@ -13,25 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"hpatch-router/internal/testenv"
 	"hpatch-router/router"
 )
 
-// chromiumPath is Debian's headless-capable Chromium (apt-get install
-// chromium). Without it the browser test skips, except in CI.
-const chromiumPath = "/usr/bin/chromium"
-
+// needChromium finds a headless-capable Chromium on PATH (Debian: apt-get
+// install chromium), or skips (fails under CI=true).
 func needChromium(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv("HPATCH_CHROMIUM"); p != "" {
-		return p
-	}
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but %s is missing: install Debian's chromium package", chromiumPath)
-		}
-		t.Skipf("%s not installed (apt-get install -y chromium)", chromiumPath)
-	}
-	return chromiumPath
+	return testenv.NeedTool(t, "chromium")
 }
 
 // serveLoopback serves h on 127.0.0.1 and returns its base URL.

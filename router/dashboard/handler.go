@@ -47,6 +47,20 @@ func (d *Dashboard) Handler() http.Handler {
 	})
 }
 
+// Wrap mounts the dashboard in front of next on one listener, as serve
+// does: the dashboard's GET paths (Serves) go to Handler, everything else
+// to next (the router).
+func (d *Dashboard) Wrap(next http.Handler) http.Handler {
+	dh := d.Handler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if Serves(r.Method, r.URL.Path) {
+			dh.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 func (d *Dashboard) servePage(w http.ResponseWriter, _ *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")

@@ -42,14 +42,7 @@ func newCodexSession(t *testing.T, steps []routertest.Step) *codexSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = rt.Close() })
-	dh := d.Handler()
-	mux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if Serves(r.Method, r.URL.Path) {
-			dh.ServeHTTP(w, r)
-			return
-		}
-		rt.ServeHTTP(w, r)
-	})
+	mux := d.Wrap(rt)
 	body, err := os.ReadFile("../../testdata/codex/captures/cli-lite-exec/000-post.json")
 	if err != nil {
 		t.Fatal(err)
