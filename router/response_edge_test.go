@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/tidwall/gjson"
 )
 
 func TestSSERewriteCompletedOnly(t *testing.T) {
@@ -24,13 +26,50 @@ func TestSSERewriteCompletedOnly(t *testing.T) {
 	}
 }
 
+// TestSSERewriteIncompleteResponse: response.incomplete ends a response
+// as response.completed does: it reaches Codex once, last, with its
+// details, and its output lists the carrier in place of the model's call
+// (stored for replay), whether the call came in output_item.done first or
+// only there.
 func TestSSERewriteIncompleteResponse(t *testing.T) {
-	s := &stream{}
-	s.call("ctc_1", "call_1", "shell", "functions", "ls", 1)
-	s.event("response.incomplete", `"response":{"status":"incomplete","output":[`+s.items[0]+`]}`)
-	out := rewriteStream(t, newTestRouter(t), "th", RequestInfo{Owned: true, Namespace: "functions"}, s.String())
-	checkNoModelTools(t, out)
-	checkSequence(t, parseEvents(t, out))
+	for _, tc := range []struct {
+		name     string
+		itemDone bool
+	}{{"after output_item.done", true}, {"only in response.incomplete", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &stream{}
+			item := callItem("ctc_1", "call_1", "shell", "functions", "ls", "completed")
+			if tc.itemDone {
+				item = s.call("ctc_1", "call_1", "shell", "functions", "ls", 1)
+			}
+			s.event("response.incomplete", `"response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[`+item+`]}`)
+			rt := newTestRouter(t)
+			out := rewriteStream(t, rt, "th", RequestInfo{Owned: true, Namespace: "functions"}, s.String())
+			checkNoModelTools(t, out)
+			evs := parseEvents(t, out)
+			checkSequence(t, evs)
+			var ends []parsedEvent
+			for _, e := range evs {
+				if e.data["type"] == "response.incomplete" {
+					ends = append(ends, e)
+				}
+			}
+			if len(ends) != 1 || evs[len(evs)-1].raw != ends[0].raw {
+				t.Fatalf("want one response.incomplete, last; got %d in\n%s", len(ends), out)
+			}
+			end := gjson.Parse(rawData(ends[0]))
+			carrier := callItem("ctc_1", "call_1", "exec", "functions", "carrier(direct|ls|false|)", "completed")
+			if got := end.Get("response.output.0").Raw; got != carrier {
+				t.Errorf("response.incomplete output %s, want the carrier %s", got, carrier)
+			}
+			if got := end.Get("response.incomplete_details.reason").String(); got != "max_output_tokens" {
+				t.Errorf("incomplete_details lost: %s", end.Raw)
+			}
+			if e, ok := rt.replay.thread("th").get("call_1"); !ok || e.Item != item {
+				t.Errorf("replay entry %+v, want the model's item", e)
+			}
+		})
+	}
 }
 
 func TestSSERewriteRuntimeFailure(t *testing.T) {
