@@ -40,18 +40,30 @@ const (
 	toolExec   = "exec"
 )
 
-// inScope reports whether item is a custom_tool_call the rewrite looks at:
-// shell, hpatch or exec, in the owner's namespace or in none.
+// routerNamespace is the namespace a model may put the router's own tools
+// in whatever the layout: the flat 0.144–0.146 layout has no namespace, but
+// a model trained on the functions namespace still names it.
+const routerNamespace = "functions"
+
+// inScope reports whether item is a custom_tool_call the rewrite of an
+// owned request looks at: shell or hpatch in the owner's namespace, the functions namespace or
+// none (they are the router's whatever the model called their container);
+// exec in the owner's namespace or none (another namespace's exec is not
+// this owner's).
 func (s *rewriteSession) inScope(item gjson.Result) bool {
-	if item.Get("type").String() != "custom_tool_call" {
-		return false
-	}
-	switch item.Get("name").String() {
-	case toolShell, toolHPatch, toolExec:
-	default:
+	if !s.facts.Owned || item.Get("type").String() != "custom_tool_call" {
 		return false
 	}
 	ns := item.Get("namespace")
+	switch item.Get("name").String() {
+	case toolShell, toolHPatch:
+		if ns.String() == routerNamespace {
+			return true
+		}
+	case toolExec:
+	default:
+		return false
+	}
 	return !ns.Exists() || ns.Type == gjson.Null || ns.String() == "" || ns.String() == s.facts.Namespace
 }
 
@@ -64,8 +76,10 @@ func withholds(item gjson.Result) bool {
 
 // carrierItem returns the item Codex receives in place of the model's
 // completed item raw, or nil when it passes unchanged. The carrier is the
-// model item with name "exec" and the carrier JavaScript as input; every
-// other field (id, call_id, namespace or its absence, status) is kept.
+// model item with name "exec" and the carrier JavaScript as input; a
+// shell/hpatch carrier names the owner's namespace (none on the flat
+// layout, where Codex refuses "functionsexec"), and every other field (id,
+// call_id, status) is kept. A model exec keeps its namespace.
 func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 	callID := item.Get("call_id").String()
 	if c, ok := s.carriers[callID]; ok && callID != "" {
@@ -93,6 +107,9 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 	if err == nil {
 		out, err = sjson.SetBytes(out, "input", carrier)
 	}
+	if err == nil && withholds(item) {
+		out, err = s.ownerNamespace(out)
+	}
 	if err != nil {
 		s.rt.log.Error("cannot build the carrier item", "call_id", callID, "err", err)
 		return nil
@@ -108,6 +125,21 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 		s.carriers[callID] = out
 	}
 	return out
+}
+
+// ownerNamespace gives a carrier item the owner's namespace, or none for a
+// flat owner.
+func (s *rewriteSession) ownerNamespace(item []byte) ([]byte, error) {
+	ns := gjson.GetBytes(item, "namespace")
+	switch {
+	case s.facts.Namespace == "" && !ns.Exists():
+		return item, nil
+	case s.facts.Namespace == "":
+		return sjson.DeleteBytes(item, "namespace")
+	case ns.Type == gjson.String && ns.Str == s.facts.Namespace:
+		return item, nil
+	}
+	return sjson.SetBytes(item, "namespace", s.facts.Namespace)
 }
 
 // shellCarrier translates one shell input into its carrier JavaScript and

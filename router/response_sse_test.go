@@ -89,14 +89,27 @@ func TestSSERewrite(t *testing.T) {
 			want: []want{{"ctc_sh1", "call_1", "functions", "carrier(worker|" + pyInput + "|true|@shell/call_1)"}},
 		},
 		{
-			name:  "namespace omitted by the model stays omitted",
+			name:  "namespace omitted by the model: the carrier names the owner's",
 			facts: RequestInfo{Owned: true, Namespace: "functions"},
 			build: func(s *stream) {
 				s.created()
 				s.call("ctc_sh1", "call_1", "shell", "", "ls -la", 2)
 				s.completed()
 			},
-			want: []want{{"ctc_sh1", "call_1", "", "carrier(direct|ls -la|false|)"}},
+			want: []want{{"ctc_sh1", "call_1", "functions", "carrier(direct|ls -la|false|)"}},
+		},
+		{
+			name:  "flat owner (Codex 0.144): shell and hpatch named in functions are rewritten, their carriers in no namespace",
+			facts: RequestInfo{Owned: true},
+			build: func(s *stream) {
+				s.call("ctc_sh1", "call_1", "shell", "functions", "ls", 1)
+				s.call("ctc_sh2", "call_2", "hpatch", "functions", "in @shell/call_1\ntype 1:abcd \"x\"", 1)
+				s.completed()
+			},
+			want: []want{
+				{"ctc_sh1", "call_1", "", "carrier(direct|ls|false|)"},
+				{"ctc_sh2", "call_2", "", `text("1:abcd edited");`},
+			},
 		},
 		{
 			name:  "flat owner: a call without namespace is rewritten",
@@ -148,6 +161,15 @@ func TestSSERewrite(t *testing.T) {
 			facts: RequestInfo{Owned: true, Namespace: "functions"},
 			build: func(s *stream) {
 				s.call("ctc_o", "call_1", "shell", "other", "ls", 2)
+				s.completed()
+			},
+			same: true,
+		},
+		{
+			name:  "flat owner: a model exec named in functions is not this owner's and passes untouched",
+			facts: RequestInfo{Owned: true},
+			build: func(s *stream) {
+				s.call("ctc_e", "call_1", "exec", "functions", `await tools.exec_command({cmd:"ls"})`, 2)
 				s.completed()
 			},
 			same: true,
