@@ -107,11 +107,16 @@ type e2eResult struct {
 	Router   *routerProc // nil for Direct cases
 }
 
-// runCase plays c: fake upstream, router (unless Direct), CODEX_HOME,
-// workspace files, one `codex exec`.
+// runCase plays c with the Codex CLI codexBin finds.
 func runCase(t *testing.T, c e2eCase) e2eResult {
 	t.Helper()
-	codex := codexBin(t)
+	return runCaseWith(t, codexBin(t), c)
+}
+
+// runCaseWith plays c with the Codex CLI codex: fake upstream, router
+// (unless Direct), CODEX_HOME, workspace files, one `codex exec`.
+func runCaseWith(t *testing.T, codex string, c e2eCase) e2eResult {
+	t.Helper()
 	for _, bin := range c.Requires {
 		testenv.NeedTool(t, bin)
 	}
@@ -202,7 +207,7 @@ func checkCase(t *testing.T, c e2eCase, res e2eResult) {
 
 // checkCallOutput finds the first request carrying ce.CallID's output and
 // checks its text.
-func checkCallOutput(t *testing.T, posts []routertest.Request, ce callExpect) {
+func checkCallOutput(t reporter, posts []routertest.Request, ce callExpect) {
 	t.Helper()
 	for _, p := range posts {
 		outs := p.FindItems("custom_tool_call_output", ce.CallID)
