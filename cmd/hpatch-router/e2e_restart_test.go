@@ -15,25 +15,50 @@ import (
 // another shell call to show the runtime works after the restart.
 func TestE2EReplaySurvivesRouterRestart(t *testing.T) {
 	t.Parallel()
-	codex := codexBin(t)
-	binDir := e2eBins.binDir(t)
-	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
+	res := runAcrossRestart(t, codexBin(t), configCatalog, []routertest.Step{
 		shellStep("call_before_1", 2, "#!python3\nprint('before', 'restart')\n"),
 		{Message: "turn one done"},
 		shellStep("call_after_1", 2, "#!python3\nprint('after', 'restart')\n"),
 		{Message: "turn two done"},
-	}})
+	})
+	posts := res.Upstream.Posts()
+	checkResumed(t, res, 2)
+	checkRewrittenTools(t, posts[0])
+	checkRewrittenTools(t, posts[2])
+	checkReplay(t, posts)
+	checkCallOutput(t, posts, callExpect{CallID: "call_before_1", Output: []string{"before restart", `"exit_code":0`}})
+	checkCallOutput(t, posts, callExpect{CallID: "call_after_1", Output: []string{"after restart", `"exit_code":0`}})
+	if !strings.Contains(res.Codex.Output, "turn two done") {
+		t.Errorf("turn two did not finish:\n%s", res.Codex.Output)
+	}
+}
+
+// restartResult is a two-turn conversation across a router restart.
+type restartResult struct {
+	e2eResult          // turn two's Codex run and router
+	First     codexRun // turn one's Codex run
+}
+
+// runAcrossRestart plays steps with codex: turn one ("turn one") through
+// router #1, which is then stopped; router #2 starts on the same
+// --state-dir and runtime root, and `codex exec resume --last` sends turn
+// two. It fails the test unless the upstream got one POST per step and
+// both Codex runs exited 0.
+func runAcrossRestart(t *testing.T, codex string, cfg codexConfig, steps []routertest.Step) restartResult {
+	t.Helper()
+	binDir := e2eBins.binDir(t)
+	up := routertest.NewUpstream(t, routertest.Scenario{Steps: steps})
 	runtimeDir, stateDir := t.TempDir(), t.TempDir()
 	spec := routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: runtimeDir, stateDir: stateDir}
 
 	r1 := startRouter(t, spec)
-	home := writeCodexHome(t, configCatalog, r1.URL+"/v1")
+	home := writeCodexHome(t, cfg, r1.URL+"/v1")
 	ws := workspace(t, nil)
 	run1 := runCodex(t, codex, home, binDir, runtimeDir, ws, "turn one")
 	r1.stop()
 
 	r2 := startRouter(t, spec)
-	writeCodexConfig(t, home, configCatalog, r2.URL+"/v1")
+	writeCodexConfig(t, home, cfg, r2.URL+"/v1")
 	run2 := runCodex(t, codex, home, binDir, runtimeDir, ws, "turn two", "resume", "--last")
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -44,19 +69,17 @@ func TestE2EReplaySurvivesRouterRestart(t *testing.T) {
 	if run1.ExitCode != 0 || run2.ExitCode != 0 {
 		t.Errorf("codex exit codes %d, %d", run1.ExitCode, run2.ExitCode)
 	}
-	posts := up.Posts()
-	if len(posts) != 4 {
-		t.Fatalf("upstream got %d POST /responses, want 4", len(posts))
+	if n := len(up.Posts()); n != len(steps) {
+		t.Fatalf("upstream got %d POST /responses, want %d", n, len(steps))
 	}
-	if posts[2].Thread() == "" || posts[2].Thread() != posts[0].Thread() {
-		t.Errorf("turn two is thread %q, turn one %q: resume did not continue the thread", posts[2].Thread(), posts[0].Thread())
-	}
-	checkRewrittenTools(t, posts[0])
-	checkRewrittenTools(t, posts[2])
-	checkReplay(t, posts)
-	checkCallOutput(t, posts, callExpect{CallID: "call_before_1", Output: []string{"before restart", `"exit_code":0`}})
-	checkCallOutput(t, posts, callExpect{CallID: "call_after_1", Output: []string{"after restart", `"exit_code":0`}})
-	if !strings.Contains(run2.Output, "turn two done") {
-		t.Errorf("turn two did not finish:\n%s", run2.Output)
+	return restartResult{e2eResult: e2eResult{Codex: run2, Upstream: up, Router: r2}, First: run1}
+}
+
+// checkResumed: the request at index turnTwo continues turn one's thread.
+func checkResumed(t reporter, res restartResult, turnTwo int) {
+	t.Helper()
+	posts := res.Upstream.Posts()
+	if posts[turnTwo].Thread() == "" || posts[turnTwo].Thread() != posts[0].Thread() {
+		t.Errorf("turn two is thread %q, turn one %q: resume did not continue the thread", posts[turnTwo].Thread(), posts[0].Thread())
 	}
 }

@@ -129,32 +129,8 @@ func versionSteps() []routertest.Step {
 }
 
 func runVersionCore(t *testing.T, codex, version string) {
-	binDir := e2eBins.binDir(t)
-	steps := versionSteps()
-	up := routertest.NewUpstream(t, routertest.Scenario{Steps: steps})
-	runtimeDir, stateDir := t.TempDir(), t.TempDir()
-	spec := routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: runtimeDir, stateDir: stateDir}
-	r1 := startRouter(t, spec)
-	home := writeCodexHome(t, configBundledSol, r1.URL+"/v1")
-	ws := workspace(t, nil)
-	run1 := runCodex(t, codex, home, binDir, runtimeDir, ws, "turn one")
-	r1.stop()
-	r2 := startRouter(t, spec)
-	writeCodexConfig(t, home, configBundledSol, r2.URL+"/v1")
-	run2 := runCodex(t, codex, home, binDir, runtimeDir, ws, "turn two", "resume", "--last")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("turn one codex output (exit %d):\n%s", run1.ExitCode, run1.Output)
-			t.Logf("turn two codex output (exit %d):\n%s", run2.ExitCode, run2.Output)
-		}
-	})
-	posts := up.Posts()
-	if len(posts) != len(steps) {
-		t.Fatalf("upstream got %d POST /responses, want %d", len(posts), len(steps))
-	}
-	if run1.ExitCode != 0 || run2.ExitCode != 0 {
-		t.Errorf("codex exit codes %d, %d", run1.ExitCode, run2.ExitCode)
-	}
+	res := runAcrossRestart(t, codex, configBundledSol, versionSteps())
+	posts := res.Upstream.Posts()
 	layout := "no exec owner"
 	if execs := posts[0].FindTools("exec"); len(execs) > 0 {
 		layout = execs[len(execs)-1].Container + " namespace"
@@ -180,9 +156,7 @@ func runVersionCore(t *testing.T, codex, version string) {
 	}
 	replayed := &tally{t: t}
 	checkReplay(replayed, posts)
-	if posts[8].Thread() == "" || posts[8].Thread() != posts[0].Thread() {
-		replayed.Errorf("turn two is thread %q, turn one %q: resume did not continue the thread", posts[8].Thread(), posts[0].Thread())
-	}
+	checkResumed(replayed, res, 8)
 	t.Logf("matrix: codex %s | layout %s | shell injected %s | carriers ran %s | replayed after restart %s",
 		version, layout, yes(injected.n == 0), yes(ran.n == 0), yes(replayed.n == 0))
 }
