@@ -24,11 +24,13 @@ package main
 // writeCodexConfig, workspace, runCodex, checkCallOutput.
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -49,7 +51,20 @@ type e2eBinaries struct {
 // e2eBins is set once by TestMain before any test runs.
 var e2eBins *e2eBinaries
 
+// e2eParallel is how many parallel tests run at once unless -parallel is
+// given. An e2e case mostly waits (Codex starting, its sandbox, the fake
+// upstream): on a loaded 2-core machine 4 at once took the e2e tests (the
+// version matrix included) from 92 s to 48–62 s; more would push cold
+// language servers past Codex's yield window.
+const e2eParallel = 4
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(e2eParallel, runtime.GOMAXPROCS(0))))
+	}
 	dir, err := os.MkdirTemp("", "hpatch-e2e-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)
