@@ -7,6 +7,8 @@ import (
 
 	"hpatch-router/router/routertest"
 	"hpatch-router/router/routertest/appserver"
+
+	"hpatch-router/internal/testenv"
 )
 
 // TestE2EAppServerDesktop drives `codex app-server` as Codex Desktop does
@@ -17,6 +19,7 @@ import (
 func TestE2EAppServerDesktop(t *testing.T) {
 	t.Parallel()
 	codex := codexBin(t)
+	testenv.NeedTool(t, "python3")
 	binDir := e2eBins.binDir(t)
 	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
 		shellStep("call_app_1", 3, "#!python3\nimport os\nprint('desktop', len(os.environ['CODEX_THREAD_ID']))\n"),

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"hpatch-router/router/routertest"
+
+	"hpatch-router/internal/testenv"
 )
 
 // TestE2EIncrementalToolsThroughRouter: turn two resumes the thread with an
@@ -17,6 +19,7 @@ import (
 func TestE2EIncrementalToolsThroughRouter(t *testing.T) {
 	t.Parallel()
 	codex := codexBin(t)
+	testenv.NeedTool(t, "python3")
 	binDir := e2eBins.binDir(t)
 	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
 		{Message: "turn one done"},

@@ -21,7 +21,8 @@ func TestE2EBodySizeLimits(t *testing.T) {
 			shellStep("call_huge_1", 16, huge),
 			{Message: "final answer"},
 		}},
-		Prompt: "large bodies",
+		Prompt:   "large bodies",
+		Requires: []string{"python3"},
 		Expect: e2eExpect{Calls: []callExpect{
 			{CallID: "call_big_1", Output: []string{"big body ran", `"exit_code":0`}},
 			{CallID: "call_huge_1", Output: []string{"shell: ", "argv limit"}, NotOutput: []string{"huge body ran", `"exit_code"`}},

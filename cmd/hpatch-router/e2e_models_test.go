@@ -36,8 +36,9 @@ func TestE2EModelsAndHeadersThroughRouter(t *testing.T) {
 				{Message: "final answer"},
 			},
 		},
-		Config: configCommandAuth,
-		Prompt: "catalog through the router",
+		Config:   configCommandAuth,
+		Requires: []string{"python3"},
+		Prompt:   "catalog through the router",
 	}
 	res := runCase(t, c)
 	checkCase(t, c, res)

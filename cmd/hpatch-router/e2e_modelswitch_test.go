@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"hpatch-router/router/routertest"
+
+	"hpatch-router/internal/testenv"
 )
 
 // TestE2EModelSwitchOnResume: turn two resumes with `-m gpt-5.6-sol`, so
@@ -14,6 +16,7 @@ import (
 func TestE2EModelSwitchOnResume(t *testing.T) {
 	t.Parallel()
 	codex := codexBin(t)
+	testenv.NeedTool(t, "python3")
 	binDir := e2eBins.binDir(t)
 	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
 		shellStep("call_sw_1", 2, "#!python3\nprint('first', 'model')\n"),

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"hpatch-router/router/routertest"
+
+	"hpatch-router/internal/testenv"
 )
 
 // TestE2EReplaySurvivesRouterRestart: the replay mapping is durable
@@ -46,6 +48,7 @@ type restartResult struct {
 // both Codex runs exited 0.
 func runAcrossRestart(t *testing.T, codex string, cfg codexConfig, steps []routertest.Step) restartResult {
 	t.Helper()
+	testenv.NeedTool(t, "python3")
 	binDir := e2eBins.binDir(t)
 	up := routertest.NewUpstream(t, routertest.Scenario{Steps: steps})
 	runtimeDir, stateDir := t.TempDir(), t.TempDir()
