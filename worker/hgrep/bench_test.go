@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"hpatch-router/worker/privcmd"
+
+	"hpatch-router/internal/testenv"
 )
 
 // benchPattern is searched in $(go env GOROOT)/src by hgrep and by plain
@@ -18,6 +20,7 @@ import (
 const benchPattern = `func \(\w+ \*Reader\)`
 
 func goroot(b *testing.B) string {
+	testenv.NeedTool(b, "rg")
 	src := filepath.Join(runtime.GOROOT(), "src")
 	if _, err := os.Stat(src); err != nil {
 		b.Skip("no GOROOT/src")

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"hpatch-router/retain"
+
+	"hpatch-router/internal/testenv"
 )
 
 var rowRE = regexp.MustCompile(`^("(?:[^"\\]|\\.)*"):(\d+):([0-9a-f]{4}) (.*)$`)
@@ -192,6 +194,7 @@ func TestRunHugeOutputHitsBoundWithoutCuttingARow(t *testing.T) {
 }
 
 func TestRunReaderGoneStopsQuietly(t *testing.T) {
+	testenv.NeedTool(t, "rg")
 	dir := workspace(t)
 	var b strings.Builder
 	for i := range 5000 {
