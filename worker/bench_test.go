@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"hpatch-router/worker"
+
+	"hpatch-router/internal/testenv"
 )
 
 // Benchmarks for scripts/bench-worker.sh: each pair runs the same work
@@ -87,13 +89,7 @@ func (e *benchEnv) loop(b *testing.B, path string, args ...string) {
 	}
 }
 
-func lookBench(b *testing.B, name string) string {
-	p, err := exec.LookPath(name)
-	if err != nil {
-		b.Skip(name, " not found")
-	}
-	return p
-}
+func lookBench(b *testing.B, name string) string { return testenv.NeedTool(b, name) }
 
 func BenchmarkShellBashEchoHi(b *testing.B) {
 	newBenchEnv(b).loop(b, built.helper, "shell", "bash", "echo hi")
