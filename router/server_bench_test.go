@@ -78,7 +78,7 @@ func reverseProxy(upstream string) http.Handler {
 func BenchmarkLatency(b *testing.B) {
 	body, err := os.ReadFile("../testdata/codex/captures/cli-lite-exec/000-post.json")
 	if err != nil {
-		b.Skip("capture not available:", err)
+		b.Fatal(err)
 	}
 	upstream := benchUpstream(benchStream())
 	defer upstream.Close()

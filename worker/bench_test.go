@@ -101,14 +101,14 @@ func BenchmarkBashCEchoHi(b *testing.B) {
 
 func BenchmarkShellPython(b *testing.B) {
 	if realPython() == "" {
-		b.Skip("no python3")
+		testenv.Missing(b, "python3 does not run")
 	}
 	newBenchEnv(b).loop(b, built.helper, "shell", "python3", benchPy)
 }
 
 func BenchmarkPythonC(b *testing.B) {
 	if realPython() == "" {
-		b.Skip("no python3")
+		testenv.Missing(b, "python3 does not run")
 	}
 	newBenchEnv(b).loop(b, realPython(), "python3", "-c", benchPy)
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"hpatch-router/retain"
+
+	"hpatch-router/internal/testenv"
 )
 
 type gotEnvelope struct {
@@ -146,7 +148,7 @@ func TestInspect(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.lang != "text" && parserFor(tc.lang) == nil {
-				t.Skip("this build has no parser for " + tc.lang + " (tree-sitter needs cgo)")
+				testenv.Missing(t, "this build has no parser for %s (tree-sitter needs cgo and a C compiler)", tc.lang)
 			}
 			env, out, code := inspect(t, dir, tc.path)
 			if code != 0 || !env.OK {
