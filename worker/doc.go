@@ -6,7 +6,8 @@
 // execs into. Bash and sh bodies run in-process with mvdan/sh; other
 // interpreters read the exact body from an anonymous descriptor. Private
 // commands (hread, hgrep, hsymbol, inspect_file) live in subpackages and run
-// in-process inside the shell evaluation.
+// in-process inside the shell evaluation, through one exec middleware,
+// PrivateCommands.
 //
 // # Router side
 //

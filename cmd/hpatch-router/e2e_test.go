@@ -8,7 +8,9 @@ package main
 //
 // Codex is found through HPATCH_CODEX_BIN, then the CI install path, then
 // `codex` on PATH. Without it the tests skip, except under CI=true where
-// they fail. `go test -short` skips them.
+// they fail. `go test -short` skips them. Every Codex run and router gets a
+// fresh HOME, XDG_* and TMPDIR (codexEnv). TestE2ECodexVersions runs the
+// core scenarios against every version in testdata/e2e/codex-versions.txt.
 //
 //	go test ./cmd/hpatch-router -run 'TestE2E' -v      # all, with outputs logged
 //	go test ./cmd/hpatch-router -run 'TestE2E$/yield'  # one scenario file
