@@ -46,10 +46,10 @@ const (
 const routerNamespace = "functions"
 
 // inScope reports whether item is a custom_tool_call the rewrite of an
-// owned request looks at: shell or hpatch in the owner's namespace, the functions namespace or
-// none (they are the router's whatever the model called their container);
-// exec in the owner's namespace or none (another namespace's exec is not
-// this owner's).
+// owned request looks at: shell or hpatch in the owner's namespace, in
+// functions or in none (they are the router's whatever the model called
+// their container); exec in the owner's namespace or in none (another
+// namespace's exec is not this owner's).
 func (s *rewriteSession) inScope(item gjson.Result) bool {
 	if !s.facts.Owned || item.Get("type").String() != "custom_tool_call" {
 		return false
