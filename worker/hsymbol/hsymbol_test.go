@@ -22,8 +22,8 @@ import (
 const serverTimeout = 3 * time.Minute
 
 // testEnv is the private command environment of a shell in dir: the test
-// process's environment with PATH set to path and, when m is not nil, m's
-// HOME, XDG_* and TMPDIR.
+// process's environment with PATH set to path and m's HOME, XDG_* and
+// TMPDIR.
 func testEnv(dir string, out, errw *bytes.Buffer, path string, m *machine) *privcmd.Env {
 	environ := []string{"PATH=" + path}
 	for _, kv := range os.Environ() {
@@ -31,10 +31,7 @@ func testEnv(dir string, out, errw *bytes.Buffer, path string, m *machine) *priv
 			environ = append(environ, kv)
 		}
 	}
-	if m != nil {
-		environ = m.home.Environ(environ)
-	}
-	return &privcmd.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errw, Dir: dir, Environ: environ}
+	return &privcmd.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errw, Dir: dir, Environ: m.home.Environ(environ)}
 }
 
 // machine is where a test's language server runs: a home where it never
@@ -210,10 +207,11 @@ func TestHsymbolErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			env := testEnv(dir, &out, &errb, tc.path, nil)
+			m := writableMachine(t)
+			env := testEnv(dir, &out, &errb, tc.path, m)
 			start := time.Now()
 			code := run(context.Background(), env, append([]string{"hsymbol"}, tc.args...),
-				settings{timeout: time.Second, limit: MaxOutput, tempRoots: tempRoots(env)})
+				settings{timeout: time.Second, limit: MaxOutput, tempRoots: m.roots})
 			if code != tc.code || out.Len() != 0 || !regexp.MustCompile(tc.stderrRE).MatchString(errb.String()) {
 				t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
 			}
