@@ -54,10 +54,12 @@ type e2eBinaries struct {
 var e2eBins *e2eBinaries
 
 // e2eParallel is how many parallel tests run at once unless -parallel is
-// given. An e2e case mostly waits (Codex starting, its sandbox, the fake
-// upstream): on a loaded 2-core machine 4 at once took the e2e tests (the
-// version matrix included) from 92 s to 48–62 s; more would push cold
-// language servers past Codex's yield window.
+// given (the default is GOMAXPROCS, 2 on a 2-core machine). An e2e case
+// mostly waits (Codex starting, its sandbox, the fake upstream). Measured
+// on a 2-core machine shared with other work, the e2e tests with the
+// version matrix took 37–47 s at 2, 35–39 s at 4 and 43 s at 6: beyond 4
+// they only compete for the CPU, and cold language servers get closer to
+// Codex's yield window.
 const e2eParallel = 4
 
 func TestMain(m *testing.M) {
