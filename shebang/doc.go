@@ -6,13 +6,23 @@
 // `shell …` command, the exec_command argument object, the carrier
 // JavaScript, argv limits, warnings and the retention-eligibility fact.
 // It performs no I/O and imports nothing of this module but package ident
-// (the id rule): the router decides what to do with a Plan, the worker runs
-// what the Plan's argv names.
+// (the id rule) and the leaf package shebang/oneline, which writes the
+// `shell …` command on one line every POSIX shell reads alike and which the
+// `shell` helper decodes: the router decides what to do with a Plan, the
+// worker runs what the Plan's argv names.
 //
 // It also owns two grammars others import: the retained-script references
 // (below; package retain resolves them) and the #!params shape of an
 // exec_command declaration (ParseParamsShape; the router appends it to the
 // shell description, Translate validates #!params keys against its names).
+//
+// Shells: Codex runs cmd with the user's passwd shell (bash, zsh, or sh —
+// dash on Debian — else bash). The worker command reads the same under all
+// of them and is left to that shell. Direct commands and #!cmd= templates
+// are the model's own Bash, so when the request's exec_command shape offers
+// a `shell` argument and #!params names none, their arguments pin
+// "shell":"bash". A #!params shell must be a POSIX-family shell (sh, bash,
+// dash, zsh, ksh, mksh, ash, yash, posh); it then runs the carrier.
 //
 // The router's use, in order:
 //
@@ -52,7 +62,8 @@
 // router's carrier, the translate CLI on stderr.
 //
 // Quoting is proven by execution (semantic_test.go runs every rendered cmd
-// through bash with a recording stub) and the carrier by evaluation in node
-// (node_test.go). `hpatch-router translate` exposes Translate on the
+// through bash, zsh, dash and sh -c, in the C and a UTF-8 locale, with a
+// stub `shell` that decodes like the helper) and the carrier by evaluation
+// in node (node_test.go). `hpatch-router translate` exposes Translate on the
 // command line.
 package shebang

@@ -17,8 +17,8 @@ func ExampleTranslate() {
 	fmt.Println(string(p.Args))
 	// Output:
 	// worker python3 true
-	// shell python3 $'print(\'hi\')\n'
-	// {"cmd":"shell python3 $'print(\\'hi\\')\\n'","login":false}
+	// shell -e python3 'print('\''hi'\'')\n'
+	// {"cmd":"shell -e python3 'print('\\''hi'\\'')\\n'","login":false}
 }
 
 func ExampleTranslate_direct() {
@@ -30,7 +30,7 @@ func ExampleTranslate_direct() {
 func ExampleTranslate_template() {
 	p, _ := shebang.Translate("#!params={\"workdir\":\"/tmp\"}\n#!cmd=curl -fsSL URL | {.} | jq\necho hi\n", shebang.Options{})
 	fmt.Println(p.Kind, string(p.Args))
-	// Output: template {"cmd":"curl -fsSL URL | shell bash $'echo hi\\n' | jq","workdir":"/tmp","login":false}
+	// Output: template {"cmd":"curl -fsSL URL | shell -e bash 'echo hi\\n' | jq","workdir":"/tmp","login":false}
 }
 
 func ExampleTranslate_rejected() {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"hpatch-router/shebang/oneline"
 )
 
 func fuzzSeeds(f *testing.F) {
@@ -65,14 +67,24 @@ func FuzzDirect(f *testing.F) {
 	})
 }
 
-// FuzzQuote: whatever bytes survive Translate's checks, quoting either
-// fails with a diagnostic or yields one line.
+// FuzzQuote: whatever the body, the worker command is one physical line
+// and the helper's reading of it gives the body back (the shells' reading
+// is proven in semantic_test.go).
 func FuzzQuote(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, v string) {
-		q, err := quoteWord(v)
-		if err == nil && strings.ContainsAny(q, "\r\n") {
-			t.Fatalf("quoted %q spans lines: %q", v, q)
+		q, err := workerCommand([]string{"python3", "-u"}, v)
+		if err != nil {
+			t.Fatalf("workerCommand(%q): %v", v, err)
+		}
+		if strings.ContainsAny(q, "\r\n") {
+			t.Fatalf("command for %q spans lines: %q", v, q)
+		}
+		if !utf8.ValidString(v) {
+			return // Translate rejects it before rendering
+		}
+		if escaped := strings.HasPrefix(q, "shell -e "); escaped == oneline.Showable(v) {
+			t.Fatalf("command for %q: -e given %v, body showable %v", v, escaped, oneline.Showable(v))
 		}
 	})
 }

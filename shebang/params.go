@@ -47,10 +47,14 @@ func parseParams(text string, line int, shape []string) ([]param, error) {
 			return nil, diag(line, "#!params must not contain cmd: the script body is the command; remove the cmd field")
 		case key == "login" && string(raw) != "false":
 			return nil, diag(line, "#!params login must be false (the worker needs a non-login shell); remove it or write \"login\":false")
-		case slices.ContainsFunc(out, func(p param) bool { return p.key == key }):
+		case hasParam(out, key):
 			return nil, diag(line, fmt.Sprintf("#!params repeats the key %q; keep one", key))
 		case shape != nil && key != "login" && !slices.Contains(shape, key):
 			return nil, diag(line, fmt.Sprintf("#!params key %q is not an exec_command argument; known: %s", key, strings.Join(shape, ", ")))
+		case key == shellParam:
+			if err := checkShellParam(raw, line); err != nil {
+				return nil, err
+			}
 		}
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, raw); err != nil {
@@ -75,10 +79,39 @@ func jsonErr(err error) string {
 	return err.Error()
 }
 
+// shellParam is the exec_command argument that picks the shell Codex runs
+// cmd with (else the user's passwd shell, or bash).
+const shellParam = "shell"
+
+// checkShellParam accepts a #!params shell only when it names a POSIX-family
+// shell: the carrier's worker command and templates are POSIX shell text.
+func checkShellParam(raw json.RawMessage, line int) error {
+	var name string
+	if json.Unmarshal(raw, &name) == nil && posixShell(name) {
+		return nil
+	}
+	return diag(line, fmt.Sprintf("#!params shell %s is not a POSIX shell; name sh, bash, dash, zsh, ksh, mksh, ash, yash or posh, or remove \"shell\" (templates then run under bash)", raw))
+}
+
+// posixShell reports a shell whose case-insensitive basename is one of the
+// POSIX family, which all read the carrier's command line alike.
+func posixShell(name string) bool {
+	switch strings.ToLower(name[strings.LastIndexByte(name, '/')+1:]) {
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh":
+		return true
+	}
+	return false
+}
+
+func hasParam(params []param, key string) bool {
+	return slices.ContainsFunc(params, func(p param) bool { return p.key == key })
+}
+
 // renderArgs is the exec_command argument object as compact JSON: "cmd"
-// first, the params in the order given, then "login":false unless params
-// gave it, so Codex never wraps the worker in a login shell by default.
-func renderArgs(cmd string, params []param) []byte {
+// first, the params in the order given, "shell":"bash" when pinned, then
+// "login":false unless params gave it, so Codex never wraps the worker in
+// a login shell by default.
+func renderArgs(cmd string, params []param, pinBash bool) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"cmd":`)
 	b.WriteString(jsonString(cmd))
@@ -89,6 +122,9 @@ func renderArgs(cmd string, params []param) []byte {
 		b.WriteByte(':')
 		b.Write(p.value)
 		login = login || p.key == "login"
+	}
+	if pinBash {
+		b.WriteString(`,"shell":"bash"`)
 	}
 	if !login {
 		b.WriteString(`,"login":false`)

@@ -2,97 +2,42 @@ package shebang
 
 import (
 	"fmt"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
-	"mvdan.cc/sh/v3/syntax"
+	"hpatch-router/shebang/oneline"
 )
 
 // Linux bounds one argv string by MAX_ARG_STRLEN (131072 bytes including
-// its NUL). Codex runs the carrier's cmd as one argument of `bash -lc`, and
-// the worker receives each argv value as one argument of `shell`, so both
+// its NUL). Codex runs the carrier's cmd as one argument of `sh -c`, and
+// the helper receives each argv value as one argument of `shell`, so both
 // must fit.
 const (
 	MaxArgBytes = 131071
 	MaxArgv     = 256
 )
 
-// workerCommand renders `shell <argv…>` as one physical line: every value
-// is quoted for Bash, so line terminators inside a body become $'…\n…'.
-func workerCommand(argv []string) (string, error) {
-	var b strings.Builder
-	b.WriteString("shell")
-	for _, v := range argv {
-		q, err := quoteWord(v)
-		if err != nil {
-			return "", err
-		}
-		b.WriteByte(' ')
-		b.WriteString(q)
-	}
-	return b.String(), nil
-}
-
-// quoteWord quotes v with syntax.Quote for Bash. One exception keeps bytes
-// exact: Quote writes non-printable non-ASCII runes (e.g. U+200B) as
-// \uXXXX inside $'…', which Bash expands only in a UTF-8 locale (in the C
-// locale it keeps the six characters). Such runes are emitted as $'\xHH…'
-// byte escapes concatenated to the neighbouring quoted parts instead, which
-// Bash expands identically in every locale.
-func quoteWord(v string) (string, error) {
-	if !hasLocaleRune(v) {
-		return quote(v)
-	}
-	var b strings.Builder
-	start := 0
-	for i, r := range v {
-		if !localeRune(r) {
-			continue
-		}
-		if start < i {
-			q, err := quote(v[start:i])
-			if err != nil {
-				return "", err
-			}
-			b.WriteString(q)
-		}
-		b.WriteString("$'")
-		for j := i; j < i+utf8.RuneLen(r); j++ {
-			fmt.Fprintf(&b, `\x%02x`, v[j])
-		}
-		b.WriteByte('\'')
-		start = i + utf8.RuneLen(r)
-	}
-	if start < len(v) {
-		q, err := quote(v[start:])
-		if err != nil {
-			return "", err
-		}
-		b.WriteString(q)
-	}
-	return b.String(), nil
-}
-
-func quote(v string) (string, error) {
-	q, err := syntax.Quote(v, syntax.LangBash)
+// workerCommand renders `shell [-e] <fields…> <body>` as one physical line
+// that every POSIX shell reads byte for byte (package oneline: bare or
+// single-quoted values; a body with line terminators or other unshowable
+// bytes in the helper's escape form). Bash's $'…' is never used: dash, the
+// /bin/sh of Debian and Ubuntu users, does not read it.
+func workerCommand(fields []string, body string) (string, error) {
+	cmd, err := oneline.Command(fields, body)
 	if err != nil {
-		return "", diag(0, fmt.Sprintf("cannot quote an argv value for bash (%v); remove NUL bytes and invalid UTF-8", err))
+		return "", diag(1, "cannot write the shebang on the command line ("+err.Error()+"); fix the shebang line")
 	}
-	return q, nil
+	return cmd, nil
 }
 
-func localeRune(r rune) bool {
-	return r >= utf8.RuneSelf && r != utf8.RuneError && !unicode.IsPrint(r)
-}
-
-func hasLocaleRune(v string) bool {
-	for _, r := range v {
-		if localeRune(r) {
-			return true
+// checkFields rejects a shebang whose fields hold a byte one command line
+// cannot show (a control character or an invisible rune): the helper
+// escapes only the body.
+func checkFields(fields []string) error {
+	for i, f := range fields {
+		if !oneline.Showable(f) {
+			return diag(1, fmt.Sprintf("shebang field %d %s holds a control character or an invisible character; write the interpreter and its options in plain text", i+1, oneline.Quote(oneline.Escape(f))))
 		}
 	}
-	return false
+	return nil
 }
 
 // checkArgv bounds the worker argv before anything is rendered.

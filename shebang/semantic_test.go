@@ -11,97 +11,206 @@ import (
 	"strings"
 	"testing"
 
-	"hpatch-router/internal/testenv"
+	"hpatch-router/shebang/oneline"
 )
 
 // The semantic tests prove quoting by execution: each rendered cmd runs
-// through `bash -c` with a stub `shell` first on PATH that records its argv
-// NUL-separated, and the recorded argv must equal Plan.Argv byte for byte.
+// through `SHELL -c`, as Codex runs it, under every POSIX shell Codex may
+// pick from a passwd entry (bash, zsh — also with RC_QUOTES — dash and
+// sh), in the C and a UTF-8 locale. The `shell` first on PATH is a stub:
+// this test binary, which decodes its argv with oneline.ParseArgs (the
+// helper's own decoding) and records the result framed; the recorded argv
+// must equal Plan.Argv byte for byte.
 
-// stubDir writes recording stubs named shell (and any extra names) into a
-// temporary directory and returns it with the record file's path.
-func stubDir(t *testing.T, names ...string) (dir, record string) {
+// stubRecordEnv names the file the stub writes; set only in the shells'
+// environment, it turns the test binary into the stub.
+const stubRecordEnv = "HPATCH_SHEBANG_STUB_RECORD"
+
+func TestMain(m *testing.M) {
+	if rec := os.Getenv(stubRecordEnv); rec != "" {
+		os.Exit(runStub(rec))
+	}
+	os.Exit(m.Run())
+}
+
+// runStub records its argv as netstrings: decoded by the helper's rule
+// when it runs as `shell`, as given otherwise (the direct-command stub).
+func runStub(record string) int {
+	args := os.Args[1:]
+	if filepath.Base(os.Args[0]) == "shell" {
+		fields, body, err := oneline.ParseArgs(args)
+		if err != nil {
+			os.WriteFile(record, []byte("error: "+err.Error()), 0o600)
+			return 2
+		}
+		args = append(fields, body)
+	}
+	var b bytes.Buffer
+	for _, a := range args {
+		b.WriteString(strconv.Itoa(len(a)) + ":" + a + ",")
+	}
+	if err := os.WriteFile(record, b.Bytes(), 0o600); err != nil {
+		return 1
+	}
+	return 0
+}
+
+func readRecord(t *testing.T, path string) ([]string, bool) {
 	t.Helper()
-	testenv.NeedTool(t, "bash")
-	dir = t.TempDir()
-	record = filepath.Join(dir, "argv.bin")
-	// /bin/sh starts faster than bash; printf %s copies bytes exactly.
-	stub := "#!/bin/sh\nprintf '%s\\0' \"$@\" > \"$STUB_RECORD\"\n"
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	if msg, ok := strings.CutPrefix(string(raw), "error: "); ok {
+		return []string{"the helper's decoding refused the command: " + msg}, true
+	}
+	var out []string
+	for s := string(raw); s != ""; {
+		n, rest, ok := strings.Cut(s, ":")
+		size, err := strconv.Atoi(n)
+		if !ok || err != nil || size > len(rest) || rest[size:][:1] != "," {
+			t.Fatalf("stub record %s is malformed: %.200q", path, raw)
+		}
+		out = append(out, rest[:size])
+		s = rest[size+1:]
+	}
+	return out, true
+}
+
+// loginShell is one way Codex may run a cmd: the shell's path and the
+// arguments before -c.
+type loginShell struct {
+	name string
+	argv []string
+}
+
+// loginShells are the shells the proof runs under. bash, zsh and dash
+// must be installed: a missing one skips locally and fails under CI=true.
+// sh is whatever /bin/sh is here (dash on Debian); ksh, mksh, yash and
+// posh join when installed.
+func loginShells(t *testing.T) []loginShell {
+	t.Helper()
+	var out []loginShell
+	for _, n := range []string{"bash", "zsh", "dash", "sh", "ksh", "mksh", "yash", "posh"} {
+		p, err := exec.LookPath(n)
+		if err != nil {
+			if n == "bash" || n == "zsh" || n == "dash" || n == "sh" {
+				if os.Getenv("CI") == "true" {
+					t.Fatalf("%s is not installed and CI=true (.ci/run installs it)", n)
+				}
+				t.Skipf("%s is not installed", n)
+			}
+			continue
+		}
+		out = append(out, loginShell{n, []string{p}})
+		if n == "zsh" {
+			out = append(out, loginShell{"zsh -o rcquotes", []string{p, "-o", "rcquotes"}})
+		}
+	}
+	return out
+}
+
+// stubDir puts this test binary into a fresh directory as `shell` (and any
+// extra names) and returns the directory.
+func stubDir(t *testing.T, names ...string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
 	for _, n := range append([]string{"shell"}, names...) {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(stub), 0o755); err != nil {
+		if err := os.Symlink(self, filepath.Join(dir, n)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return dir, record
+	return dir
 }
 
-// runRecorded runs cmd with bash -c and returns the argv the stub saw.
-func runRecorded(t *testing.T, dir, record, cmd, locale string) []string {
-	t.Helper()
-	os.Remove(record)
-	c := exec.Command("bash", "-c", cmd)
-	c.Env = []string{"PATH=" + dir + ":" + os.Getenv("PATH"), "STUB_RECORD=" + record, "LC_ALL=" + locale}
-	c.Stdin = strings.NewReader("")
-	if out, err := c.CombinedOutput(); err != nil {
-		t.Fatalf("bash -c %.200q: %v\n%s", cmd, err, out)
-	}
-	raw, err := os.ReadFile(record)
-	if err != nil {
-		t.Fatalf("stub did not run for %.200q: %v", cmd, err)
-	}
-	return strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
-}
+// chunkLimit keeps one batch under Linux's 128 KiB bound on one argv
+// string: the batch is itself the -c argument.
+const chunkLimit = 120 * 1024
 
-// runBatch runs many one-line commands in one bash script, each with its
-// own record file, and returns what the stub saw for each. It is the same
-// proof as runRecorded for one-physical-line commands at a fraction of the
-// process starts; a command that is not one complete line would swallow its
-// successors and fail the comparison.
-func runBatch(t *testing.T, dir string, cmds []string, locale string) [][]string {
+// runAll runs every cmd through sh -c, many one-line commands per -c
+// script with a record file each, and returns what the stub recorded for
+// each (nil when it did not run). A command that is not one complete
+// physical line would swallow its successors, which then record nothing.
+func runAll(t *testing.T, sh loginShell, dir string, cmds []string, locale string) [][]string {
 	t.Helper()
-	var script strings.Builder
-	for i, c := range cmds {
-		script.WriteString("export STUB_RECORD=" + filepath.Join(dir, "rec"+strconv.Itoa(i)) + "\n")
-		script.WriteString(c + "\n")
-	}
-	file := filepath.Join(dir, "batch.sh")
-	if err := os.WriteFile(file, []byte(script.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command("bash", file)
-	c.Env = []string{"PATH=" + dir + ":" + os.Getenv("PATH"), "LC_ALL=" + locale}
-	c.Stdin = strings.NewReader("")
-	if out, err := c.CombinedOutput(); err != nil {
-		t.Fatalf("bash batch: %v\n%s", err, out)
-	}
 	got := make([][]string, len(cmds))
-	for i := range cmds {
-		raw, err := os.ReadFile(filepath.Join(dir, "rec"+strconv.Itoa(i)))
-		if err != nil {
-			t.Fatalf("stub did not run for command %d %.200q: %v", i, cmds[i], err)
+	for start := 0; start < len(cmds); {
+		var script strings.Builder
+		end := start
+		for end < len(cmds) && (end == start || script.Len()+len(cmds[end]) < chunkLimit) {
+			rec := filepath.Join(dir, "rec"+strconv.Itoa(end))
+			os.Remove(rec)
+			script.WriteString("export " + stubRecordEnv + "=" + oneline.Quote(rec) + "\n" + cmds[end] + "\n")
+			end++
 		}
-		got[i] = strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
+		c := exec.Command(sh.argv[0], append(sh.argv[1:], "-c", script.String())...)
+		c.Env = []string{"PATH=" + dir + ":" + os.Getenv("PATH"), "LC_ALL=" + locale, "HOME=" + dir}
+		c.Stdin = strings.NewReader("")
+		if out, err := c.CombinedOutput(); err != nil && len(out) > 0 {
+			t.Logf("%s -c (commands %d..%d): %v\n%.2000s", sh.name, start, end-1, err, out)
+		}
+		for i := start; i < end; i++ {
+			if argv, ok := readRecord(t, filepath.Join(dir, "rec"+strconv.Itoa(i))); ok {
+				got[i] = argv
+			}
+		}
+		start = end
 	}
 	return got
 }
 
+// proveArgv runs every plan's cmd under every shell and locale and
+// compares the decoded argv with Plan.Argv.
+func proveArgv(t *testing.T, plans []*Plan, names []string) {
+	t.Helper()
+	dir := stubDir(t)
+	cmds := make([]string, len(plans))
+	for i, p := range plans {
+		cmds[i] = p.Cmd
+		if strings.ContainsAny(p.Cmd, "\r\n") || !oneline.Showable(p.Cmd) {
+			t.Fatalf("%s: cmd is not one showable physical line: %.200q", names[i], p.Cmd)
+		}
+	}
+	for _, sh := range loginShells(t) {
+		for _, locale := range []string{"C", "C.UTF-8"} {
+			for i, got := range runAll(t, sh, dir, cmds, locale) {
+				if !slices.Equal(got, plans[i].Argv) {
+					t.Errorf("%s, %s -c, LC_ALL=%s: stub argv %.200q, want %.200q (cmd %.200q)", names[i], sh.name, locale, got, plans[i].Argv, plans[i].Cmd)
+				}
+			}
+		}
+	}
+}
+
 func semanticBodies() map[string]string {
 	var big strings.Builder
-	for big.Len() < 100*1024 {
-		big.WriteString("    print('it''s \"q\" \\\\ $HOME !x `y` é 😀')\t\n")
+	for i := 0; big.Len() < 100*1024; i++ {
+		big.WriteString("    print(\"it's $HOME !x `y` é 😀\")  # \\ x\t\n")
+		if i%40 == 0 {
+			big.WriteString("\x01\u200b\r\n")
+		}
 	}
 	return map[string]string{
 		"single quotes":           "print('a')\nprint('it''s')\n",
+		"quote at both ends":      "'a'",
+		"two quotes":              "''",
 		"double quotes":           `echo "a \"b\" c"` + "\n",
 		"backslashes":             "a\\b\\\\c\\n\\t\\'\n",
+		"escape-like text":        `\x41\n\\x\r` + "\\",
 		"dollar and parameters":   "echo $HOME ${x:-y} $(id) `id` $'\\n'\n",
 		"history bang":            "echo !! !$ !-1 'x!'\n",
 		"tabs":                    "\tindented\t\ttabs\t\n",
 		"carriage returns":        "a\r\nb\rc\r",
 		"non-ASCII":               "print('héllo wörld — ✓ 😀 中文')\n",
-		"invisible runes":         "a\u200bb\u2028c\u00adD\ufeff\n",
+		"non-ASCII one line":      "print('héllo — ✓ 😀 中文 ÿ')",
+		"invisible runes":         "a\u200bb\u2028c\u00adD\ufeff\u202e\u0085\u00a0\n",
 		"control bytes":           "\x01\x07\x1b[0m\x7f\n",
 		"one line with quote":     "it's one line",
+		"tilde and equals":        "~root =ls a=~ *",
 		"double-quoted fallback":  "it's !x !! $y `z` \\ \"q\"",
 		"no final terminator":     "x = 1",
 		"only whitespace":         " \t \n ",
@@ -109,16 +218,17 @@ func semanticBodies() map[string]string {
 		"hex after escape":        "\x01abc\x1bfe",
 		"keyword alone":           "if",
 		"leading dash":            "-c",
+		"option-like":             "-e",
+		"bare word":               "ls",
 		"100 KB python-like body": big.String(),
 	}
 }
 
 func TestSemanticWorkerArgvByteExact(t *testing.T) {
-	dir, record := stubDir(t)
 	var plans []*Plan
 	var names []string
 	for name, body := range semanticBodies() {
-		for _, shebang := range []string{"#!python3\n", "#!/usr/bin/env -S python3 -u\n", "#!bash\n", "#!sh\n"} {
+		for _, shebang := range []string{"#!python3\n", "#!/usr/bin/env -S python3 -u\n", "#!bash\n", "#!sh\n", "#!/opt/py 3/python3\n"} {
 			in := shebang + body
 			p, err := Translate(in, Options{})
 			if err != nil {
@@ -127,58 +237,52 @@ func TestSemanticWorkerArgvByteExact(t *testing.T) {
 				}
 				t.Fatalf("%s: Translate(%.80q): %v", name, in, err)
 			}
-			if strings.ContainsAny(p.Cmd, "\r\n") || p.Argv[len(p.Argv)-1] != body {
-				t.Fatalf("%s: cmd is not one physical line or argv lost the body: %.200q", name, p.Cmd)
+			if p.Argv[len(p.Argv)-1] != body {
+				t.Fatalf("%s: argv lost the body: %.200q", name, p.Argv)
 			}
 			plans = append(plans, p)
 			names = append(names, name+" ("+strings.TrimSpace(shebang)+")")
 		}
 	}
-	// Each cmd runs alone through bash -c, as Codex runs it. $'\uXXXX'
-	// would expand only in a UTF-8 locale, so non-ASCII bodies run in both.
-	for i, p := range plans {
-		locales := []string{"C"}
-		if strings.ContainsFunc(p.Body, func(r rune) bool { return r >= 0x80 }) {
-			locales = append(locales, "C.UTF-8")
-		}
-		for _, locale := range locales {
-			if got := runRecorded(t, dir, record, p.Cmd, locale); !slices.Equal(got, p.Argv) {
-				t.Errorf("%s, LC_ALL=%s: stub argv %.200q, want %.200q", names[i], locale, got, p.Argv)
-			}
-		}
-	}
+	proveArgv(t, plans, names)
 }
 
 func TestSemanticTemplateArgvByteExact(t *testing.T) {
-	dir, record := stubDir(t)
+	var plans []*Plan
+	var names []string
 	for name, body := range semanticBodies() {
 		in := "#!python3\n#!cmd=printf 'data' | {.} | cat\n" + body
 		p, err := Translate(in, Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if got := runRecorded(t, dir, record, p.Cmd, "C"); !slices.Equal(got, p.Argv) {
-			t.Errorf("%s: template stub argv %.200q, want %.200q", name, got, p.Argv)
-		}
+		plans = append(plans, p)
+		names = append(names, "template "+name)
 	}
+	proveArgv(t, plans, names)
 }
 
 // TestSemanticDirectKeepsCommand proves the direct command runs exactly as
-// the model's line would: same argv as running the input itself.
+// the model's line would: same argv as running the input itself. Direct
+// commands are the model's Bash and run under bash (pinned).
 func TestSemanticDirectKeepsCommand(t *testing.T) {
-	dir, record := stubDir(t, "rtk")
+	dir := stubDir(t, "rtk")
+	bash := []loginShell{{"bash", []string{"bash"}}}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not installed")
+	}
 	for _, in := range []string{
 		"rtk shadowtree test . -run='^$'\n",
 		"rtk a\\ b \"c d\" 'e  f' $'g\\th'\r\n",
-		"rtk x=1 --flag=\"$STUB_RECORD\"",
+		"rtk x=1 --flag=\"$HOME\"",
 	} {
 		p, err := Translate(in, Options{})
 		if err != nil || p.Kind != KindDirect {
 			t.Fatalf("Translate(%q) = %+v, %v; want direct", in, p, err)
 		}
-		want := runRecorded(t, dir, record, chompTerminator(in), "C")
-		if got := runRecorded(t, dir, record, p.Cmd, "C"); !slices.Equal(got, want) {
-			t.Errorf("direct %q: argv %q, want %q", in, got, want)
+		got := runAll(t, bash[0], dir, []string{chompTerminator(in), p.Cmd}, "C")
+		if got[0] == nil || !slices.Equal(got[1], got[0]) {
+			t.Errorf("direct %q: argv %q, want %q", in, got[1], got[0])
 		}
 	}
 }
@@ -186,11 +290,11 @@ func TestSemanticDirectKeepsCommand(t *testing.T) {
 // TestSemanticRandomBodies runs random bodies drawn from the bytes that
 // quoting must get right.
 func TestSemanticRandomBodies(t *testing.T) {
-	dir, _ := stubDir(t)
-	alphabet := []string{"'", "\"", "\\", "$", "!", "`", "\t", "\r", "\n", "\r\n", " ", "a", "x", "é", "😀", "\u200b", "\x01", "{", "}", "*", "#", "~", "=", "0", "f"}
+	alphabet := []string{"'", "''", "\"", "\\", "\\n", "\\x4", "$", "!", "`", "\t", "\r", "\n", "\r\n", " ", "a", "x", "é", "😀", "\u200b", "\x01", "\x7f", "{", "}", "*", "#", "~", "=", "0", "f", "-e"}
 	r := rand.New(rand.NewPCG(1, 2))
 	var b bytes.Buffer
 	var plans []*Plan
+	var names []string
 	for i := 0; i < 100; i++ {
 		b.Reset()
 		for n := r.IntN(40); n >= 0; n-- {
@@ -202,14 +306,7 @@ func TestSemanticRandomBodies(t *testing.T) {
 			t.Fatalf("Translate(%q): %v", body, err)
 		}
 		plans = append(plans, p)
+		names = append(names, strconv.Quote(body))
 	}
-	cmds := make([]string, len(plans))
-	for i, p := range plans {
-		cmds[i] = p.Cmd
-	}
-	for i, got := range runBatch(t, dir, cmds, "C") {
-		if !slices.Equal(got, plans[i].Argv) {
-			t.Errorf("random body %q: stub argv %q, want %q", plans[i].Body, got, plans[i].Argv)
-		}
-	}
+	proveArgv(t, plans, names)
 }

@@ -13,7 +13,9 @@ import (
 type Options struct {
 	// ParamNames lists the exec_command argument names (without cmd) the
 	// request's tool declaration defines. Nil accepts any #!params key;
-	// non-nil rejects keys outside it and names the known ones.
+	// non-nil rejects keys outside it and names the known ones. When it
+	// holds "shell", direct and template carriers get "shell":"bash"
+	// unless #!params names a shell.
 	ParamNames []string
 }
 
@@ -52,6 +54,9 @@ func Translate(input string, opts Options) (*Plan, error) {
 	}
 	argv := append(slices.Clip(fields), body)
 	p.Interpreter = argv[0]
+	if err := checkFields(h.fields); err != nil {
+		return nil, err
+	}
 	if err := checkArgv(argv, h.bodyLine); err != nil {
 		return nil, err
 	}
@@ -77,7 +82,7 @@ func Translate(input string, opts Options) (*Plan, error) {
 	case isDirect:
 		p.Kind, p.Cmd = KindDirect, direct
 	default:
-		wc, err := workerCommand(argv)
+		wc, err := workerCommand(fields, body)
 		if err != nil {
 			return nil, err
 		}
@@ -93,7 +98,12 @@ func Translate(input string, opts Options) (*Plan, error) {
 	if err := checkCmd(p.Cmd); err != nil {
 		return nil, err
 	}
-	p.Args = renderArgs(p.Cmd, params)
+	// Direct commands and #!cmd= templates are the model's own Bash (A7):
+	// pin bash when the request lets us and #!params chose no shell. The
+	// worker command reads the same under every POSIX shell and is left to
+	// the user's.
+	pin := p.Kind != KindWorker && slices.Contains(opts.ParamNames, shellParam) && !hasParam(params, shellParam)
+	p.Args = renderArgs(p.Cmd, params, pin)
 	return p, nil
 }
 
