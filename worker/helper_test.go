@@ -121,9 +121,17 @@ func TestWorkerRefusesChangedExecutable(t *testing.T) {
 	must(t, err)
 	must(t, os.WriteFile(exe, data, 0o755))
 	e := newEnvFor(t, root, exe)
-	// Same file, new mtime: the manifest no longer describes it.
+	// Same file, new mtime: the manifest no longer describes it. The
+	// helper refuses before exec (13.5); entered directly, the worker
+	// refuses by its own /proc/self/exe check.
 	must(t, os.Chtimes(exe, timeZero, timeZero))
-	refused(t, e.run("", "bash", "echo ran"), 126, "changed since the router started")
+	refused(t, e.run("", "bash", "echo ran"), 126, "not the file the router registered")
+	cmd := e.command(t.Context(), "bash", "/dev/fd/3")
+	cmd.Path = exe
+	out, err := cmd.CombinedOutput()
+	if code := exitCode(err); code != 126 || !strings.Contains(string(out), "changed since the router started") {
+		t.Fatalf("worker entered directly: exit %d, output %q", code, out)
+	}
 }
 
 func must(t *testing.T, err error) {

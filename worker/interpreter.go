@@ -4,26 +4,23 @@ package worker
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
-// BodyPath is where every non-shell interpreter reads the script body: an
-// anonymous descriptor (memfd, or a pipe where memfd is unavailable)
-// passed as fd 3. No script file is written.
+// BodyPath is where every non-shell interpreter reads the script body: the
+// sealed memfd the helper handed over (snapshot.TakeBody), passed as fd 3.
+// No script file is written and the body is copied nowhere.
 const BodyPath = "/dev/fd/3"
 
 // runInterpreter runs selector (PATH lookup unless it names a path) with
 // the middle fields and BodyPath (Python: a -c loader reading fd 3), the
-// body on fd 3, the inherited stdin, cwd and environment, under the run's
-// output budget and process tracking.
-func (r *run) runInterpreter(selector string, middle []string, body string) int {
+// body's sealed memfd on fd 3, the inherited stdin, cwd and environment,
+// under the run's output budget and process tracking.
+func (r *run) runInterpreter(selector string, middle []string, body *os.File) int {
 	path, err := exec.LookPath(selector)
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EACCES) {
@@ -37,16 +34,11 @@ func (r *run) runInterpreter(selector string, middle []string, body string) int 
 		r.note("interpreter " + selector + " was not found in PATH; install it, or name it by absolute path in the shebang")
 		return ExitNotFound
 	}
-	src, err := bodyDescriptor(body)
-	if err != nil {
-		r.note("cannot pass the script body to " + selector + ": " + err.Error())
-		return ExitCannotRun
-	}
 	args := interpreterArgs(selector, middle)
 	cmd := &exec.Cmd{Path: path, Args: args, Env: os.Environ(), Stdin: r.stdin,
-		Stdout: r.stdout.W, Stderr: r.stderr.W, ExtraFiles: []*os.File{src}}
+		Stdout: r.stdout.W, Stderr: r.stderr.W, ExtraFiles: []*os.File{body}}
 	c, err := r.procs.start(cmd)
-	src.Close() // the child has its own copy
+	body.Close() // the child has its own copy
 	if err != nil {
 		if errors.Is(err, errStopping) {
 			return 128 + int(r.sig)
@@ -82,33 +74,4 @@ func bodyFlags(selector string) []string {
 		return []string{"--preserve-symlinks-main"}
 	}
 	return nil
-}
-
-// bodyDescriptor returns a readable descriptor holding body, positioned at
-// its start: a sealed memfd, or the read end of a pipe that a goroutine
-// fills so a body of any size never deadlocks.
-func bodyDescriptor(body string) (*os.File, error) {
-	fd, err := unix.MemfdCreate("hpatch-body", unix.MFD_ALLOW_SEALING|unix.MFD_CLOEXEC)
-	if err == nil {
-		f := os.NewFile(uintptr(fd), "hpatch-body")
-		if _, err := io.WriteString(f, body); err != nil {
-			f.Close()
-			return nil, err
-		}
-		_, _ = unix.FcntlInt(f.Fd(), unix.F_ADD_SEALS, unix.F_SEAL_SEAL|unix.F_SEAL_SHRINK|unix.F_SEAL_GROW|unix.F_SEAL_WRITE)
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			f.Close()
-			return nil, err
-		}
-		return f, nil
-	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	go func() {
-		io.WriteString(pw, body)
-		pw.Close()
-	}()
-	return pr, nil
 }

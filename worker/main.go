@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"hpatch-router/ident"
 	"hpatch-router/retain"
@@ -14,11 +17,13 @@ import (
 
 // Main is the worker: the router binary started by the `shell` helper
 // through a thread's launcher (argv[0] "shell"). args are the argv after
-// argv[0]: the interpreter fields, then the exact body. Before anything
-// else it authenticates the runtime (Authenticate); a refusal prints one
-// line and returns 126/127 without starting anything. Bash and sh bodies
-// are evaluated in-process; other interpreters read the body from
-// /dev/fd/3. The result is the exit status (see the Exit constants).
+// argv[0]: the interpreter fields, then /dev/fd/N, the sealed memfd the
+// helper put the exact body in (snapshot.TakeBody; the body itself is
+// never in the worker's argv). Before anything else it authenticates the
+// runtime (Authenticate); a refusal prints one line and returns 126/127
+// without starting anything. Bash and sh bodies are evaluated in-process;
+// other interpreters read the body from the same memfd as /dev/fd/3. The
+// result is the exit status (see the Exit constants).
 func Main(args []string, stdin, stdout, stderr *os.File) int {
 	sigs := notifySignals()
 	t, err := Authenticate()
@@ -26,19 +31,25 @@ func Main(args []string, stdin, stdout, stderr *os.File) int {
 		return refuse(stderr, err)
 	}
 	if len(args) < 2 {
-		stderr.WriteString("shell: want an interpreter and a script body: shell INTERPRETER [OPTIONS…] BODY (the router writes this command)\n")
+		stderr.WriteString("shell: want an interpreter and the script body's descriptor: shell INTERPRETER [OPTIONS…] /dev/fd/N (the shell helper writes this command)\n")
 		return ExitUsage
 	}
+	body, err := snapshot.TakeBody(args[len(args)-1])
+	if err != nil {
+		return refuse(stderr, err)
+	}
+	defer body.Close()
 	var opts []runOption
 	if scripts := openScripts(filepath.Dir(t.ThreadDir), os.Getenv(snapshot.ThreadEnv)); scripts != nil {
 		defer scripts.Close()
 		opts = append(opts, func(r *run) { r.scripts = scripts })
 	}
-	return execute(args, sigs, stdin, stdout, stderr, opts...)
+	return execute(args[:len(args)-1], body, sigs, stdin, stdout, stderr, opts...)
 }
 
-// execute runs an authenticated worker argv.
-func execute(args []string, sigs chan os.Signal, stdin, stdout, stderr *os.File, opts ...runOption) int {
+// execute runs an authenticated worker: fields are the interpreter and its
+// options, body the sealed memfd holding the script.
+func execute(fields []string, body *os.File, sigs chan os.Signal, stdin, stdout, stderr *os.File, opts ...runOption) int {
 	becomeSubreaper()
 	r, err := newRun(stdin, stdout, stderr, opts...)
 	if err != nil {
@@ -47,26 +58,39 @@ func execute(args []string, sigs chan os.Signal, stdin, stdout, stderr *os.File,
 	}
 	stop := r.watchSignals(sigs)
 	defer stop()
-	selector, middle, body := args[0], args[1:len(args)-1], args[len(args)-1]
+	selector, middle := fields[0], fields[1:]
 	done := make(chan int, 1)
 	go func() {
-		if lang, name, ok := shellLang(selector); ok {
-			done <- r.runShell(lang, name, middle, body)
-		} else {
+		lang, name, ok := shellLang(selector)
+		if !ok {
 			done <- r.runInterpreter(selector, middle, body)
+			return
 		}
+		text, err := snapshot.ReadBody(body)
+		if err != nil {
+			r.note("cannot read the script body: " + err.Error())
+			done <- ExitCannotRun
+			return
+		}
+		body.Close() // the evaluation has its text; commands must not see it
+		done <- r.runShell(lang, name, middle, text)
 	}()
 	status := r.await(done)
 	return r.complete(status)
 }
 
 // Authenticate verifies that this process is the launcher of the current
-// thread's runtime: snapshot.Locate (ownership, permissions, manifest
-// digest == snapshot name, launcher == manifest), then that the launcher
-// resolves to this very executable (/proc/self/exe) with the file identity
-// the router recorded in the manifest.
+// thread's runtime: snapshot.Root and snapshot.Locate (ownership,
+// permissions, manifest digest == snapshot name, launcher == manifest),
+// then that the launcher resolves to this very executable (/proc/self/exe)
+// with the file identity the router recorded in the manifest, owned by
+// this user or root and writable by nobody else.
 func Authenticate() (snapshot.Target, error) {
-	t, err := snapshot.Locate(snapshot.Root(os.Getenv), os.Getenv(snapshot.ThreadEnv), os.Getuid())
+	root, err := snapshot.Root(os.Getenv, os.Getuid())
+	if err != nil {
+		return snapshot.Target{}, err
+	}
+	t, err := snapshot.Locate(root, os.Getenv(snapshot.ThreadEnv), os.Getuid())
 	if err != nil {
 		return t, err
 	}
@@ -79,9 +103,16 @@ func Authenticate() (snapshot.Target, error) {
 		return t, &snapshot.Refusal{Code: ExitCannotRun, Msg: "the thread's launcher does not resolve to this executable (" + self + "); start commands through the installed shell helper, or restart hpatch-router"}
 	}
 	var st syscall.Stat_t
-	m := t.Manifest
-	if err := syscall.Stat("/proc/self/exe", &st); err != nil || uint64(st.Dev) != m.Dev || st.Ino != m.Ino || st.Size != m.Size || st.Mtim.Nano() != m.MtimeNs {
+	if err := syscall.Stat("/proc/self/exe", &st); err != nil || !t.Manifest.Describes(&st) {
 		return t, &snapshot.Refusal{Code: ExitCannotRun, Msg: "the router executable changed since the router started (snapshot manifest mismatch); restart hpatch-router"}
+	}
+	if p := snapshot.ExecutableProblem(&st, os.Getuid()); p != "" {
+		return t, &snapshot.Refusal{Code: ExitCannotRun, Msg: "the router executable " + self + " " + p + "; fix it and restart hpatch-router"}
+	}
+	// The helper execs through /proc/self/fd/N, which names the process
+	// after the descriptor; give it back its name for ps and top.
+	if name, err := unix.BytePtrFromString("hpatch-router"); err == nil {
+		_ = unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(name)), 0, 0, 0)
 	}
 	return t, nil
 }

@@ -62,7 +62,11 @@ func WithLogger(l *slog.Logger) Option { return func(c *runtimeConfig) { c.log =
 // <root>/hpatch-snapshot-<digest>/ (0700) with its manifest and launcher
 // link, after reclaiming stale snapshot and thread entries that a previous
 // router of this user left behind. root must be absolute; it is created
-// (0700) when missing. Call Close on shutdown.
+// (0700) when missing, and refused (snapshot.CheckRoot) when it is not a
+// directory of this user that group and others cannot write — another
+// user may have created it first. The router executable must pass
+// snapshot.ExecutableProblem, as the helper will check it before every
+// exec. Call Close on shutdown.
 func NewRuntime(root string, opts ...Option) (*Runtime, error) {
 	cfg := runtimeConfig{log: slog.Default()}
 	for _, o := range opts {
@@ -74,6 +78,9 @@ func NewRuntime(root string, opts ...Option) (*Runtime, error) {
 	root = filepath.Clean(root)
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, fmt.Errorf("create runtime root: %w", err)
+	}
+	if err := snapshot.CheckRoot(root, os.Getuid()); err != nil {
+		return nil, err
 	}
 	m, err := describeExecutable(cfg.exe)
 	if err != nil {
@@ -130,6 +137,9 @@ func describeExecutable(exe string) (snapshot.Manifest, error) {
 		return m, err
 	}
 	st := fi.Sys().(*syscall.Stat_t)
+	if p := snapshot.ExecutableProblem(st, os.Getuid()); p != "" {
+		return m, fmt.Errorf("the router executable %s %s, so the shell helper would refuse to run it", exe, p)
+	}
 	start, err := procStart(os.Getpid())
 	if err != nil {
 		return m, fmt.Errorf("read this process's start time: %w", err)

@@ -31,15 +31,6 @@ func (r *Refusal) Error() string { return r.Msg }
 
 func refuse(code int, msg string) *Refusal { return &Refusal{code, msg} }
 
-// Root is the runtime root for an environment lookup: RootEnv when it is
-// an absolute path, else the temp dir.
-func Root(getenv func(string) string) string {
-	if d := getenv(RootEnv); d != "" && filepath.IsAbs(d) {
-		return filepath.Clean(d)
-	}
-	return os.TempDir()
-}
-
 // Target is a verified launcher: the thread directory, the snapshot that
 // owns its launcher, and the executable the launcher names.
 type Target struct {
@@ -49,10 +40,13 @@ type Target struct {
 }
 
 // Locate verifies the runtime of thread below root for the user uid and
-// returns the launcher target, or a *Refusal. Every directory, link and the
-// manifest must belong to uid and be writable by nobody else; the .runtime
-// link must name a snapshot launcher in the same root whose manifest digest
-// matches the snapshot's name and whose link matches the manifest.
+// returns the launcher target, or a *Refusal. The root (CheckRoot), every
+// directory, link and the manifest must belong to uid and be writable by
+// nobody else; the .runtime link must name a snapshot launcher in the same
+// root whose manifest digest matches the snapshot's name and whose link
+// matches the manifest. The launcher target itself is checked where it is
+// used: OpenLauncher before the helper execs it, /proc/self/exe once the
+// worker runs.
 func Locate(root, thread string, uid int) (Target, error) {
 	var t Target
 	if thread == "" {
@@ -60,6 +54,9 @@ func Locate(root, thread string, uid int) (Target, error) {
 	}
 	if err := ident.Thread(thread); err != nil {
 		return t, refuse(ExitCannotRun, ThreadEnv+" is not usable: "+err.Error())
+	}
+	if err := CheckRoot(root, uid); err != nil {
+		return t, err
 	}
 	t.ThreadDir = filepath.Join(root, ThreadDirName(thread))
 	if r := checkEntry(t.ThreadDir, uid, syscall.S_IFDIR, "thread runtime directory"); r != nil {
@@ -104,16 +101,6 @@ func Locate(root, thread string, uid int) (Target, error) {
 	}
 	if exe, err := os.Readlink(launcher); err != nil || exe != t.Manifest.Exe {
 		return t, refuse(ExitCannotRun, "launcher "+launcher+" does not name the executable in its manifest; restart hpatch-router")
-	}
-	var st syscall.Stat_t
-	if err := syscall.Stat(t.Manifest.Exe, &st); err != nil {
-		if os.IsNotExist(err) {
-			return t, refuse(ExitNotFound, "launcher target "+t.Manifest.Exe+" no longer exists; reinstall or restart hpatch-router")
-		}
-		return t, refuse(ExitCannotRun, "cannot stat launcher target "+t.Manifest.Exe+": "+errText(err))
-	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Mode&0o111 == 0 {
-		return t, refuse(ExitCannotRun, "launcher target "+t.Manifest.Exe+" is not an executable file; reinstall hpatch-router")
 	}
 	return t, nil
 }

@@ -31,16 +31,3 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
-
-func TestRoot(t *testing.T) {
-	env := map[string]string{}
-	get := func(k string) string { return env[k] }
-	env[RootEnv] = "relative/dir"
-	if Root(get) == "relative/dir" {
-		t.Error("relative root accepted")
-	}
-	env[RootEnv] = "/run/user/1/hpatch/"
-	if Root(get) != "/run/user/1/hpatch" {
-		t.Errorf("got %q", Root(get))
-	}
-}
