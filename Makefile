@@ -40,6 +40,8 @@ bench:
 install: bundle
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(GOBIN_DIR)/hpatch-router ./cmd/hpatch-router
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(GOBIN_DIR)/shell ./cmd/shell-helper
+	@# The helper runs only a launcher target nobody else can write (umask 002 gives 0775).
+	chmod go-w $(GOBIN_DIR)/hpatch-router $(GOBIN_DIR)/shell
 	@echo "installed $(GOBIN_DIR)/hpatch-router and $(GOBIN_DIR)/shell"
 
 uninstall:

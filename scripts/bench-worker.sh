@@ -39,7 +39,7 @@ metric() { echo "$out" | awk -v u="$1" '$1 ~ /^BenchmarkEchoHiBreakdown/ { for (
 if [ -n "$(metric ms-whole)" ]; then
   echo
   echo "shell bash 'echo hi' = $(metric ms-whole) ms (interleaved means):"
-  echo "  helper: start, runtime lookup, exec        $(metric ms-helper) ms  (alone, refusing: $(metric ms-helper-alone) ms)"
-  echo "  router binary: start to the worker's check $(metric ms-router-start) ms"
-  echo "  worker: authenticate, evaluate, clean up   $(metric ms-worker) ms"
+  echo "  helper: start, root and thread lookup        $(metric ms-helper-alone) ms  (alone, refusing a thread without a runtime)"
+  echo "  router binary: start to the worker's check   $(metric ms-router-start) ms"
+  echo "  rest: launcher check, memfd, exec; worker    $(metric ms-rest) ms  (authenticate, evaluate, clean up)"
 fi

@@ -14,9 +14,10 @@ import (
 )
 
 const doctorUsage = "Usage: hpatch-router doctor [--json] [--router URL] [--codex-home DIR]\n\n" +
-	"Check the installation: the shell helper, the runtime root, optional tools, Codex's\n" +
-	"config.toml (read only), the running router and the upstream behind it. Exit status 0\n" +
-	"only when every required check passes; advisory checks never change it.\n\nFlags:\n"
+	"Check the installation: the shell helper, the runtime root, the shell Codex runs\n" +
+	"commands with (from your passwd entry) and bash, optional tools, Codex's config.toml\n" +
+	"(read only), the running router and the upstream behind it. Exit status 0 only when\n" +
+	"every required check passes; advisory checks never change it.\n\nFlags:\n"
 
 // check is one doctor finding.
 type check struct {
@@ -31,19 +32,32 @@ type check struct {
 // doctorEnv is everything the checks read from the machine, so tests can
 // drive them with fake environments.
 type doctorEnv struct {
-	getenv  func(string) string
-	homeDir func() (string, error)
-	tempDir func() string
-	uid     int
-	selfExe func() (string, error) // this router binary
-	client  *http.Client
+	getenv      func(string) string
+	homeDir     func() (string, error)
+	uid         int
+	passwdShell func(uid int) (string, error) // the login shell Codex reads
+	selfExe     func() (string, error)        // this router binary
+	client      *http.Client
 }
 
 func osDoctorEnv() doctorEnv {
 	return doctorEnv{
-		getenv: os.Getenv, homeDir: os.UserHomeDir, tempDir: os.TempDir, uid: os.Getuid(),
+		getenv: os.Getenv, homeDir: os.UserHomeDir, uid: os.Getuid(), passwdShell: passwdShell,
 		selfExe: os.Executable, client: &http.Client{Timeout: 10 * time.Second},
 	}
+}
+
+// shellEnv is the environment a probe shell runs with: the variables that
+// decide how a shell reads a command (PATH, HOME for its startup files,
+// the locale).
+func (e doctorEnv) shellEnv() []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE"} {
+		if v := e.getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }
 
 // doctorOptions are the flags.
@@ -94,7 +108,7 @@ func runChecks(ctx context.Context, o doctorOptions, env doctorEnv) []check {
 	var out []check
 	helper := checkHelperOnPath(path)
 	out = append(out, helper, checkHelperBuild(helper, env))
-	out = append(out, checkRuntimeRoot(env))
+	out = append(out, checkRuntimeRoot(env), checkLoginShell(ctx, env), checkBashOnPath(path))
 	out = append(out, checkTools(path)...)
 	out = append(out, checkCodexConfig(o, env)...)
 	out = append(out, checkRouterHealth(ctx, o.router, env.client), checkUpstreamModels(ctx, o.router, env.client))

@@ -1,12 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"hpatch-router/worker/snapshot"
 )
 
 // lookPathIn finds an executable regular file named name in the
@@ -74,43 +75,32 @@ func checkHelperBuild(helper check, env doctorEnv) check {
 
 func checkRuntimeRoot(env doctorEnv) check {
 	c := check{Name: "runtime-root", Title: "runtime root", Required: true}
-	root, from := env.getenv("HPATCH_RUNTIME_DIR"), "$HPATCH_RUNTIME_DIR"
-	if root == "" {
-		root, from = env.tempDir(), "the temp dir"
+	root, err := snapshot.Root(env.getenv, env.uid)
+	if err != nil {
+		c.Detail = err.Error()
+		c.Fix = "set HPATCH_RUNTIME_DIR to an absolute directory, or unset it, for the router and Codex alike"
+		return c
+	}
+	from := "per-user directory in the temp dir"
+	switch {
+	case env.getenv(snapshot.RootEnv) != "":
+		from = "$" + snapshot.RootEnv
+	case root == filepath.Join(env.getenv("XDG_RUNTIME_DIR"), snapshot.RootName):
+		from = "$XDG_RUNTIME_DIR/" + snapshot.RootName
 	}
 	c.Detail = root + " (" + from + ")"
-	if !filepath.IsAbs(root) {
-		c.Detail += " is not an absolute path"
-		c.Fix = "set HPATCH_RUNTIME_DIR to an absolute directory, for the router and for Codex alike"
-		return c
-	}
-	st, err := os.Stat(root)
-	if err != nil {
-		c.Detail += ": " + err.Error()
-		c.Fix = fmt.Sprintf("mkdir -m 700 %s (and export the same HPATCH_RUNTIME_DIR to Codex)", root)
-		return c
-	}
-	if !st.IsDir() {
-		c.Detail += " is not a directory"
-		c.Fix = "point HPATCH_RUNTIME_DIR at a directory you own"
-		return c
-	}
-	owner := -1
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		owner = int(sys.Uid)
-	}
-	mode := st.Mode()
-	sticky := mode&fs.ModeSticky != 0
+	err = snapshot.CheckRoot(root, env.uid)
+	var r *snapshot.Refusal
 	switch {
-	case owner != env.uid && !(owner == 0 && sticky):
-		c.Detail += fmt.Sprintf(" is owned by uid %d, not by you (uid %d), and is not a root-owned sticky directory", owner, env.uid)
-		c.Fix = "use a directory you own: mkdir -m 700 ~/.hpatch-run && export HPATCH_RUNTIME_DIR=~/.hpatch-run (router and Codex)"
-	case mode.Perm()&0o022 != 0 && !sticky:
-		c.Detail += fmt.Sprintf(" is writable by others (mode %s) without the sticky bit", octalMode(mode))
-		c.Fix = "chmod go-w " + root + " (or chmod +t for a shared temp dir)"
-	default:
+	case err == nil:
 		c.OK = true
-		c.Detail += fmt.Sprintf(", mode %s; export the same HPATCH_RUNTIME_DIR to Codex when you change it", octalMode(mode))
+		c.Detail += ", yours and private; the shell helper derives the same root from Codex's environment"
+	case errors.As(err, &r) && r.Code == snapshot.ExitNotFound:
+		c.OK = true
+		c.Detail += " does not exist yet; hpatch-router serve creates it (0700)"
+	default:
+		c.Detail = err.Error()
+		c.Fix = "remove it if it is yours, or set HPATCH_RUNTIME_DIR to a private directory of yours for the router and Codex alike"
 	}
 	return c
 }
@@ -141,13 +131,4 @@ func joinMax(items []string, n int) string {
 		return fmt.Sprintf("%s, and %d more", strings.Join(items[:n], ", "), len(items)-n)
 	}
 	return strings.Join(items, ", ")
-}
-
-// octalMode renders permission bits and the sticky bit like chmod: 0700, 1777.
-func octalMode(m fs.FileMode) string {
-	v := uint32(m.Perm())
-	if m&fs.ModeSticky != 0 {
-		v |= 0o1000
-	}
-	return fmt.Sprintf("%04o", v)
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -21,6 +23,7 @@ type fakeMachine struct {
 	bin, home, codexHome, rtDir string
 	env                         map[string]string
 	self                        string
+	loginShell                  string // the passwd entry's shell
 }
 
 func newFakeMachine(t *testing.T) *fakeMachine {
@@ -42,6 +45,15 @@ func newFakeMachine(t *testing.T) *fakeMachine {
 	}
 	m.self = self
 	m.env = map[string]string{"PATH": m.bin, "HOME": m.home, "CODEX_HOME": m.codexHome, "HPATCH_RUNTIME_DIR": m.rtDir}
+	// Codex's fallback shell and the pinned one: the machine's bash.
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash not installed")
+	}
+	if err := os.Symlink(bash, filepath.Join(m.bin, "bash")); err != nil {
+		t.Fatal(err)
+	}
+	m.loginShell = "/bin/bash"
 	return m
 }
 
@@ -49,8 +61,13 @@ func (m *fakeMachine) doctorEnv() doctorEnv {
 	return doctorEnv{
 		getenv:  func(k string) string { return m.env[k] },
 		homeDir: func() (string, error) { return m.home, nil },
-		tempDir: func() string { return "/nonexistent-temp" },
 		uid:     os.Getuid(),
+		passwdShell: func(uid int) (string, error) {
+			if uid != os.Getuid() {
+				return "", errors.New("wrong uid")
+			}
+			return m.loginShell, nil
+		},
 		selfExe: func() (string, error) { return m.self, nil },
 		client:  http.DefaultClient,
 	}
@@ -250,13 +267,13 @@ func TestDoctorRuntimeRoot(t *testing.T) {
 		ok         bool
 		detail     string
 	}{
-		{"A: private dir", mk("private", 0o700), os.Getuid(), true, "mode 0700"},
-		{"B: world-writable without sticky", mk("open", 0o777), os.Getuid(), false, "writable by others"},
-		{"C: group-writable without sticky", mk("group", 0o770), os.Getuid(), false, "writable by others"},
-		{"D: sticky shared dir", mk("sticky", 0o777|os.ModeSticky), os.Getuid(), true, "mode 1777"},
-		{"E: missing", filepath.Join(dir, "missing"), os.Getuid(), false, "no such file"},
+		{"A: private dir", mk("private", 0o700), os.Getuid(), true, "yours and private"},
+		{"B: world-writable", mk("open", 0o777), os.Getuid(), false, "writable by group or others"},
+		{"C: group-writable", mk("group", 0o770), os.Getuid(), false, "writable by group or others"},
+		{"D: a shared sticky dir like /tmp is no runtime root", mk("sticky", 0o777|os.ModeSticky), os.Getuid(), false, "writable by group or others"},
+		{"E: missing: serve creates it", filepath.Join(dir, "missing"), os.Getuid(), true, "does not exist yet"},
 		{"F: not a directory", file, os.Getuid(), false, "not a directory"},
-		{"G: relative", "relative/run", os.Getuid(), false, "not an absolute path"},
+		{"G: relative is refused, not replaced", "relative/run", os.Getuid(), false, "not an absolute path"},
 		{"H: owned by someone else", mk("theirs", 0o700), os.Getuid() + 4242, false, "not by you"},
 	}
 	for _, c := range cases {
@@ -270,24 +287,19 @@ func TestDoctorRuntimeRoot(t *testing.T) {
 			}
 		})
 	}
-	// Unset: the temp dir (here a fake one that does not exist).
+	// Unset: $XDG_RUNTIME_DIR/hpatch-router, else a per-user name in the
+	// temp dir — the rule the helper follows.
 	delete(m.env, "HPATCH_RUNTIME_DIR")
-	if got := checkRuntimeRoot(m.doctorEnv()); got.OK || !strings.Contains(got.Detail, "/nonexistent-temp (the temp dir)") {
+	m.env["XDG_RUNTIME_DIR"] = mk("xdg", 0o700)
+	if got := checkRuntimeRoot(m.doctorEnv()); !got.OK || !strings.Contains(got.Detail, filepath.Join(dir, "xdg", "hpatch-router")+" ($XDG_RUNTIME_DIR/hpatch-router) does not exist yet") {
 		t.Fatalf("%+v", got)
 	}
-}
-
-// A root-owned sticky directory (like /tmp) is fine for any user.
-func TestDoctorRuntimeRootSystemTmp(t *testing.T) {
-	st, err := os.Stat("/tmp")
-	if err != nil || st.Mode()&os.ModeSticky == 0 {
-		t.Skip("/tmp is not a sticky directory here")
-	}
-	m := newFakeMachine(t)
-	m.env["HPATCH_RUNTIME_DIR"] = "/tmp"
+	delete(m.env, "XDG_RUNTIME_DIR")
+	m.env["TMPDIR"] = dir
 	env := m.doctorEnv()
 	env.uid = 4242
-	if got := checkRuntimeRoot(env); !got.OK {
+	squat := mk("hpatch-router-4242", 0o700) // "another user" made it first: owned by us, not 4242
+	if got := checkRuntimeRoot(env); got.OK || !strings.Contains(got.Detail, squat+" is owned by uid") {
 		t.Fatalf("%+v", got)
 	}
 }

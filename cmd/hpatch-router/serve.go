@@ -19,6 +19,7 @@ import (
 	"hpatch-router/retain"
 	"hpatch-router/router"
 	"hpatch-router/worker"
+	"hpatch-router/worker/snapshot"
 )
 
 // serveConfig is everything `serve` reads from its flags and environment.
@@ -39,18 +40,15 @@ type serveConfig struct {
 // serveEnv is the environment lookups serve's defaults depend on.
 type serveEnv struct {
 	getenv  func(string) string
-	tempDir func() string
 	homeDir func() (string, error)
+	uid     int
 }
 
-func osServeEnv() serveEnv { return serveEnv{os.Getenv, os.TempDir, os.UserHomeDir} }
+func osServeEnv() serveEnv { return serveEnv{os.Getenv, os.UserHomeDir, os.Getuid()} }
 
-func defaultRuntimeDir(e serveEnv) string {
-	if d := e.getenv("HPATCH_RUNTIME_DIR"); d != "" {
-		return d
-	}
-	return e.tempDir()
-}
+// defaultRuntimeDir is the root the shell helper derives by the same rule
+// (snapshot.Root), so Codex and the router agree without configuration.
+func defaultRuntimeDir(e serveEnv) (string, error) { return snapshot.Root(e.getenv, e.uid) }
 
 func defaultStateDir(e serveEnv) string {
 	if d := e.getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
@@ -71,7 +69,8 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 	listen := fs.String("listen", "127.0.0.1:8080", "address to serve on; Codex's provider base_url is http://<listen>/v1")
 	upstream := fs.String("upstream", "https://chatgpt.com/backend-api/codex", "model API base URL; /v1/<rest> is forwarded to <upstream>/<rest>")
 	mode := fs.String("mode", string(router.ModeHPatch), "hpatch: give the model the shell tool and rewrite its calls; passthrough: forward everything unchanged")
-	runtimeDir := fs.String("runtime-dir", defaultRuntimeDir(e), "absolute runtime root shared with Codex's shell helper, from $HPATCH_RUNTIME_DIR or else the temp dir; export the same HPATCH_RUNTIME_DIR to Codex when you change it")
+	defRoot, rootErr := defaultRuntimeDir(e)
+	runtimeDir := fs.String("runtime-dir", defRoot, "absolute runtime root shared with Codex's shell helper: $HPATCH_RUNTIME_DIR, else $XDG_RUNTIME_DIR/hpatch-router, else hpatch-router-<uid> in the temp dir (the helper derives the same); created 0700, refused when another user owns it or group/others can write it; export the same HPATCH_RUNTIME_DIR to Codex when you change it")
 	stateDir := fs.String("state-dir", defaultStateDir(e), "directory of the durable replay store, from $XDG_STATE_HOME/hpatch-router or else ~/.local/state/hpatch-router; empty keeps replay in memory only")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error (logs go to stderr; never auth headers or script bodies)")
 	startTimeout := fs.Duration("response-start-timeout", router.DefaultResponseStartTimeout, "longest wait for the upstream response headers before answering 504")
@@ -100,6 +99,10 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 	}
 	if err := cfg.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		fmt.Fprintf(s.err, "hpatch-router serve: --log-level %q: use debug, info, warn or error\n", *logLevel)
+		return nil, 2
+	}
+	if cfg.mode == router.ModeHPatch && rootErr != nil && !fs.Changed("runtime-dir") {
+		fmt.Fprintf(s.err, "hpatch-router serve: %v\n", rootErr)
 		return nil, 2
 	}
 	if cfg.mode == router.ModeHPatch && !filepath.IsAbs(cfg.runtimeDir) {

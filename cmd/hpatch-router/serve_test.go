@@ -21,8 +21,8 @@ import (
 func fakeEnv(vars map[string]string) serveEnv {
 	return serveEnv{
 		getenv:  func(k string) string { return vars[k] },
-		tempDir: func() string { return "/tmp" },
 		homeDir: func() (string, error) { return "/home/u", nil },
+		uid:     1000,
 	}
 }
 
@@ -34,13 +34,21 @@ func TestServeFlagDefaults(t *testing.T) {
 		t.Fatalf("code %d: %s", code, errb.String())
 	}
 	if cfg.listen != "127.0.0.1:8080" || cfg.upstream.String() != "https://chatgpt.com/backend-api/codex" ||
-		cfg.mode != router.ModeHPatch || cfg.runtimeDir != "/tmp" || cfg.stateDir != "/home/u/.local/state/hpatch-router" ||
+		cfg.mode != router.ModeHPatch || cfg.runtimeDir != "/tmp/hpatch-router-1000" || cfg.stateDir != "/home/u/.local/state/hpatch-router" ||
 		cfg.logLevel != slog.LevelInfo || cfg.responseStartTimeout != router.DefaultResponseStartTimeout {
 		t.Fatalf("defaults %+v", cfg)
 	}
 	cfg, _ = parseServeFlags(nil, fakeEnv(map[string]string{"HPATCH_RUNTIME_DIR": "/run/h", "XDG_STATE_HOME": "/var/st"}), s)
 	if cfg.runtimeDir != "/run/h" || cfg.stateDir != "/var/st/hpatch-router" {
 		t.Fatalf("env defaults %+v", cfg)
+	}
+	cfg, _ = parseServeFlags(nil, fakeEnv(map[string]string{"XDG_RUNTIME_DIR": "/run/user/1000", "TMPDIR": "/var/tmp"}), s)
+	if cfg.runtimeDir != "/run/user/1000/hpatch-router" {
+		t.Fatalf("XDG_RUNTIME_DIR default %+v", cfg)
+	}
+	cfg, _ = parseServeFlags(nil, fakeEnv(map[string]string{"TMPDIR": "/var/tmp"}), s)
+	if cfg.runtimeDir != "/var/tmp/hpatch-router-1000" {
+		t.Fatalf("per-user temp default %+v", cfg)
 	}
 	cfg, _ = parseServeFlags([]string{"--mode", "passthrough", "--listen", ":9", "--log-level", "debug",
 		"--response-start-timeout", "3s", "--stream-idle-timeout", "4s", "--upstream", "http://x:1/v"}, fakeEnv(nil), s)
@@ -59,6 +67,17 @@ func TestServeFlagErrorsAndHelp(t *testing.T) {
 		if cfg, code := parseServeFlags(args, fakeEnv(nil), stdio{nil, &out, &errb}); cfg != nil || code != 2 || errb.Len() == 0 {
 			t.Errorf("%v: code %d, stderr %q", args, code, errb.String())
 		}
+	}
+	// 14.6: a relative HPATCH_RUNTIME_DIR is refused in one line, not
+	// replaced by the temp dir; an explicit --runtime-dir still wins.
+	var errb bytes.Buffer
+	relative := fakeEnv(map[string]string{"HPATCH_RUNTIME_DIR": "run/h"})
+	if cfg, code := parseServeFlags(nil, relative, stdio{nil, io.Discard, &errb}); cfg != nil || code != 2 ||
+		!strings.Contains(errb.String(), `HPATCH_RUNTIME_DIR="run/h" is not an absolute path`) || strings.Count(errb.String(), "\n") != 1 {
+		t.Errorf("relative HPATCH_RUNTIME_DIR: code %d, stderr %q", code, errb.String())
+	}
+	if cfg, _ := parseServeFlags([]string{"--runtime-dir", "/abs"}, relative, stdio{nil, io.Discard, io.Discard}); cfg == nil || cfg.runtimeDir != "/abs" {
+		t.Errorf("--runtime-dir with a relative HPATCH_RUNTIME_DIR: %+v", cfg)
 	}
 	var out bytes.Buffer
 	if cfg, code := parseServeFlags([]string{"--help"}, fakeEnv(nil), stdio{nil, &out, io.Discard}); cfg != nil || code != 0 {
@@ -124,6 +143,45 @@ func TestServeRunsAndShutsDown(t *testing.T) {
 		t.Fatal("serve did not shut down")
 	}
 	if _, err := os.Stat(cfg.stateDir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+}
+
+// 13.5: serve refuses a runtime root another user could control — owned
+// by someone else (another user created the predictable name first) or
+// writable by group/others — with one line and a nonzero exit, before it
+// creates anything in it.
+func TestServeRefusesUntrustedRuntimeRoot(t *testing.T) {
+	cases := map[string]func(t *testing.T, dir string){
+		"world-writable": func(t *testing.T, dir string) { must(t, os.Chmod(dir, 0o777)) },
+		"group-writable": func(t *testing.T, dir string) { must(t, os.Chmod(dir, 0o770)) },
+	}
+	if os.Getuid() == 0 {
+		cases["owned by another user"] = func(t *testing.T, dir string) { must(t, os.Chown(dir, 65534, 65534)) }
+	}
+	for name, spoil := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "hpatch-router-squat")
+			must(t, os.Mkdir(dir, 0o700))
+			spoil(t, dir)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // bounds a hang only
+			defer cancel()
+			var errb bytes.Buffer
+			code := runServe(ctx, []string{"--listen", "127.0.0.1:0", "--runtime-dir", dir, "--state-dir", "", "--dashboard=false"}, stdio{nil, io.Discard, &errb})
+			msg := errb.String()
+			if code == 0 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "runtime root "+dir) {
+				t.Fatalf("exit %d, stderr %q; want a nonzero exit and one line about the runtime root", code, msg)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("serve created %d entries in the refused root", len(entries))
+			}
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
 		t.Fatal(err)
 	}
 }
