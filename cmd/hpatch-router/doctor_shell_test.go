@@ -15,7 +15,7 @@ import (
 func TestDoctorLoginShell(t *testing.T) {
 	type row struct {
 		name, login string
-		noBash      bool   // PATH without bash
+		noBash      bool // PATH without bash
 		ok          bool
 		detail      string // substring of Detail
 	}
