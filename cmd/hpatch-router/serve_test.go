@@ -11,10 +11,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"hpatch-router/internal/testuser"
 	"hpatch-router/router"
 )
 
@@ -183,5 +185,27 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// 13.5: the default root hpatch-router-<uid> is a predictable name in a
+// shared temp dir. Another local user who creates it first — with a
+// thread directory planted inside — gets a refusal, not a router that
+// serves from their directory.
+func TestServeRefusesSquattedDefaultRoot(t *testing.T) {
+	attacker := testuser.New(t, "/usr/sbin/nologin")
+	shared := testuser.SharedTemp(t)
+	t.Setenv("TMPDIR", shared)
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	t.Setenv("HPATCH_RUNTIME_DIR", "")
+	root := filepath.Join(shared, "hpatch-router-"+strconv.Itoa(os.Getuid()))
+	attacker.Run(t, "mkdir", "-m", "0755", root, filepath.Join(root, "hpatch-victim-thread"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // bounds a hang only
+	defer cancel()
+	var errb bytes.Buffer
+	code := runServe(ctx, []string{"--listen", "127.0.0.1:0", "--state-dir", "", "--dashboard=false"}, stdio{nil, io.Discard, &errb})
+	want := "runtime root " + root + " is owned by uid " + strconv.Itoa(attacker.UID)
+	if code == 0 || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), want) {
+		t.Fatalf("exit %d, stderr %q; want a nonzero exit and one line containing %q", code, errb.String(), want)
 	}
 }
