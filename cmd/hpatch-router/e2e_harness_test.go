@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"hpatch-router/internal/testenv"
+	"hpatch-router/internal/testuser"
 	"hpatch-router/router/routertest"
 )
 
@@ -60,6 +61,10 @@ type routerSpec struct {
 	binDir, upstream, runtimeDir string
 	stateDir                     string   // "" → a fresh t.TempDir()
 	extra                        []string // more serve flags, e.g. --mode passthrough
+	// as runs the router as this user with its environment plus env;
+	// runtimeDir "" then leaves the root to the default rule.
+	as  *testuser.User
+	env []string
 }
 
 // startRouter runs `hpatch-router serve` against spec.upstream on a free
@@ -94,12 +99,19 @@ func tryStartRouter(t *testing.T, spec routerSpec) (*routerProc, error) {
 		URL: "http://" + addr, RuntimeDir: spec.runtimeDir, StateDir: spec.stateDir,
 		Output: &lockedBuffer{}, exited: make(chan struct{}),
 	}
-	args := append([]string{"serve", "--listen", addr, "--upstream", spec.upstream,
-		"--runtime-dir", spec.runtimeDir, "--state-dir", spec.stateDir}, spec.extra...)
+	args := []string{"serve", "--listen", addr, "--upstream", spec.upstream, "--state-dir", spec.stateDir}
+	if spec.runtimeDir != "" {
+		args = append(args, "--runtime-dir", spec.runtimeDir)
+	}
+	args = append(args, spec.extra...)
 	p.cmd = exec.Command(filepath.Join(spec.binDir, "hpatch-router"), args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.Output, p.Output
 	p.cmd.Env = append(testenv.FreshHome(t).Environ(cleanEnv()), "HPATCH_RUNTIME_DIR="+spec.runtimeDir)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if spec.as != nil {
+		p.cmd.Env = spec.as.Env(append(cleanEnv(), spec.env...)...)
+		p.cmd.SysProcAttr = spec.as.SysProcAttr()
+	}
 	if err := p.cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -249,9 +261,17 @@ func runCodex(t *testing.T, codex, home, binDir, runtimeDir, workspace, prompt s
 	cmd := exec.CommandContext(ctx, codex, argv...)
 	cmd.Dir = workspace
 	cmd.Env = codexEnv(t, home, binDir, runtimeDir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return finishCodex(t, ctx, cmd)
+}
+
+// finishCodex runs a prepared `codex exec` (its own process group) and
+// collects its output; the whole group is killed when it outlives ctx.
+func finishCodex(t *testing.T, ctx context.Context, cmd *exec.Cmd) codexRun {
+	t.Helper()
+	argv := cmd.Args[1:]
 	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
