@@ -11,7 +11,13 @@
 //
 // # Router side
 //
-// NewRuntime(root) creates <root>/hpatch-snapshot-<digest>/ (0700): a
+// The root is DefaultRoot (snapshot.Root: $HPATCH_RUNTIME_DIR, else
+// $XDG_RUNTIME_DIR/hpatch-router, else hpatch-router-<uid> in the temp dir)
+// unless serve is told otherwise. NewRuntime(root) creates it 0700 when
+// missing and refuses it when it is not a private directory of this user
+// (snapshot.CheckRoot), refuses a router executable the helper would
+// refuse (snapshot.ExecutableProblem), and creates
+// <root>/hpatch-snapshot-<digest>/ (0700): a
 // manifest naming the router executable (path, SHA-256, device/inode, size,
 // mtime) and the owning process (pid, start time), and `launcher`, a link to
 // the executable; <digest> is the first 16 bytes of the manifest's SHA-256.
@@ -23,17 +29,22 @@
 //
 // # Worker side
 //
+// The helper decodes `shell [-e] INTERPRETER [FIELDS…] BODY`, checks the
+// launcher target on an O_PATH descriptor and execs it as
+// `shell INTERPRETER [FIELDS…] /dev/fd/N`, the body in a sealed memfd at
+// descriptor N (snapshot.HandOver); no body is ever in the worker's argv.
 // Main authenticates (package snapshot's Locate, then /proc/self/exe must
-// be the launcher's target with the manifest's file identity), then runs
-// `shell INTERPRETER [FIELDS…] BODY`:
+// be the launcher's target with the manifest's file identity, owned by
+// this user or root and writable by nobody else), takes the memfd
+// (snapshot.TakeBody refuses anything but a sealed memfd), then runs:
 //   - bash/sh basenames (any case, .exe allowed): the body is parsed as
 //     Bash or POSIX sh and evaluated in-process; FIELDS are shell options
 //     (-e, -u, -x, -o pipefail, …) and positional parameters (-l, --login,
 //     --norc, --noprofile are ignored). Private commands run in-process;
 //     other commands run from PATH, each leading its own process group
 //     unless stdin is a terminal (then they stay in the foreground group).
-//   - any other interpreter: INTERPRETER FIELDS… /dev/fd/3, the body on a
-//     sealed memfd (a pipe if memfd is unavailable), stdin untouched.
+//   - any other interpreter: INTERPRETER FIELDS… /dev/fd/3, the helper's
+//     sealed memfd passed as fd 3 (no copy), stdin untouched.
 //   - Python (python, python3, python3.N, pypy3, pypy3.N): INTERPRETER
 //     FIELDS… -c LOADER instead, so sys.path[0] is "" (the current
 //     directory, as with `python3 -c`) and `import mymodule` finds
@@ -68,8 +79,8 @@
 //
 // Environment: scripts and their commands get the helper's environment
 // unchanged. The worker has no private plumbing variables (it finds its
-// runtime from CODEX_THREAD_ID and HPATCH_RUNTIME_DIR, which Codex's
-// environment already holds) and nothing of the router process (upstream,
+// runtime from CODEX_THREAD_ID and the root rule's variables, which
+// Codex's environment already holds) and nothing of the router process (upstream,
 // auth, state paths) is passed: the worker is a separate exec of the same
 // binary. Like bash, a Bash evaluation exports PWD as its current
 // directory.

@@ -6,8 +6,8 @@
 // Each argv value is written bare when it is nonempty and made only of
 // [A-Za-z0-9_./-], else in POSIX single quotes with a ' written as \'
 // outside the quotes (never two quote characters in a row inside one
-// quoted segment, so
-// zsh's RC_QUOTES cannot merge two segments). Single quotes keep every
+// quoted segment, so zsh's RC_QUOTES cannot merge two segments). Single
+// quotes keep every
 // byte, but a line cannot show LF, CR, the other C0 controls (TAB
 // excepted), DEL or invisible runes (C1 controls, zero-width and bidi
 // marks, line and paragraph separators, and the rest that

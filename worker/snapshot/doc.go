@@ -7,13 +7,18 @@
 //	<root>/hpatch-<thread>/scripts/      retained scripts (ScriptsDirName)
 //	<root>/hpatch-snapshot-<digest>/     DirName: manifest and launcher
 //
-// It holds the snapshot manifest and its digest, and Locate, the one
-// verification path from a thread id to the launcher executable. Package
-// retain imports the names; the ids themselves are checked by package
-// ident, whose reserved names (.runtime, snapshot-) keep ids from colliding
-// with these entries.
+// It holds the runtime root rule (Root: $HPATCH_RUNTIME_DIR, else
+// $XDG_RUNTIME_DIR/hpatch-router, else hpatch-router-<uid> in the temp
+// dir; CheckRoot: a private directory of the user), the snapshot manifest
+// and its digest, Locate, the one verification path from a thread id to
+// the launcher executable, the launcher target check before exec
+// (OpenLauncher, ExecutableProblem), and the body handoff from the helper
+// to the worker on a sealed memfd (HandOver, TakeBody). Package retain
+// imports the names; the ids themselves are checked by package ident,
+// whose reserved names (.runtime, snapshot-) keep ids from colliding with
+// these entries.
 //
-// The names and the manifest are portable. Locate, like the worker it
+// The names and the manifest are portable. The rest, like the worker it
 // authenticates and the helper that calls it, is Linux-only (build tag
 // linux): the runtime it verifies only exists on Linux. It is a leaf with
 // small imports so the helper stays tiny and fast.

@@ -21,8 +21,7 @@ const (
 	LauncherName = "launcher"
 	// ManifestName is the snapshot's manifest file.
 	ManifestName = "manifest"
-	// RootEnv names the runtime root; it must be absolute, else the
-	// temp dir is used.
+	// RootEnv names the runtime root; it must be absolute (see Root).
 	RootEnv = "HPATCH_RUNTIME_DIR"
 	// ThreadEnv is the thread id Codex gives every command it runs.
 	ThreadEnv = "CODEX_THREAD_ID"
