@@ -1,8 +1,7 @@
 // Package oneline owns how the worker command `shell …` is written on one
 // physical line that every POSIX shell reads byte for byte — bash, zsh
 // (with or without RC_QUOTES), dash as Debian's /bin/sh, ksh93, mksh —
-// whatever
-// shell Codex picks from the user's passwd entry, in any locale.
+// whatever shell Codex picks from the user's passwd entry, in any locale.
 //
 // Each argv value is written bare when it is nonempty and made only of
 // [A-Za-z0-9_./-], else in POSIX single quotes with a ' written as \'
