@@ -11,7 +11,7 @@
 //
 // # Router side
 //
-// The root is DefaultRoot (snapshot.Root: $HPATCH_RUNTIME_DIR, else
+// The root is snapshot.Root's ($HPATCH_RUNTIME_DIR, else
 // $XDG_RUNTIME_DIR/hpatch-router, else hpatch-router-<uid> in the temp dir)
 // unless serve is told otherwise. NewRuntime(root) creates it 0700 when
 // missing and refuses it when it is not a private directory of this user
