@@ -30,6 +30,7 @@ func Main(args []string, stdin, stdout, stderr *os.File) int {
 	if err != nil {
 		return refuse(stderr, err)
 	}
+	nameProcess()
 	if len(args) < 2 {
 		stderr.WriteString("shell: want an interpreter and the script body's descriptor: shell INTERPRETER [OPTIONS…] /dev/fd/N (the shell helper writes this command)\n")
 		return ExitUsage
@@ -109,12 +110,16 @@ func Authenticate() (snapshot.Target, error) {
 	if p := snapshot.ExecutableProblem(&st, os.Getuid()); p != "" {
 		return t, &snapshot.Refusal{Code: ExitCannotRun, Msg: "the router executable " + self + " " + p + "; fix it and restart hpatch-router"}
 	}
-	// The helper execs through /proc/self/fd/N, which names the process
-	// after the descriptor; give it back its name for ps and top.
+	return t, nil
+}
+
+// nameProcess gives the worker back its name for ps and top: the helper
+// execs through /proc/self/fd/N, which names a process after the
+// descriptor number.
+func nameProcess() {
 	if name, err := unix.BytePtrFromString("hpatch-router"); err == nil {
 		_ = unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(name)), 0, 0, 0)
 	}
-	return t, nil
 }
 
 func refuse(stderr *os.File, err error) int {
