@@ -91,6 +91,9 @@ func TestProcScanNoBodyInCmdline(t *testing.T) {
 			if !strings.Contains(string(self), "\x00/dev/fd/") {
 				t.Fatalf("worker command line %q does not name the body descriptor", self)
 			}
+			if comm, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/comm"); string(comm) != "hpatch-router\n" {
+				t.Errorf("worker process name %q, want hpatch-router (not the exec descriptor's number)", comm)
+			}
 		})
 	}
 }
