@@ -6,9 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 
 	"hpatch-router/ident"
 	"hpatch-router/retain"
@@ -115,11 +112,10 @@ func Authenticate() (snapshot.Target, error) {
 
 // nameProcess gives the worker back its name for ps and top: the helper
 // execs through /proc/self/fd/N, which names a process after the
-// descriptor number.
+// descriptor number. /proc/self/comm is the main thread's name (prctl
+// would rename only the calling thread).
 func nameProcess() {
-	if name, err := unix.BytePtrFromString("hpatch-router"); err == nil {
-		_ = unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(name)), 0, 0, 0)
-	}
+	_ = os.WriteFile("/proc/self/comm", []byte("hpatch-router"), 0)
 }
 
 func refuse(stderr *os.File, err error) int {
