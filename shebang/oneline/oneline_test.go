@@ -213,3 +213,23 @@ func splitQuoted(t *testing.T, s string) []string {
 	}
 	return words
 }
+
+// FuzzUnescape: the helper's decoder never panics, and what it accepts
+// round-trips through the encoder.
+func FuzzUnescape(f *testing.F) {
+	for _, s := range []string{"", `a\nb`, `\\`, `\x00\xff`, `\`, `\x4`, `\q`, "raw\nline", `\xAB`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		x, err := Unescape(s)
+		if err != nil {
+			if strings.ContainsAny(err.Error(), "\r\n") {
+				t.Fatalf("error spans lines: %q", err)
+			}
+			return
+		}
+		if back, err := Unescape(Escape(x)); err != nil || back != x {
+			t.Fatalf("Unescape(Escape(%q)) = %q, %v", x, back, err)
+		}
+	})
+}

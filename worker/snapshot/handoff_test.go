@@ -81,3 +81,16 @@ func TestTakeBodyRefusesOtherDescriptors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseBodyArg: the worker's reading of its last argument never
+// panics and accepts only what BodyArg writes.
+func FuzzParseBodyArg(f *testing.F) {
+	for _, s := range []string{"/dev/fd/3", "/dev/fd/03", "/dev/fd/", "/dev/fd/2", "/dev/fd/99999999999", "print(1)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, arg string) {
+		if fd, ok := ParseBodyArg(arg); ok && (fd < 3 || BodyArg(fd) != arg) {
+			t.Fatalf("ParseBodyArg(%q) = %d, which BodyArg writes as %q", arg, fd, BodyArg(fd))
+		}
+	})
+}
