@@ -2,6 +2,7 @@ package shebang
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"hpatch-router/shebang/oneline"
@@ -17,42 +19,47 @@ import (
 // The semantic tests prove quoting by execution: each rendered cmd runs
 // through `SHELL -c`, as Codex runs it, under every POSIX shell Codex may
 // pick from a passwd entry (bash, zsh — also with RC_QUOTES — dash and
-// sh), in the C and a UTF-8 locale. The `shell` first on PATH is a stub:
-// this test binary, which decodes its argv with oneline.ParseArgs (the
-// helper's own decoding) and records the result framed; the recorded argv
+// sh), in the C and a UTF-8 locale. The `shell` first on PATH is a stub
+// (internal/argvstub) that decodes its argv with oneline.ParseArgs, the
+// helper's own decoding, and records the result framed; the recorded argv
 // must equal Plan.Argv byte for byte.
 
-// stubRecordEnv names the file the stub writes; set only in the shells'
-// environment, it turns the test binary into the stub.
+// stubRecordEnv names the file the stub writes.
 const stubRecordEnv = "HPATCH_SHEBANG_STUB_RECORD"
 
-func TestMain(m *testing.M) {
-	if rec := os.Getenv(stubRecordEnv); rec != "" {
-		os.Exit(runStub(rec))
-	}
-	os.Exit(m.Run())
+// argvStub builds internal/argvstub once per test binary (without -race:
+// it starts once per command, many hundred times) into a directory
+// TestMain removes.
+var argvStub struct {
+	once      sync.Once
+	dir, path string
+	err       error
 }
 
-// runStub records its argv as netstrings: decoded by the helper's rule
-// when it runs as `shell`, as given otherwise (the direct-command stub).
-func runStub(record string) int {
-	args := os.Args[1:]
-	if filepath.Base(os.Args[0]) == "shell" {
-		fields, body, err := oneline.ParseArgs(args)
-		if err != nil {
-			os.WriteFile(record, []byte("error: "+err.Error()), 0o600)
-			return 2
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if argvStub.dir != "" {
+		os.RemoveAll(argvStub.dir)
+	}
+	os.Exit(code)
+}
+
+func buildArgvStub(t *testing.T) string {
+	t.Helper()
+	argvStub.once.Do(func() {
+		if argvStub.dir, argvStub.err = os.MkdirTemp("", "hpatch-argvstub-"); argvStub.err != nil {
+			return
 		}
-		args = append(fields, body)
+		argvStub.path = filepath.Join(argvStub.dir, "argvstub")
+		out, err := exec.Command("go", "build", "-o", argvStub.path, "hpatch-router/shebang/internal/argvstub").CombinedOutput()
+		if err != nil {
+			argvStub.err = fmt.Errorf("go build argvstub: %v\n%s", err, out)
+		}
+	})
+	if argvStub.err != nil {
+		t.Fatal(argvStub.err)
 	}
-	var b bytes.Buffer
-	for _, a := range args {
-		b.WriteString(strconv.Itoa(len(a)) + ":" + a + ",")
-	}
-	if err := os.WriteFile(record, b.Bytes(), 0o600); err != nil {
-		return 1
-	}
-	return 0
+	return argvStub.path
 }
 
 func readRecord(t *testing.T, path string) ([]string, bool) {
@@ -110,14 +117,11 @@ func loginShells(t *testing.T) []loginShell {
 	return out
 }
 
-// stubDir puts this test binary into a fresh directory as `shell` (and any
+// stubDir puts the argv stub into a fresh directory as `shell` (and any
 // extra names) and returns the directory.
 func stubDir(t *testing.T, names ...string) string {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := buildArgvStub(t)
 	dir := t.TempDir()
 	for _, n := range append([]string{"shell"}, names...) {
 		if err := os.Symlink(self, filepath.Join(dir, n)); err != nil {
