@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"hpatch-router/internal/testenv"
 	"hpatch-router/shebang/oneline"
 )
 
@@ -91,23 +92,23 @@ type loginShell struct {
 	argv []string
 }
 
-// loginShells are the shells the proof runs under. bash, zsh and dash
-// must be installed: a missing one skips locally and fails under CI=true.
-// sh is whatever /bin/sh is here (dash on Debian); ksh, mksh, yash and
-// posh join when installed.
+// loginShells are the shells the proof runs under. bash, zsh, dash and sh
+// must be installed (testenv.NeedTool: a missing one skips locally and
+// fails under CI=true); sh is whatever /bin/sh is here (dash on Debian);
+// ksh, mksh, yash and posh join when installed.
 func loginShells(t *testing.T) []loginShell {
 	t.Helper()
 	var out []loginShell
 	for _, n := range []string{"bash", "zsh", "dash", "sh", "ksh", "mksh", "yash", "posh"} {
-		p, err := exec.LookPath(n)
-		if err != nil {
-			if n == "bash" || n == "zsh" || n == "dash" || n == "sh" {
-				if os.Getenv("CI") == "true" {
-					t.Fatalf("%s is not installed and CI=true (.ci/run installs it)", n)
-				}
-				t.Skipf("%s is not installed", n)
+		var p string
+		switch n {
+		case "bash", "zsh", "dash", "sh":
+			p = testenv.NeedTool(t, n)
+		default:
+			var err error
+			if p, err = exec.LookPath(n); err != nil {
+				continue
 			}
-			continue
 		}
 		out = append(out, loginShell{n, []string{p}})
 		if n == "zsh" {
@@ -271,10 +272,7 @@ func TestSemanticTemplateArgvByteExact(t *testing.T) {
 // commands are the model's Bash and run under bash (pinned).
 func TestSemanticDirectKeepsCommand(t *testing.T) {
 	dir := stubDir(t, "rtk")
-	bash := []loginShell{{"bash", []string{"bash"}}}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not installed")
-	}
+	bash := []loginShell{{"bash", []string{testenv.NeedTool(t, "bash")}}}
 	for _, in := range []string{
 		"rtk shadowtree test . -run='^$'\n",
 		"rtk a\\ b \"c d\" 'e  f' $'g\\th'\r\n",

@@ -1,3 +1,5 @@
+//go:build linux
+
 package worker_test
 
 import (
@@ -14,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"hpatch-router/internal/testenv"
 	"hpatch-router/internal/testuser"
 	"hpatch-router/shebang/oneline"
 )
@@ -58,6 +61,9 @@ func TestProcScanNoBodyInCmdline(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if args := c.args(""); args[0] == "python3" {
+				testenv.NeedTool(t, "python3")
+			}
 			e := newEnv(t)
 			var b [8]byte
 			rand.Read(b[:])

@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"hpatch-router/internal/testenv"
 )
 
 // The shell Codex runs commands with comes from the passwd entry (FACTS
@@ -27,13 +28,7 @@ func TestDoctorLoginShell(t *testing.T) {
 		{name: "fish without bash on PATH", login: "/usr/bin/fish", noBash: true, detail: "falls back to bash, which is not on PATH"},
 	}
 	for _, sh := range []string{"zsh", "dash"} {
-		p, err := exec.LookPath(sh)
-		if err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not installed and CI=true", sh)
-			}
-			continue
-		}
+		p := testenv.NeedTool(t, sh)
 		ok := sh == "zsh" // Codex runs dash only as sh; by its own name it falls back to bash
 		rows = append(rows, row{name: sh, login: p, ok: true, detail: map[bool]string{true: p + " (passwd: " + p, false: "/bash (passwd: " + p}[ok]})
 	}

@@ -9,11 +9,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"hpatch-router/internal/testenv"
 )
 
 // fakeMachine is a throw-away environment for the doctor: a PATH directory,
@@ -46,11 +47,7 @@ func newFakeMachine(t *testing.T) *fakeMachine {
 	m.self = self
 	m.env = map[string]string{"PATH": m.bin, "HOME": m.home, "CODEX_HOME": m.codexHome, "HPATCH_RUNTIME_DIR": m.rtDir}
 	// Codex's fallback shell and the pinned one: the machine's bash.
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("bash not installed")
-	}
-	if err := os.Symlink(bash, filepath.Join(m.bin, "bash")); err != nil {
+	if err := os.Symlink(testenv.NeedTool(t, "bash"), filepath.Join(m.bin, "bash")); err != nil {
 		t.Fatal(err)
 	}
 	m.loginShell = "/bin/bash"

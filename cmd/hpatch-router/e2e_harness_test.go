@@ -109,7 +109,7 @@ func tryStartRouter(t *testing.T, spec routerSpec) (*routerProc, error) {
 	p.cmd.Env = append(testenv.FreshHome(t).Environ(cleanEnv()), "HPATCH_RUNTIME_DIR="+spec.runtimeDir)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if spec.as != nil {
-		p.cmd.Env = spec.as.Env(append(cleanEnv(), spec.env...)...)
+		p.cmd.Env = append(spec.as.Env(cleanEnv()...), spec.env...)
 		p.cmd.SysProcAttr = spec.as.SysProcAttr()
 	}
 	if err := p.cmd.Start(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"hpatch-router/internal/testenv"
 	"hpatch-router/internal/testuser"
 	"hpatch-router/router/routertest"
 )
@@ -44,6 +45,7 @@ var loginShellWant = map[string]string{
 // locally without it the test skips, under CI=true it fails.
 func TestE2ELoginShells(t *testing.T) {
 	codex := codexBin(t)
+	testenv.NeedTool(t, "python3")
 	for _, c := range []struct {
 		name, login string
 		xdg         bool
@@ -131,7 +133,7 @@ func runCodexAs(t *testing.T, u testuser.User, codex, home, workspace string, en
 	defer cancel()
 	cmd := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "run the login-shell checks")
 	cmd.Dir = workspace
-	cmd.Env = u.Env(append(cleanEnv(), append(env, "CODEX_HOME="+home, "MOCK_KEY=sk-test")...)...)
+	cmd.Env = append(u.Env(cleanEnv()...), append(env, "CODEX_HOME="+home, "MOCK_KEY=sk-test")...)
 	cmd.SysProcAttr = u.SysProcAttr()
 	return finishCodex(t, ctx, cmd)
 }

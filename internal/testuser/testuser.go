@@ -2,7 +2,8 @@
 // something as another uid: cross-user attacks on the runtime root and
 // launcher, and Codex runs under each login shell. Creating users needs
 // root: CI (.ci/run) runs as root; a developer's non-root run skips these
-// tests, and under CI=true a missing capability fails them instead.
+// tests, and under CI=true a missing capability fails them instead
+// (testenv.Missing).
 package testuser
 
 import (
@@ -16,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hpatch-router/internal/testenv"
 )
 
 // User is a throwaway account with its own group and home directory.
@@ -31,21 +34,12 @@ type User struct {
 // ends.
 func New(t testing.TB, shell string) User {
 	t.Helper()
-	unavailable := func(why string) {
-		t.Helper()
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("throwaway user: %s and CI=true", why)
-		}
-		t.Skip("throwaway user: " + why)
-	}
 	if os.Getuid() != 0 {
-		unavailable("creating users needs root")
+		testenv.Missing(t, "a throwaway user: creating users needs root")
 	}
-	if _, err := exec.LookPath("useradd"); err != nil {
-		unavailable("useradd is not installed")
-	}
+	testenv.NeedTool(t, "useradd")
 	if _, err := os.Stat(shell); err != nil {
-		unavailable("login shell " + shell + " is not installed")
+		testenv.Missing(t, "login shell %s is not installed", shell)
 	}
 	var b [4]byte
 	rand.Read(b[:])
@@ -108,13 +102,15 @@ func (u User) SysProcAttr() *syscall.SysProcAttr {
 }
 
 // Env is a login-like environment for the user: HOME, USER, LOGNAME and
-// SHELL from the account, the rest as given.
+// SHELL from the account, the rest of base without what belongs to the
+// invoking user's session (TMPDIR, XDG_*). Append more after it: of two
+// settings of one variable, exec uses the last.
 func (u User) Env(base ...string) []string {
 	env := []string{"HOME=" + u.Home, "USER=" + u.Name, "LOGNAME=" + u.Name, "SHELL=" + u.Shell}
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "HOME", "USER", "LOGNAME", "SHELL":
+		switch {
+		case k == "HOME", k == "USER", k == "LOGNAME", k == "SHELL", k == "TMPDIR", strings.HasPrefix(k, "XDG_"):
 			continue
 		}
 		env = append(env, kv)
