@@ -7,6 +7,8 @@
 // plugins/shell.bundle.json, which the router embeds; edit here, then run
 // `make bundle` and commit both files.
 
+import { readFileSync } from "node:fs";
+
 // INPUT_LIMIT is the largest shell input in UTF-8 bytes. The rendered
 // command travels to Codex's shell as one argv string, and Linux caps one
 // argv string at MAX_ARG_STRLEN = 131072 bytes including its NUL.
@@ -59,14 +61,21 @@ export const shell = {
   format: { type: "text" },
 };
 
-// hpatch edits retained scripts; its grammar lives in the description
-// because a heredoc's raw body cannot be expressed as a lark terminal
-// without lookahead.
+// HPATCH_GRAMMAR is plugins/hpatch.lark without its comment and blank
+// lines: the API constrains every hpatch call to it, so the model cannot
+// emit an edit that does not parse (retain.ParsePatch accepts the same
+// language; retain/grammar_test.go checks both on every edit the tests know).
+export const HPATCH_GRAMMAR = readFileSync(new URL("./hpatch.lark", import.meta.url), "utf8")
+  .split("\n")
+  .filter((line) => line.trim() !== "" && !line.startsWith("//"))
+  .join("\n") + "\n";
+
+// hpatch edits retained scripts. shell stays free-form text (REQ-SHELL-001).
 export const hpatch = {
   type: "custom",
   name: "hpatch",
   description: hpatchDescription,
-  format: { type: "text" },
+  format: { type: "grammar", syntax: "lark", definition: HPATCH_GRAMMAR },
 };
 
 // paramsSection frames the request-specific exec_command fields (all but

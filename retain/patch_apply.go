@@ -134,8 +134,9 @@ func finish(s *Section, base []byte, out []outLine, dels []delMark) (Edit, error
 	return Edit{ID: s.ID, Old: base, New: buf.Bytes(), Report: report(s.ID, out, dels)}, nil
 }
 
-// verify checks every target of s against rows, the one baseline: rows
-// in range, hashes current, no two `type` ranges overlapping, and no
+// verify checks every target of s against rows, the one baseline: ranges
+// in order (a grammar cannot compare numbers, so ParsePatch leaves this
+// here), rows in range, hashes current, no two `type` ranges overlapping, and no
 // `add` inside a replaced range. Several adds at one insertion point are
 // allowed and insert in the order written; an add at the first row of a
 // replaced range inserts before the replacement.
@@ -157,6 +158,12 @@ func verify(s *Section, rows []Row) error {
 	var types []*Op
 	for i := range s.Ops {
 		op := &s.Ops[i]
+		switch {
+		case op.To.Line < op.From.Line:
+			return errAt(op.Line, "range %s..%s ends before it starts", op.From, op.To)
+		case op.To.Line == op.From.Line && op.To.Hash != op.From.Hash:
+			return errAt(op.Line, "range %s..%s cites row %d with two hashes", op.From, op.To, op.From.Line)
+		}
 		if err := check(op, op.From); err != nil {
 			return err
 		}

@@ -1,0 +1,286 @@
+package retain
+
+import (
+	"bytes"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"hpatch-router/plugins"
+)
+
+// The `hpatch` tool declares a Lark grammar (plugins/hpatch.lark) so the
+// model API can only sample edits that parse. TestGrammarAgreement keeps
+// that grammar and ParsePatch in step: on every edit the retain tests and
+// fuzz corpus hold, the explicit cases below, generated edits and their
+// one-byte mutations, ParsePatch, an LALR(1) parser and an Earley parser
+// of the grammar (python3-lark) give the same verdict. It needs Debian's
+// python3-lark (`.ci/run` installs it): without it the test skips, and
+// fails under CI=true.
+
+// grammarAccepts are edits at the edges of the grammar that both accept.
+func grammarAccepts() []string {
+	return []string{
+		"in @shell/a\ntype 1:abcd \"x\"",
+		"\r\n \t\r  in \t @shell/a \t\r\n\t\ttype\t1:abcd  \"\"\t\r\n\n",
+		"in @shell/a\ntype 1:abcd..123456789:ffff <<PATCH\nPATCHX\n PATCH\nPATC\nP\n\nPATCH \nin @shell/b\nPATCH",
+		"in @shell/a\rtype 1:abcd <<PATCH  \rPATCH\radd EOF <<PATCH\r\rPATCH\r",
+		"in @shell/a\r\nadd EOF <<PATCH\r\n\r\nPATCH",
+		"in @shell/a\nadd EOF \"\\n\"",
+		"in @shell/a\nadd 7:0000 \"\\u00e9\\ud800\\\"\\\\\\/\\b\\f\\r\\t é\x7f\"",
+		"in @shell/.r\ntype 1:abcd \"\"\nin @shell/..x\ntype 1:abcd \"\"\nin @shell/.runtimes\ntype 1:abcd \"\"",
+		"in @shell/.hpatch-tmp\ntype 1:abcd \"\"\nin @shell/.hpatch-tm\ntype 1:abcd \"\"\nin @shell/é\vx\ntype 1:abcd \"\"",
+		"in @shell/a\ntype 1:abcd \"x\"\nin @shell/b\nadd EOF \"y\"\nin @shell/a\nadd 2:abcd \"z\"",
+		"in @shell/a\ntype 3:abcd..2:abcd \"x\"", // range order is Apply's (a grammar cannot compare numbers)
+	}
+}
+
+// grammarRejects are malformed edits that both reject.
+func grammarRejects() []string {
+	return []string{
+		"", " \n\t\n", "type 1:abcd \"x\"", "in @shell/a", "in @shell/a\n", "in @shell/a\nin @shell/b\ntype 1:abcd \"x\"",
+		"in @shell/a\ntype 1:abcd \"x\"\nin @shell/a", "in @shell/a b\ntype 1:abcd \"x\"", "in  src/main.go\ntype 1:abcd \"x\"",
+		"in @shell/\ntype 1:abcd \"x\"", "in @shell/.\ntype 1:abcd \"x\"", "in @shell/..\ntype 1:abcd \"x\"",
+		"in @shell/.runtime\ntype 1:abcd \"x\"", "in @shell/.hpatch-tmp-1\ntype 1:abcd \"x\"", "in @shell/a/b\ntype 1:abcd \"x\"",
+		"in @shell/a\\b\ntype 1:abcd \"x\"", "in\t\n@shell/a\ntype 1:abcd \"x\"", "in@shell/a\ntype 1:abcd \"x\"",
+		"in @shell/a\ntype 0:abcd \"x\"", "in @shell/a\ntype 01:abcd \"x\"", "in @shell/a\ntype 1234567890:abcd \"x\"",
+		"in @shell/a\ntype 1:ABCD \"x\"", "in @shell/a\ntype 1:abc \"x\"", "in @shell/a\ntype EOF \"x\"",
+		"in @shell/a\nadd 1:abcd..2:abcd \"x\"", "in @shell/a\nadd 1:abcd \"\"", "in @shell/a\nadd EOF <<PATCH\nPATCH",
+		"in @shell/a\nadd EOF <<PATCH\r\nPATCH", "in @shell/a\ntype 1:abcd", "in @shell/a\ntype 1:abcd ", "in @shell/a\ntype",
+		"in @shell/a\ntype 1:abcd \"x\" y", "in @shell/a\ntype 1:abcd \"x\"\v", "in @shell/a\ntype 1:abcd x",
+		"in @shell/a\ntype 1:abcd \"\\u0000\"", "in @shell/a\ntype 1:abcd \"\\q\"", "in @shell/a\ntype 1:abcd \"a\tb\"",
+		"in @shell/a\ntype 1:abcd 'x'", "in @shell/a\ntype 1:abcd <<EOF\nx\nEOF", "in @shell/a\ntype 1:abcd << PATCH\nPATCH",
+		"in @shell/a\ntype 1:abcd <<PATCH", "in @shell/a\ntype 1:abcd <<PATCH\nx\n PATCH", "in @shell/a\ntype 1:abcd <<PATCH\nPATCH ",
+		"in @shell/a\ntype 1:abcd <<PATCH\nx\x00\nPATCH", "in @shell/a\ntype1:abcd \"x\"", "in @shell/a\nreplace 1:abcd \"x\"",
+		"in @shell/a\ntype 1:abcd \"x\"\nPATCH", "in @shell/a\n\v\ntype 1:abcd \"x\"", "\u00a0in @shell/a\ntype 1:abcd \"x\"",
+		"\ufeffin @shell/a\ntype 1:abcd \"x\"", "in @shell/a\ntype 1:abcd \"x\"\x00",
+	}
+}
+
+func TestGrammarAgreement(t *testing.T) {
+	py := larkPython(t)
+	sources := map[string][]string{
+		"retain tests":     testLiterals(t),
+		"fuzz seeds":       fuzzSeedEdits(),
+		"fuzz corpus":      fuzzCorpusEdits(t),
+		"grammar cases":    append(grammarAccepts(), grammarRejects()...),
+		"generated":        generatedEdits(3000),
+		"mutated (1 byte)": nil,
+	}
+	var valid []string
+	for _, src := range sources {
+		for _, e := range src {
+			if _, err := ParsePatch(e); err == nil {
+				valid = append(valid, e)
+			}
+		}
+	}
+	sources["mutated (1 byte)"] = mutatedEdits(valid, 4000)
+	var edits []string
+	from := map[string]int{}
+	for name, src := range sources {
+		for _, e := range src {
+			if utf8.ValidString(e) { // the API samples text; ParsePatch rejects invalid UTF-8 first
+				edits = append(edits, e)
+				from[name]++
+			}
+		}
+	}
+	verdicts := larkVerdicts(t, py, plugins.HpatchGrammar(), edits)
+	accepted, rejected, bad := 0, 0, 0
+	for i, e := range edits {
+		_, err := ParsePatch(e)
+		goOK := err == nil
+		if goOK {
+			accepted++
+		} else {
+			rejected++
+		}
+		if v := verdicts[i]; v[0] != goOK || v[1] != goOK {
+			if bad++; bad <= 20 {
+				t.Errorf("ParsePatch accepts=%v (%v) but grammar LALR=%v Earley=%v for %q", goOK, err, v[0], v[1], e)
+			}
+		}
+	}
+	for _, e := range grammarAccepts() {
+		if _, err := ParsePatch(e); err != nil {
+			t.Errorf("grammar case %q must parse: %v", e, err)
+		}
+	}
+	for _, e := range grammarRejects() {
+		if _, err := ParsePatch(e); err == nil {
+			t.Errorf("grammar case %q must be rejected", e)
+		}
+	}
+	t.Logf("%d edits (%v): %d accepted and %d rejected by ParsePatch, LALR and Earley alike; %d disagreements",
+		len(edits), from, accepted, rejected, bad)
+}
+
+// The one difference, by design: an id's 255-byte bound (NAME_MAX) is a
+// storage limit the grammar leaves to the parser, whose error says so.
+func TestGrammarLeavesIDLengthToParser(t *testing.T) {
+	py := larkPython(t)
+	long := "in @shell/" + strings.Repeat("a", 256) + "\ntype 1:abcd \"x\""
+	if _, err := ParsePatch(long); err == nil || !strings.Contains(err.Error(), "at most 255") {
+		t.Fatalf("ParsePatch must reject a 256-byte id with its bound: %v", err)
+	}
+	if v := larkVerdicts(t, py, plugins.HpatchGrammar(), []string{long}); !v[0][0] || !v[0][1] {
+		t.Fatalf("the grammar has no id length bound (see retain.ParsePatch); got %v", v)
+	}
+}
+
+// larkPython finds a python3 that imports lark: Debian's first (python3 on
+// PATH may be a slow shim), then PATH's.
+func larkPython(t *testing.T) string {
+	t.Helper()
+	for _, py := range []string{"/usr/bin/python3", "python3"} {
+		if path, err := exec.LookPath(py); err == nil && exec.Command(path, "-c", "import lark").Run() == nil {
+			return path
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("python3 with lark is required in CI for the grammar agreement test: apt-get install python3-lark")
+	}
+	t.Skip("python3-lark not installed")
+	return ""
+}
+
+// larkVerdicts parses each edit with the grammar (testdata/lark_agree.py)
+// and returns [LALR, Earley] acceptance per edit.
+func larkVerdicts(t *testing.T, py, grammar string, edits []string) [][2]bool {
+	t.Helper()
+	in, err := json.Marshal(map[string]any{"grammar": grammar, "edits": edits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, filepath.Join("testdata", "lark_agree.py"))
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("lark: %v\n%s", err, stderr.String())
+	}
+	var v [][2]bool
+	if err := json.Unmarshal(out, &v); err != nil || len(v) != len(edits) {
+		t.Fatalf("lark answered %d verdicts for %d edits (%v)", len(v), len(edits), err)
+	}
+	return v
+}
+
+// testLiterals are the string literals of this package's tests, with the
+// {N} row citations of patch templates (see cite) replaced by a well-formed
+// LINE:HASH: whether an edit parses does not depend on the hash's value.
+func testLiterals(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob("*_test.go")
+	citation := regexp.MustCompile(`\{(\d+)\}`)
+	var out []string
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if name == "grammar_test.go" {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if s, err := strconv.Unquote(lit.Value); err == nil {
+					out = append(out, citation.ReplaceAllString(s, "$1:0a1b"))
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// fuzzSeedEdits are the edits the fuzz targets start from.
+func fuzzSeedEdits() []string {
+	out := parsePatchSeeds()
+	for _, s := range applyCitedSeeds() {
+		if p, _, _, ok := citedPatch(s.base, s.value, s.kind, s.a, s.b); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// fuzzCorpusEdits are the edits of the committed fuzz corpus
+// (testdata/fuzz, "go test fuzz v1" files).
+func fuzzCorpusEdits(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, target := range []string{"FuzzParsePatch", "FuzzApplyCited"} {
+		files, _ := filepath.Glob(filepath.Join("testdata", "fuzz", target, "*"))
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals := corpusValues(t, file, string(data))
+			switch {
+			case target == "FuzzParsePatch" && len(vals) == 2:
+				out = append(out, vals[0])
+			case target == "FuzzApplyCited" && len(vals) == 5:
+				if p, _, _, ok := citedPatch(vals[0], vals[1], vals[2][0], vals[3][0], vals[4][0]); ok {
+					out = append(out, p)
+				}
+			default:
+				t.Fatalf("%s: %d values, not %s's inputs", file, len(vals), target)
+			}
+		}
+	}
+	return out
+}
+
+// corpusValues decodes the values of a "go test fuzz v1" file: string(…),
+// []byte(…) and byte(…) lines, each as its bytes.
+func corpusValues(t *testing.T, file, data string) []string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(data), "\n")
+	var out []string
+	for _, l := range lines[1:] {
+		kind, lit, ok := strings.Cut(l, "(")
+		lit = strings.TrimSuffix(lit, ")")
+		if !ok {
+			t.Fatalf("%s: bad line %q", file, l)
+		}
+		switch kind {
+		case "string", "[]byte":
+			s, err := strconv.Unquote(lit)
+			if err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			out = append(out, s)
+		case "byte", "uint8":
+			var b uint64
+			var err error
+			if strings.HasPrefix(lit, "'") {
+				var r rune
+				r, _, _, err = strconv.UnquoteChar(lit[1:len(lit)-1], '\'')
+				b = uint64(r)
+			} else {
+				b, err = strconv.ParseUint(lit, 0, 8)
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			out = append(out, string([]byte{byte(b)}))
+		default:
+			t.Fatalf("%s: unsupported value type %q", file, kind)
+		}
+	}
+	return out
+}
