@@ -68,32 +68,38 @@ func grammarRejects() []string {
 
 func TestGrammarAgreement(t *testing.T) {
 	py := larkPython(t)
-	sources := map[string][]string{
-		"retain tests":     testLiterals(t),
-		"fuzz seeds":       fuzzSeedEdits(),
-		"fuzz corpus":      fuzzCorpusEdits(t),
-		"grammar cases":    append(grammarAccepts(), grammarRejects()...),
-		"generated":        generatedEdits(3000),
-		"mutated (1 byte)": nil,
+	type source struct {
+		name  string
+		edits []string
+	}
+	sources := []source{
+		{"retain tests", testLiterals(t)},
+		{"fuzz seeds", fuzzSeedEdits()},
+		{"fuzz corpus", fuzzCorpusEdits(t)},
+		{"grammar cases", append(grammarAccepts(), grammarRejects()...)},
+		{"e2e scenarios", scenarioEdits(t)},
+		{"generated", generatedEdits(3000)},
 	}
 	var valid []string
 	for _, src := range sources {
-		for _, e := range src {
+		for _, e := range src.edits {
 			if _, err := ParsePatch(e); err == nil {
 				valid = append(valid, e)
 			}
 		}
 	}
-	sources["mutated (1 byte)"] = mutatedEdits(valid, 4000)
+	sources = append(sources, source{"mutated (1 byte)", mutatedEdits(valid, 4000)})
 	var edits []string
-	from := map[string]int{}
-	for name, src := range sources {
-		for _, e := range src {
+	var from []string
+	for _, src := range sources {
+		n := 0
+		for _, e := range src.edits {
 			if utf8.ValidString(e) { // the API samples text; ParsePatch rejects invalid UTF-8 first
 				edits = append(edits, e)
-				from[name]++
+				n++
 			}
 		}
+		from = append(from, src.name+" "+strconv.Itoa(n))
 	}
 	verdicts := larkVerdicts(t, py, plugins.HpatchGrammar(), edits)
 	accepted, rejected, bad := 0, 0, 0
@@ -121,8 +127,8 @@ func TestGrammarAgreement(t *testing.T) {
 			t.Errorf("grammar case %q must be rejected", e)
 		}
 	}
-	t.Logf("%d edits (%v): %d accepted and %d rejected by ParsePatch, LALR and Earley alike; %d disagreements",
-		len(edits), from, accepted, rejected, bad)
+	t.Logf("%d edits (%s): %d accepted and %d rejected by ParsePatch, LALR and Earley alike; %d disagreements",
+		len(edits), strings.Join(from, ", "), accepted, rejected, bad)
 }
 
 // The one difference, by design: an id's 255-byte bound (NAME_MAX) is a
@@ -202,6 +208,37 @@ func testLiterals(t *testing.T) []string {
 			}
 			return true
 		})
+	}
+	return out
+}
+
+// scenarioEdits are the hpatch inputs the end-to-end scenarios send as
+// the model (testdata/scenarios/e2e).
+func scenarioEdits(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "scenarios", "e2e", "*.json"))
+	var out []string
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sc struct {
+			Steps []struct {
+				Call struct{ Name, Input string } `json:"custom_tool_call"`
+			} `json:"steps"`
+		}
+		if err := json.Unmarshal(data, &sc); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for _, st := range sc.Steps {
+			if st.Call.Name == "hpatch" {
+				out = append(out, st.Call.Input)
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no hpatch call in testdata/scenarios/e2e")
 	}
 	return out
 }
