@@ -82,7 +82,7 @@ func TestPluginShellDescription(t *testing.T) {
 	must := []struct{ rule, text string }{
 		{"A2: bare selector example", "#!python3"},
 		{"A3: env -S example", "#!/usr/bin/env -S python3 -u"},
-		{"A7: no shebang is bash", "no shebang: bash"},
+		{"A7: no shebang is bash", "without one the input is bash"},
 		{"A4: cmd template with placeholder", "#!cmd="},
 		{"A4: placeholder", "{.}"},
 		{"A12: params directive", "#!params="},
@@ -113,7 +113,7 @@ func TestPluginShellDescription(t *testing.T) {
 
 func TestPluginHpatchGrammar(t *testing.T) {
 	d := HpatchDescription()
-	for _, s := range []string{"in @shell/<id>", "type TARGET VALUE", "add DEST VALUE", "L:HASH..L:HASH", "<<PATCH", "EOF", "one row of context"} {
+	for _, s := range []string{"in @shell/<id>", "type TARGET VALUE", "add DEST VALUE", "L:HASH..L:HASH", "<<PATCH", "EOF", "as they were before this edit"} {
 		if !strings.Contains(d, s) {
 			t.Errorf("§8: hpatch description lacks %q", s)
 		}
