@@ -55,8 +55,9 @@
 // tool declares this syntax as a Lark grammar (plugins/hpatch.lark) so the
 // model API samples only edits that parse; grammar_test.go checks that
 // ParsePatch and that grammar agree on every edit the tests and fuzz corpus
-// hold. Checks a grammar cannot make — a range's order, an id's 255-byte
-// bound — are the parser's and Apply's. Every section is
+// hold. The grammar takes any one word as an id; which words name a
+// script is package ident's rule (through shebang.ParseRef), and a range's
+// order, which a grammar cannot compare, is Apply's. Every section is
 // verified and applied in memory before any file changes; then all new
 // versions are written to temporary files and renamed into place, so a
 // rejected edit changes nothing.

@@ -88,10 +88,11 @@ func wrapAt(line int, err error) error {
 // heredocWord opens and closes a raw VALUE.
 const heredocWord = "PATCH"
 
-// ParsePatch parses hpatch input. It checks syntax only — exactly the
-// language of the Lark grammar the `hpatch` tool declares (plugins/
-// hpatch.lark, kept in step by grammar_test.go), except the 255-byte bound
-// on an id — and Apply verifies the targets against the scripts.
+// ParsePatch parses hpatch input. It checks syntax — exactly the language
+// of the Lark grammar the `hpatch` tool declares (plugins/hpatch.lark, kept
+// in step by grammar_test.go) — and each id against the artifact id rule
+// (shebang.ParseRef), which the grammar leaves to the store; Apply verifies
+// the targets against the scripts.
 func ParsePatch(text string) (*Patch, error) {
 	if !utf8.ValidString(text) {
 		return nil, errAt(0, "edit is not valid UTF-8")
