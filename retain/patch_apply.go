@@ -120,6 +120,7 @@ func applySection(s *Section, base []byte) (Edit, error) {
 
 // finish assembles the edited script and its report.
 func finish(s *Section, base []byte, out []outLine, dels []delMark) (Edit, error) {
+	keepRowsApart(out)
 	var buf bytes.Buffer
 	for _, l := range out {
 		buf.Write(l.text)
@@ -132,6 +133,26 @@ func finish(s *Section, base []byte, out []outLine, dels []delMark) (Edit, error
 		return Edit{}, errAt(s.Line, "the edited %s would not be valid UTF-8", shebang.FormatRef(s.ID))
 	}
 	return Edit{ID: s.ID, Old: base, New: buf.Bytes(), Report: report(s.ID, out, dels)}, nil
+}
+
+// keepRowsApart fixes the one terminator pair that would merge: a row
+// ending with a lone CR followed by an empty row ending with LF reads back
+// as one CRLF, losing a row. The terminator the edit chose changes: the
+// empty row ends with CR like the row before it, or the row before it ends
+// with CRLF.
+func keepRowsApart(out []outLine) {
+	for i := 1; i < len(out); i++ {
+		prev, cur := &out[i-1], &out[i]
+		if string(prev.term) != "\r" || len(cur.text) != 0 || !bytes.HasPrefix(cur.term, []byte("\n")) {
+			continue
+		}
+		switch {
+		case cur.changed:
+			cur.term = []byte("\r")
+		case prev.changed:
+			prev.term = []byte("\r\n")
+		}
+	}
 }
 
 // verify checks every target of s against rows, the one baseline: ranges
