@@ -14,8 +14,11 @@ import { readFileSync } from "node:fs";
 // argv string at MAX_ARG_STRLEN = 131072 bytes including its NUL.
 export const INPUT_LIMIT = 131071;
 
-// Each line carries rules the model cannot infer; README.md's table and the
-// closing note of issue 14 give the bytes per line and the rule each keeps.
+// Each line carries rules the model cannot infer, with one example per
+// feature it cannot guess (template, params, rerun, private commands): what
+// the model can infer (byte-exact bodies, inherited cwd and environment,
+// the result's fields it reads anyway) is left out, as every byte is sent
+// with every request.
 const shellDescription = [
   `Run a program: the input is its text (UTF-8, at most ${INPUT_LIMIT} bytes; no JSON, quoting or code fences).`,
   "The first line may pick the interpreter: `#!python3` (a name on PATH), `#!/opt/py/bin/python3` or `#!/usr/bin/env -S python3 -u`; without one the input is bash (`#!sh`: POSIX sh). Never wrap code in `python3 -c`, `node -e`, `bash -c` or a heredoc: use a shebang.",
