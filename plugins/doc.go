@@ -1,4 +1,5 @@
-// Package plugins holds the built-in `shell` tool declaration
-// (plugins/shell.mjs) and the generated bundle the router embeds, so the
-// model-visible tool definition has one source of truth.
+// Package plugins holds the built-in `shell` and `hpatch` tool
+// declarations (plugins/shell.mjs, and plugins/hpatch.lark, the grammar
+// hpatch calls are constrained to) and the generated bundle the router
+// embeds, so the model-visible tool definitions have one source of truth.
 package plugins

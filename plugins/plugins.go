@@ -36,6 +36,12 @@ func ShellDescription() string { return gjson.GetBytes(bundle, "tools.shell.desc
 // HpatchDescription is the description of `hpatch`.
 func HpatchDescription() string { return gjson.GetBytes(bundle, "tools.hpatch.description").String() }
 
+// HpatchGrammar is the Lark grammar `hpatch` calls are constrained to
+// (plugins/hpatch.lark without comments), exactly as the tool declares it.
+func HpatchGrammar() string {
+	return gjson.GetBytes(bundle, "tools.hpatch.format.definition").String()
+}
+
 // ParamsSection frames fields — the exec_command argument declarations other
 // than cmd with their comments (typescript) or the parameter bullets, as
 // taken from the request's owner description — as the `#!params` section

@@ -31,12 +31,13 @@ func TestPluginBundleFresh(t *testing.T) {
 
 func TestPluginTools(t *testing.T) {
 	tests := []struct {
-		rule string
-		raw  []byte
-		name string
+		rule   string
+		raw    []byte
+		name   string
+		format string
 	}{
-		{"A13: shell is a free-form custom tool", ShellTool(), "shell"},
-		{"§8: hpatch is a free-form custom tool", HpatchTool(), "hpatch"},
+		{"A13: shell is a free-form custom tool", ShellTool(), "shell", "text"},
+		{"§8: hpatch is a grammar-constrained custom tool", HpatchTool(), "hpatch", "grammar"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
@@ -45,14 +46,20 @@ func TestPluginTools(t *testing.T) {
 				Name        string `json:"name"`
 				Description string `json:"description"`
 				Format      struct {
-					Type string `json:"type"`
+					Type       string `json:"type"`
+					Syntax     string `json:"syntax"`
+					Definition string `json:"definition"`
 				} `json:"format"`
 			}
 			if err := json.Unmarshal(tt.raw, &tool); err != nil {
 				t.Fatalf("tool JSON: %v\n%s", err, tt.raw)
 			}
-			if tool.Type != "custom" || tool.Name != tt.name || tool.Format.Type != "text" || tool.Description == "" {
+			if tool.Type != "custom" || tool.Name != tt.name || tool.Format.Type != tt.format || tool.Description == "" {
 				t.Fatalf("unexpected tool %+v", tool)
+			}
+			if tt.format == "grammar" && (tool.Format.Syntax != "lark" || tool.Format.Definition != HpatchGrammar() ||
+				!strings.HasPrefix(HpatchGrammar(), "start: ") || strings.Contains(HpatchGrammar(), "\n//")) {
+				t.Fatalf("hpatch must declare the Lark grammar without comments: %+v", tool.Format)
 			}
 			var buf bytes.Buffer
 			if err := json.Compact(&buf, tt.raw); err != nil || !bytes.Equal(buf.Bytes(), tt.raw) {
@@ -75,7 +82,7 @@ func TestPluginShellDescription(t *testing.T) {
 	must := []struct{ rule, text string }{
 		{"A2: bare selector example", "#!python3"},
 		{"A3: env -S example", "#!/usr/bin/env -S python3 -u"},
-		{"A7: no shebang is bash", "no shebang: bash"},
+		{"A7: no shebang is bash", "without one the input is bash"},
 		{"A4: cmd template with placeholder", "#!cmd="},
 		{"A4: placeholder", "{.}"},
 		{"A12: params directive", "#!params="},
@@ -106,7 +113,7 @@ func TestPluginShellDescription(t *testing.T) {
 
 func TestPluginHpatchGrammar(t *testing.T) {
 	d := HpatchDescription()
-	for _, s := range []string{"in @shell/<id>", "type TARGET VALUE", "add DEST VALUE", "L:HASH..L:HASH", "<<PATCH", "EOF", "one row of context"} {
+	for _, s := range []string{"in @shell/<id>", "type TARGET VALUE", "add DEST VALUE", "L:HASH..L:HASH", "<<PATCH", "EOF", "as they were before this edit"} {
 		if !strings.Contains(d, s) {
 			t.Errorf("§8: hpatch description lacks %q", s)
 		}

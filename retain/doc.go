@@ -48,9 +48,16 @@
 //	appended
 //	PATCH
 //
-// `in @shell/<id>` starts a section; an edit may hold several, and several
-// `in` lines for the same script merge into one section. Blank lines and
-// leading or trailing blanks around commands are ignored. Every section is
+// `in @shell/<id>` starts a section and must be followed by at least one
+// `type` or `add` line; an edit may hold several, and several `in` lines
+// for the same script merge into one section. Blank lines, and spaces and
+// tabs around words, are ignored (other white space is text). The `hpatch`
+// tool declares this syntax as a Lark grammar (plugins/hpatch.lark) so the
+// model API samples only edits that parse; grammar_test.go checks that
+// ParsePatch and that grammar agree on every edit the tests and fuzz corpus
+// hold. The grammar takes any one word as an id; which words name a
+// script is package ident's rule (through shebang.ParseRef), and a range's
+// order, which a grammar cannot compare, is Apply's. Every section is
 // verified and applied in memory before any file changes; then all new
 // versions are written to temporary files and renamed into place, so a
 // rejected edit changes nothing.
@@ -73,8 +80,8 @@
 //     terminator, since it could not exist without one.
 //   - The file's line ending is its most frequent one (LF, CRLF or CR; ties
 //     prefer LF, then CRLF; LF for a file without any).
-//   - All targets are checked against one baseline: a row past the end or a
-//     stale hash rejects the edit; two `type` targets that share a row
+//   - All targets are checked against one baseline: a range that ends
+//     before it starts, a row past the end or a stale hash rejects the edit; two `type` targets that share a row
 //     overlap and reject; an `add` before a row inside a replaced range (other
 //     than its first row) rejects. Several adds at one insertion point
 //     insert in the order written, and an add at the first row of a replaced

@@ -11,11 +11,15 @@ import (
 	"hpatch-router/shebang"
 )
 
-func FuzzParsePatch(f *testing.F) {
-	base := "a\nb\r\nc\rd"
-	rows := Rows([]byte(base))
+// parsePatchBase is the script FuzzParsePatch's seeds cite.
+const parsePatchBase = "a\nb\r\nc\rd"
+
+// parsePatchSeeds are FuzzParsePatch's seeds (grammar_test.go checks them
+// against the hpatch grammar too).
+func parsePatchSeeds() []string {
+	rows := Rows([]byte(parsePatchBase))
 	c := func(i int) string { return rows[i-1].Cite() }
-	for _, s := range []string{
+	return []string{
 		"in @shell/s\ntype " + c(2) + " \"B\"",
 		"in @shell/s\ntype " + c(1) + ".." + c(3) + " <<PATCH\nx\n\nPATCH\nadd EOF \"z\\n\"",
 		"in @shell/s\nadd " + c(4) + " \"q\"\nadd " + c(4) + " \"r\"\ntype " + c(4) + " \"\"",
@@ -26,8 +30,12 @@ func FuzzParsePatch(f *testing.F) {
 		"in @shell/s\r\ntype " + c(1) + " \"\\u00e9\\r\\n\"\r\n",
 		"",
 		"in @shell/s\ntype 99:ffff..100:ffff \"x\"",
-	} {
-		f.Add(s, []byte(base))
+	}
+}
+
+func FuzzParsePatch(f *testing.F) {
+	for _, s := range parsePatchSeeds() {
+		f.Add(s, []byte(parsePatchBase))
 	}
 	f.Fuzz(func(t *testing.T, text string, base []byte) {
 		p, err := ParsePatch(text)
@@ -87,43 +95,65 @@ func checkPatchError(t *testing.T, err error) {
 // FuzzApplyCited builds edits that cite real rows, so the accepted path is
 // exercised, and checks the row arithmetic of each operation: rows outside
 // the target are preserved byte for byte.
+// applyCitedSeed is one FuzzApplyCited input.
+type applyCitedSeed struct {
+	base, value string
+	kind, a, b  uint8
+}
+
+func applyCitedSeeds() []applyCitedSeed {
+	return []applyCitedSeed{
+		{"a\nb\nc\n", "X", 0, 1, 2},
+		{"a\r\nb\r\nc", "X\nY", 1, 0, 0},
+		{"a\rb", "", 0, 0, 1},
+		{"", "z", 2, 0, 0},
+	}
+}
+
+// citedPatch is the edit FuzzApplyCited builds from its input: a type of
+// rows lo..hi, an add before row lo, or an add at EOF (lo = row count);
+// ok is false for inputs it skips.
+func citedPatch(base, value string, kind, a, b uint8) (patch string, lo, hi int, ok bool) {
+	if !utf8.ValidString(base) || !utf8.ValidString(value) || strings.ContainsRune(value, 0) {
+		return "", 0, 0, false
+	}
+	rows := Rows([]byte(base))
+	n := len(rows)
+	val, _ := jsonString(value)
+	switch kind % 3 {
+	case 0: // type lo..hi
+		if n == 0 {
+			return "", 0, 0, false
+		}
+		lo, hi = int(a)%n, int(b)%n
+		if lo > hi {
+			lo, hi = hi, lo
+		}
+		return "in @shell/s\ntype " + rows[lo].Cite() + ".." + rows[hi].Cite() + " " + val, lo, hi, true
+	case 1: // add before lo
+		if n == 0 || value == "" {
+			return "", 0, 0, false
+		}
+		lo = int(a) % n
+		return "in @shell/s\nadd " + rows[lo].Cite() + " " + val, lo, 0, true
+	}
+	if value == "" { // add EOF
+		return "", 0, 0, false
+	}
+	return "in @shell/s\nadd EOF " + val, n, 0, true
+}
+
 func FuzzApplyCited(f *testing.F) {
-	f.Add("a\nb\nc\n", "X", uint8(0), uint8(1), uint8(2))
-	f.Add("a\r\nb\r\nc", "X\nY", uint8(1), uint8(0), uint8(0))
-	f.Add("a\rb", "", uint8(0), uint8(0), uint8(1))
-	f.Add("", "z", uint8(2), uint8(0), uint8(0))
+	for _, s := range applyCitedSeeds() {
+		f.Add(s.base, s.value, s.kind, s.a, s.b)
+	}
 	f.Fuzz(func(t *testing.T, base, value string, kind, a, b uint8) {
-		if !utf8.ValidString(base) || !utf8.ValidString(value) || strings.ContainsRune(value, 0) {
+		patch, lo, hi, ok := citedPatch(base, value, kind, a, b)
+		if !ok {
 			return
 		}
 		rows := Rows([]byte(base))
 		n := len(rows)
-		val, _ := jsonString(value)
-		var patch string
-		lo, hi := 0, 0
-		switch kind % 3 {
-		case 0: // type lo..hi
-			if n == 0 {
-				return
-			}
-			lo, hi = int(a)%n, int(b)%n
-			if lo > hi {
-				lo, hi = hi, lo
-			}
-			patch = "in @shell/s\ntype " + rows[lo].Cite() + ".." + rows[hi].Cite() + " " + val
-		case 1: // add before lo
-			if n == 0 || value == "" {
-				return
-			}
-			lo = int(a) % n
-			patch = "in @shell/s\nadd " + rows[lo].Cite() + " " + val
-		case 2: // add EOF
-			if value == "" {
-				return
-			}
-			lo = n
-			patch = "in @shell/s\nadd EOF " + val
-		}
 		p, err := ParsePatch(patch)
 		if err != nil {
 			t.Fatalf("ParsePatch(%q): %v", patch, err)

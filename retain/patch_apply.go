@@ -120,6 +120,7 @@ func applySection(s *Section, base []byte) (Edit, error) {
 
 // finish assembles the edited script and its report.
 func finish(s *Section, base []byte, out []outLine, dels []delMark) (Edit, error) {
+	keepRowsApart(out)
 	var buf bytes.Buffer
 	for _, l := range out {
 		buf.Write(l.text)
@@ -134,8 +135,29 @@ func finish(s *Section, base []byte, out []outLine, dels []delMark) (Edit, error
 	return Edit{ID: s.ID, Old: base, New: buf.Bytes(), Report: report(s.ID, out, dels)}, nil
 }
 
-// verify checks every target of s against rows, the one baseline: rows
-// in range, hashes current, no two `type` ranges overlapping, and no
+// keepRowsApart fixes the one terminator pair that would merge: a row
+// ending with a lone CR followed by an empty row ending with LF reads back
+// as one CRLF, losing a row. The terminator the edit chose changes: the
+// empty row ends with CR like the row before it, or the row before it ends
+// with CRLF.
+func keepRowsApart(out []outLine) {
+	for i := 1; i < len(out); i++ {
+		prev, cur := &out[i-1], &out[i]
+		if string(prev.term) != "\r" || len(cur.text) != 0 || !bytes.HasPrefix(cur.term, []byte("\n")) {
+			continue
+		}
+		switch {
+		case cur.changed:
+			cur.term = []byte("\r")
+		case prev.changed:
+			prev.term = []byte("\r\n")
+		}
+	}
+}
+
+// verify checks every target of s against rows, the one baseline: ranges
+// in order (a grammar cannot compare numbers, so ParsePatch leaves this
+// here), rows in range, hashes current, no two `type` ranges overlapping, and no
 // `add` inside a replaced range. Several adds at one insertion point are
 // allowed and insert in the order written; an add at the first row of a
 // replaced range inserts before the replacement.
@@ -157,6 +179,12 @@ func verify(s *Section, rows []Row) error {
 	var types []*Op
 	for i := range s.Ops {
 		op := &s.Ops[i]
+		switch {
+		case op.To.Line < op.From.Line:
+			return errAt(op.Line, "range %s..%s ends before it starts", op.From, op.To)
+		case op.To.Line == op.From.Line && op.To.Hash != op.From.Hash:
+			return errAt(op.Line, "range %s..%s cites row %d with two hashes", op.From, op.To, op.From.Line)
+		}
 		if err := check(op, op.From); err != nil {
 			return err
 		}

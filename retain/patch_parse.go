@@ -88,8 +88,11 @@ func wrapAt(line int, err error) error {
 // heredocWord opens and closes a raw VALUE.
 const heredocWord = "PATCH"
 
-// ParsePatch parses hpatch input. It checks syntax only; targets are
-// verified against the scripts by Apply.
+// ParsePatch parses hpatch input. It checks syntax — exactly the language
+// of the Lark grammar the `hpatch` tool declares (plugins/hpatch.lark, kept
+// in step by grammar_test.go) — and each id against the artifact id rule
+// (shebang.ParseRef), which the grammar leaves to the store; Apply verifies
+// the targets against the scripts.
 func ParsePatch(text string) (*Patch, error) {
 	if !utf8.ValidString(text) {
 		return nil, errAt(0, "edit is not valid UTF-8")
@@ -101,19 +104,24 @@ func ParsePatch(text string) (*Patch, error) {
 	p := &Patch{}
 	byID := map[string]*Section{}
 	var cur *Section
+	inLine, ops := 0, 0 // the last `in` line, and the operations after it
 	for i := 0; i < len(rows); i++ {
 		ln := i + 1
-		line := strings.TrimLeft(string(rows[i].Text), " \t")
-		if strings.TrimSpace(line) == "" {
+		line := trimBlank(string(rows[i].Text))
+		if line == "" {
 			continue
 		}
 		word, rest := cutSpace(line)
 		switch word {
 		case "in":
-			id, err := parseIn(ln, strings.TrimSpace(rest))
+			if inLine > 0 && ops == 0 {
+				return nil, errAt(inLine, "`in` line has no `type` or `add` line after it")
+			}
+			id, err := parseIn(ln, trimBlank(rest))
 			if err != nil {
 				return nil, err
 			}
+			inLine, ops = ln, 0
 			if cur = byID[id]; cur == nil {
 				cur = &Section{ID: id, Line: ln}
 				byID[id] = cur
@@ -128,6 +136,7 @@ func ParsePatch(text string) (*Patch, error) {
 				return nil, err
 			}
 			cur.Ops = append(cur.Ops, op)
+			ops++
 			i = next
 		default:
 			return nil, errAt(ln, "unknown command %q; lines are `in @shell/<id>`, `type TARGET VALUE` or `add DEST VALUE`", clip(word))
@@ -136,13 +145,15 @@ func ParsePatch(text string) (*Patch, error) {
 	if len(p.Sections) == 0 {
 		return nil, errAt(0, "empty edit; start with `in @shell/<id>` and add `type`/`add` lines")
 	}
-	for _, s := range p.Sections {
-		if len(s.Ops) == 0 {
-			return nil, errAt(s.Line, "section %s has no `type` or `add` line", shebang.FormatRef(s.ID))
-		}
+	if ops == 0 {
+		return nil, errAt(inLine, "`in` line has no `type` or `add` line after it")
 	}
 	return p, nil
 }
+
+// trimBlank trims ASCII spaces and tabs, the only blanks the grammar
+// allows around words (other white space is text).
+func trimBlank(s string) string { return strings.Trim(s, " \t") }
 
 // parseIn checks the reference of an `in` line.
 func parseIn(ln int, ref string) (string, error) {
@@ -167,7 +178,7 @@ func parseOp(rows []Row, i int, word, rest string) (Op, int, error) {
 	if word == "add" {
 		op.Kind = OpAdd
 	}
-	target, value := cutSpace(strings.TrimLeft(rest, " \t"))
+	target, value := cutSpace(trimBlank(rest))
 	if target == "" {
 		return op, i, errAt(ln, "%s needs a target and a VALUE, e.g. `%s 3:1a2b \"text\"`", word, word)
 	}
@@ -175,7 +186,7 @@ func parseOp(rows []Row, i int, word, rest string) (Op, int, error) {
 	if op.From, op.To, err = parseTarget(target, op.Kind); err != nil {
 		return op, i, errAt(ln, "%s: %v", word, err)
 	}
-	value = strings.TrimSpace(value)
+	value = trimBlank(value)
 	switch {
 	case value == "":
 		return op, i, errAt(ln, "%s %s has no VALUE; give a JSON string or <<%s", word, target, heredocWord)
@@ -230,16 +241,8 @@ func parseTarget(s string, kind OpKind) (from, to Pos, err error) {
 	if !isRange {
 		return from, from, nil
 	}
-	if to, err = parsePos(b); err != nil {
-		return from, to, err
-	}
-	switch {
-	case to.Line < from.Line:
-		return from, to, fmt.Errorf("range %s ends before it starts", s)
-	case to.Line == from.Line && to.Hash != from.Hash:
-		return from, to, fmt.Errorf("range %s cites row %d with two hashes", s, from.Line)
-	}
-	return from, to, nil
+	to, err = parsePos(b)
+	return from, to, err // the order of a range is verified by Apply
 }
 
 // parsePos parses one `L:HASH` citation.

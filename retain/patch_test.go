@@ -76,6 +76,7 @@ func TestApplyRules(t *testing.T) {
 		{"blank lines, indentation and tabs are tolerated", abcd, "\n  in\t@shell/s  \n\n\ttype  {2}\t\"B\"  \n\n", "a\nB\nc\nd\n"},
 		{"CRLF patch input", abcd, "in @shell/s\r\ntype {2} <<PATCH\r\nB\r\nPATCH\r\n", "a\nB\nc\nd\n"},
 		{"JSON escapes and unicode", abcd, "in @shell/s\ntype {2} \"tab\\there \\u00e9 \\\"q\\\" 😀\"", "a\ntab\there é \"q\" 😀\nc\nd\n"},
+		{"an empty row added after a lone CR stays a row (found by FuzzApplyCited)", "\n\r0", "in @shell/s\nadd {3} \"\\n\"", "\n\r\r0"},
 		{"shebang row can be edited", "#!python3\nprint(1)\n", "in @shell/s\ntype {1} \"#!/usr/bin/env -S python3 -u\"", "#!/usr/bin/env -S python3 -u\nprint(1)\n"},
 	}
 	for _, tc := range tests {

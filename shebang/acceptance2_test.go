@@ -86,7 +86,7 @@ func TestTranslateA16Warnings(t *testing.T) {
 	runTable(t, []tc{
 		{name: "A16: every distinct wrapper and heredoc kind warns once, in order",
 			in:   "python3 -c 'print(1)'\nnode -e 1\nbash -lc ls\nperl -ne 1\npsql --command='select 1'\npython3 - <<EOF\nx\nEOF\ncat <<'EOF' >f\ny\nEOF\n",
-			warn: []string{"python -c", "node -e", "bash -c", "perl -e", "--command", "interpreter heredoc", "heredoc adds"}},
+			warn: []string{"python -c", "node -e", "bash -c", "perl -e", "psql -c", "interpreter heredoc", "heredoc adds"}},
 		{name: "A16: a repeated kind warns once",
 			in: "python3 -c 1\npython3.12 -c 2\nsudo python -Bc 3\n", warn: []string{"python -c"}},
 		{name: "A16: wrappers inside substitutions and pipelines are found",

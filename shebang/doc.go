@@ -61,6 +61,37 @@
 // *RefError. The edge adds "shell: " once: RejectionCarrier for the
 // router's carrier, the translate CLI on stderr.
 //
+// Header edges: a UTF-8 byte order mark before a shebang or a leading
+// directive is ignored (it belongs to the first line, which never reaches
+// the body; the retained input and the replayed call keep it as written);
+// before Bash text it stays body text, with a note. `#!` lines that follow
+// only blank lines at the body's start are body data (REQ-SHELL-001) and get
+// a note that names their line.
+//
+// Warnings (A16, warn.go): each simple command is read as its program reads
+// it. Prefix commands (sudo, env, timeout, xargs, …) are skipped with the
+// options that take values; an interpreter's options are read up to its
+// first operand, so only an inline program (-c, -e, --eval, deno eval,
+// psql -c, a sqlite3 SQL argument) or a program on stdin (heredoc,
+// here-string with no script operand) warns; `bash -c '…'` programs are
+// scanned in turn.
+//
+// Recovered JavaScript (A16, jsrecognize.go): an input without shebang or
+// directives is Code Mode JavaScript only when it tokenizes as JavaScript
+// (jsscan.go), its tokens form statements by ECMAScript's rules (jscheck*.go:
+// a pushdown automaton over tokens — operand/operator alternation, brackets,
+// automatic semicolon insertion, bindings, object and class members,
+// try/catch, if/else, do/while, loops for break/continue, await only in
+// async code), every top-level expression statement does something (a call,
+// an assignment, await, …), and it calls tools.NAME(…) and a projection
+// (text, image, JSON.stringify). node is not available to the router at run
+// time and no JavaScript parser is a dependency; jsrecognize_test.go
+// compiles everything the recognizer accepts — the cases, their one-token
+// mutations and the fuzz seeds — in node, and a fuzz target checks that
+// shell commands quoting arbitrary text are never recognized. Shell that
+// mentions JavaScript (`rg -n "await tools.exec_command("`, a heredoc that
+// writes a .mjs, a grep pattern) fails the second or third rule.
+//
 // Quoting is proven by execution (semantic_test.go runs every rendered cmd
 // through bash, zsh, dash and sh -c, in the C and a UTF-8 locale, with a
 // stub `shell` that decodes like the helper) and the carrier by evaluation

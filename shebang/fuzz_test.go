@@ -15,6 +15,7 @@ func fuzzSeeds(f *testing.F) {
 		"# !params {\"login\":false}\nls", "rtk shadowtree test . -run='^$'\n", "echo hi", "ls &", "$(pwd)",
 		"#!sh\na=(1)\n", "#!script=@shell/x", "await tools.exec_command({cmd:'ls'}); text(1)", "a\x00b", "\xff",
 		"python3 -c 1\ncat <<EOF\nx\nEOF\n",
+		"\uFEFF#!python3\nprint(1)\n", "\uFEFFls\n", "#!python3\n\n#!params={\"workdir\":\"/tmp\"}\n", "\n#!python3\n",
 	} {
 		f.Add(s)
 	}

@@ -99,15 +99,38 @@ func cutKey(s string) (key, value string, ok bool) {
 	return s[:i], s[i+1:], true
 }
 
+// byteOrderMark is U+FEFF in UTF-8. Editors put it at the start of files,
+// and a model that copies one writes it too; it is invisible in the input.
+const byteOrderMark = "\uFEFF"
+
+// headerStart is where the first line is read: after a byte order mark
+// that is followed by a shebang or a leading directive, else at 0. Such a
+// mark is part of the first line, which never reaches the body, so
+// ignoring it changes no byte of the body; the retained input and the
+// replayed call still hold it as the model wrote it, and a rerun reads it
+// the same way. A mark before anything else is body text (see bomWarning).
+func headerStart(input string) int {
+	rest, ok := strings.CutPrefix(input, byteOrderMark)
+	if !ok {
+		return 0
+	}
+	first, _ := nextLine(rest, 0)
+	t := trimBlank(first)
+	if kind, _, _ := classifyDirective(t); kind != dirNone || strings.HasPrefix(t, "#!") {
+		return len(byteOrderMark)
+	}
+	return 0
+}
+
 // parseHeader reads the optional shebang and the leading directive block.
 func parseHeader(input string) (*header, error) {
 	h := &header{}
-	off, num := 0, 1
+	off, num := headerStart(input), 1
 	if input == "" {
 		h.bodyLine = 1
 		return h, nil
 	}
-	text, next := nextLine(input, 0)
+	text, next := nextLine(input, off)
 	t := trimBlank(text)
 	if kind, _, _ := classifyDirective(t); kind == dirUnknown && !isDirectiveShaped(t) {
 		f, err := parseSelector(t[2:])
@@ -202,4 +225,40 @@ func shellFamily(name string) string {
 		return base
 	}
 	return ""
+}
+
+// bodyHeaderWarnings notes what looks like a header but is body text
+// (REQ-SHELL-001: after the first body line, directive-like lines are body
+// data). They name lines and kinds, never the text, because warnings reach
+// the dashboard. interp is the interpreter the body runs with.
+//
+//   - A `#!` line (shebang or directive) that follows only blank lines at
+//     the start of the body: the blank line ended the leading block, so the
+//     model's directive or interpreter choice did nothing.
+//   - A byte order mark that starts a Bash or sh body: it is glued to the
+//     first word. Before a shebang or directive it is ignored instead
+//     (headerStart).
+func bodyHeaderWarnings(input string, h *header, interp string) []string {
+	var out []string
+	body := input[h.bodyStart:]
+	if strings.HasPrefix(body, byteOrderMark) && (interp == "bash" || interp == "sh") {
+		out = append(out, "shell: note: the input starts with a UTF-8 byte order mark (U+FEFF), which "+interp+" reads as part of the first command; remove it.")
+	}
+	off, num := h.bodyStart, h.bodyLine
+	for off < len(input) {
+		text, next := nextLine(input, off)
+		t := trimBlank(strings.TrimPrefix(text, byteOrderMark))
+		kind, key, _ := classifyDirective(t)
+		switch {
+		case t == "":
+		case kind == dirCmd || kind == dirParams || kind == dirScript || key != "":
+			out = append(out, fmt.Sprintf("shell: note: line %d looks like a #!%s directive but is script text: directives count only in the block right after the first line, with no blank line before them.", num, key))
+		case strings.HasPrefix(t, "#!"):
+			out = append(out, fmt.Sprintf("shell: note: line %d looks like a shebang but is script text: only the first line selects the interpreter, so the input runs as %s.", num, interp))
+		default:
+			return out
+		}
+		off, num = next, num+1
+	}
+	return out
 }

@@ -49,25 +49,33 @@ type nodeRun struct {
 
 func runNode(t *testing.T, cases []nodeCase) []nodeRun {
 	t.Helper()
+	var runs []nodeRun
+	nodeJSON(t, nodeHarness, cases, &runs)
+	return runs
+}
+
+// nodeJSON runs a node script with in as JSON on stdin and decodes its
+// stdout into out. Without node it skips, and fails under CI=true
+// (testenv.NeedTool).
+func nodeJSON(t *testing.T, harness string, in, out any) {
+	t.Helper()
 	node := testenv.NeedTool(t, "node")
 	script := filepath.Join(t.TempDir(), "harness.js")
-	if err := os.WriteFile(script, []byte(nodeHarness), 0o600); err != nil {
+	if err := os.WriteFile(script, []byte(harness), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	in, _ := json.Marshal(cases)
+	inb, _ := json.Marshal(in)
 	cmd := exec.Command(node, script)
-	cmd.Stdin = bytes.NewReader(in)
+	cmd.Stdin = bytes.NewReader(inb)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	outb, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("node: %v\n%s", err, stderr.String())
 	}
-	var runs []nodeRun
-	if err := json.Unmarshal(outb, &runs); err != nil {
+	if err := json.Unmarshal(outb, out); err != nil {
 		t.Fatalf("node output %q: %v", outb, err)
 	}
-	return runs
 }
 
 // sameJSON compares two JSON texts as values (the argument object is

@@ -18,30 +18,15 @@ const (
 	execNotice     = "exec: note: tools.exec_command is available through the shell tool: send the program itself (e.g. #!python3 or a bash script) with no JavaScript or quoting."
 )
 
-// toolCall matches `await tools.name(` and `await tools["name"](`.
-func toolCall() *regexp.Regexp {
-	return regexp.MustCompile(`\bawait\s+tools\s*(?:\.\s*[A-Za-z_$][\w$]*|\[\s*["'][^"'\r\n]+["']\s*\])\s*\(`)
-}
-
-// isCodeModeJS reports shell input that is really Code Mode JavaScript: an
-// awaited nested tool call plus a projection through text(...) or
-// JSON.stringify. A bash script with both shapes is not plausible.
-func isCodeModeJS(input string) bool {
-	if !strings.Contains(input, "tools") || !toolCall().MatchString(input) {
-		return false
-	}
-	return regexp.MustCompile(`\b(?:text|image|JSON\.stringify)\s*\(`).MatchString(input)
-}
-
 // jsWarnings are the shell warnings of the command strings inside
-// recovered JavaScript: every string literal is decoded and scanned as Bash.
+// recovered JavaScript: every string and template literal, decoded, is
+// scanned as Bash.
 func jsWarnings(js string) []string {
+	toks, _ := scanJS(js)
 	var out []string
-	for _, lit := range jsStrings(js) {
-		for _, w := range shellWarnings(lit, syntax.LangBash) {
-			if !containsString(out, w) {
-				out = append(out, w)
-			}
+	for _, t := range toks {
+		if t.kind == jsString || t.kind == jsTemplate || t.kind == jsTmplTail {
+			out = mergeWarnings(out, shellWarnings(t.text, syntax.LangBash))
 		}
 	}
 	return out
@@ -54,54 +39,6 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// jsStrings extracts the string and template literals of a JavaScript text
-// with the common escapes decoded. It is a scanner for warnings, not a JS
-// parser: comments are skipped, regular expressions are not recognized.
-func jsStrings(js string) []string {
-	var out []string
-	for i := 0; i < len(js); i++ {
-		c := js[i]
-		switch {
-		case c == '/' && i+1 < len(js) && js[i+1] == '/':
-			for i < len(js) && js[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(js) && js[i+1] == '*':
-			end := strings.Index(js[i+2:], "*/")
-			if end < 0 {
-				return out
-			}
-			i += end + 3
-		case c == '"' || c == '\'' || c == '`':
-			var b strings.Builder
-			j := i + 1
-			for ; j < len(js) && js[j] != c; j++ {
-				if js[j] == '\\' && j+1 < len(js) {
-					j++
-					b.WriteString(jsEscape(js[j]))
-					continue
-				}
-				b.WriteByte(js[j])
-			}
-			out = append(out, b.String())
-			i = j
-		}
-	}
-	return out
-}
-
-func jsEscape(c byte) string {
-	switch c {
-	case 'n':
-		return "\n"
-	case 't':
-		return "\t"
-	case 'r':
-		return "\r"
-	}
-	return string(c)
 }
 
 // AnnotateExec adds one notice to a model `exec` call whose JavaScript

@@ -72,6 +72,7 @@ func Translate(input string, opts Options) (*Plan, error) {
 	if h.hasCmd {
 		p.Warnings = mergeWarnings(p.Warnings, shellWarnings(h.cmd, syntax.LangBash))
 	}
+	p.Warnings = append(bodyHeaderWarnings(input, h, p.Interpreter), p.Warnings...)
 	p.Retainable = p.Interpreter != "bash" && p.Interpreter != "sh" || countLines(input) > 3
 
 	direct, isDirect := "", false

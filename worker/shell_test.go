@@ -75,6 +75,7 @@ func TestPrivateCommandInShell(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, "f.txt"), []byte("alpha\nbeta\ngamma\n"), 0o644))
 	must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	must(t, os.WriteFile(filepath.Join(dir, "sub", "g.txt"), []byte("x\r\ny"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "big.txt"), []byte(strings.Repeat("0123456789\n", 30000)), 0o644)) // over hread's 256 KiB
 	cases := []struct {
 		name, script, out string
 		code              int
@@ -87,6 +88,10 @@ func TestPrivateCommandInShell(t *testing.T) {
 		{"set -e sees its status", "set -e; hread nope.txt 2>/dev/null; echo not-here", "", 1},
 		{"command substitution", "n=$(hread f.txt | wc -l); echo \"$n rows\"", "3 rows\n", 0},
 		{"no file by that name on disk", "command -v hread || echo none", "none\n", 0},
+		{"a cut read: the redirect gets rows only, the notice and status 3 say so",
+			"hread big.txt > copy.txt 2> note.txt; echo \"status $?\"; grep -vc '^[0-9]*:[0-9a-f]\\{4\\} 0123456789$' copy.txt; grep -o 'continue with: hread big.txt [0-9]*:30000' note.txt | wc -l; rm copy.txt note.txt",
+			"status 3\n0\n1\n", 0},
+		{"a cut read in a pipeline: the last line is a row", "hread big.txt 2>/dev/null | tail -n 1 | sed 's/^[0-9]*:[0-9a-f]* //'", "0123456789\n", 0},
 		{"a script without #! runs as Bash", "printf 'echo \"script:$1\"; hread f.txt 1:1\\n' > s; chmod +x s; ./s arg; rm s", "script:arg\n1:8ed3 alpha\n", 0},
 	}
 	for _, c := range cases {

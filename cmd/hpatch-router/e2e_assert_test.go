@@ -5,6 +5,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"hpatch-router/plugins"
 	"hpatch-router/router/routertest"
 )
 
@@ -48,6 +49,15 @@ func checkRewrittenTools(t reporter, req routertest.Request) {
 	}
 	if strings.TrimSpace(shell.Def.Get("description").String()) == "" {
 		t.Errorf("request %d: shell has no description", req.Index)
+	}
+	hpatch := req.FindTools("hpatch")
+	if len(hpatch) == 0 || hpatch[len(hpatch)-1].Container != shell.Container {
+		t.Errorf("request %d: no hpatch tool beside shell", req.Index)
+		return
+	}
+	if f := hpatch[len(hpatch)-1].Def.Get("format"); f.Get("type").String() != "grammar" || f.Get("syntax").String() != "lark" ||
+		f.Get("definition").String() != plugins.HpatchGrammar() {
+		t.Errorf("request %d: hpatch is not constrained by its Lark grammar: %.300s", req.Index, f.Raw)
 	}
 }
 

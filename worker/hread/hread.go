@@ -8,9 +8,16 @@
 //	hread @shell/<id> [START:END]
 //
 // START:END is 1-based and inclusive; START: runs to the end, :END starts
-// at row 1. Output is bounded (OutputLimit bytes); a row is never cut: the
-// last line then says where to continue. Exit status 0 on success, 1 when
-// the file cannot be read as rows, 2 for usage errors.
+// at row 1. Output is bounded (OutputLimit bytes) and a row is never cut.
+// Stdout carries rows only, so `hread f > copy` and `hread f | …` get data
+// and nothing else; notices and diagnostics go to stderr.
+//
+// Exit status: 0 when every requested row was printed; 1 when the file
+// cannot be read as rows (including a single row longer than the limit);
+// 2 for usage errors; Truncated (3) when the limit cut the output after a
+// complete row — stderr then says where to continue. A distinct status,
+// not 0, because a cut read is not the file: `hread f > copy && use copy`
+// and `set -e` scripts must not carry on as if it were.
 package hread
 
 import (
@@ -33,6 +40,10 @@ import (
 
 // OutputLimit bounds the rows one hread prints (256 KiB).
 const OutputLimit = 256 << 10
+
+// Truncated is the exit status of a read the output limit cut short: the
+// rows printed are complete, the rest is missing.
+const Truncated = 3
 
 // MaxFileSize bounds the file hread reads (64 MiB).
 const MaxFileSize = 64 << 20
@@ -94,17 +105,15 @@ func write(env *privcmd.Env, name string, rows []retain.Row, total, limit int) i
 		if len(buf) <= limit {
 			continue
 		}
-		buf = buf[:start]
-		if _, err := env.Stdout.Write(buf); err != nil {
-			return 1
-		}
 		if i == 0 {
-			fmt.Fprintf(env.Stdout, "hread: row %d alone is longer than the %d-byte output limit; read it with other tools\n", row.Num, limit)
+			return fail(env, fmt.Sprintf("row %d alone is longer than the %d-byte output limit; read it with other tools", row.Num, limit))
+		}
+		if _, err := env.Stdout.Write(buf[:start]); err != nil {
 			return 1
 		}
-		fmt.Fprintf(env.Stdout, "hread: output truncated after row %d of %d (%d-byte limit); continue with: hread %s %d:%d\n",
+		fmt.Fprintf(env.Stderr, "hread: output truncated after row %d of %d (%d-byte limit); continue with: hread %s %d:%d\n",
 			row.Num-1, total, limit, name, row.Num, rows[len(rows)-1].Num)
-		return 0
+		return Truncated
 	}
 	if _, err := env.Stdout.Write(buf); err != nil {
 		return 1

@@ -71,7 +71,9 @@ func TestHread(t *testing.T) {
 	}
 }
 
-// The bound never cuts a row and says how to continue.
+// The bound never cuts a row; stdout carries rows only, and the notice
+// that says where to continue goes to stderr with the Truncated status, so
+// a redirect or pipe gets data and a script can tell a cut read.
 func TestHreadTruncatesAtRowBoundary(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder
@@ -79,19 +81,39 @@ func TestHreadTruncatesAtRowBoundary(t *testing.T) {
 		b.WriteString("line of text\n")
 	}
 	os.WriteFile(filepath.Join(dir, "f"), []byte(b.String()), 0o644)
-	out, _, code := runIn(t, dir, nil, 100, "f")
-	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	last := lines[len(lines)-1]
-	if code != 0 || !strings.HasPrefix(last, "hread: output truncated after row 5 of 100") || !strings.HasSuffix(last, "continue with: hread f 6:100") {
-		t.Fatalf("got %q", out)
+	cases := []struct {
+		name      string
+		limit     int
+		args      []string
+		rows      int
+		notice    string
+		code      int
+		noticeEnd string
+	}{
+		{"cut after a complete row, notice on stderr", 100, []string{"f"}, 5, "hread: output truncated after row 5 of 100 (100-byte limit)", Truncated, "continue with: hread f 6:100\n"},
+		{"a range is continued within the range", 100, []string{"f", "11:20"}, 4, "hread: output truncated after row 14 of 100", Truncated, "continue with: hread f 15:20\n"},
+		{"a row longer than the limit prints nothing", 10, []string{"f"}, 0, "hread: row 1 alone is longer than the 10-byte output limit", 1, "\n"},
+		{"within the limit: no notice", 1 << 20, []string{"f"}, 100, "", 0, ""},
 	}
-	for _, l := range lines[:len(lines)-1] {
-		if !strings.HasSuffix(l, " line of text") {
-			t.Fatalf("cut row %q", l)
-		}
-	}
-	if out, _, code := runIn(t, dir, nil, 10, "f"); code != 1 || !strings.Contains(out, "row 1 alone is longer") {
-		t.Fatalf("tiny limit: %q %d", out, code)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errs, code := runIn(t, dir, nil, c.limit, c.args...)
+			rows := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if out == "" {
+				rows = nil
+			}
+			if code != c.code || len(rows) != c.rows {
+				t.Fatalf("exit %d with %d rows, want %d with %d; stdout %q stderr %q", code, len(rows), c.code, c.rows, out, errs)
+			}
+			for _, l := range rows {
+				if !strings.HasSuffix(l, " line of text") {
+					t.Fatalf("stdout holds more than rows: %q", l)
+				}
+			}
+			if !strings.HasPrefix(errs, c.notice) || !strings.HasSuffix(errs, c.noticeEnd) || strings.Count(errs, "\n") > 1 {
+				t.Fatalf("stderr %q, want one line %q…%q", errs, c.notice, c.noticeEnd)
+			}
+		})
 	}
 }
 
