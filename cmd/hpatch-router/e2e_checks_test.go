@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"hpatch-router/plugins"
 	"hpatch-router/router/routertest"
 )
 
@@ -82,6 +83,9 @@ func TestCheckRewrittenTools(t *testing.T) {
 		return `{"type":"custom","name":"exec","description":"` + desc + `","format":{"type":"grammar"}}`
 	}
 	shellTool := `{"type":"custom","name":"shell","description":"Run a program.","format":{"type":"text"}}`
+	hpatchTool := `{"type":"custom","name":"hpatch","description":"Edit.","format":{"type":"grammar","syntax":"lark","definition":` +
+		jsonString(t, plugins.HpatchGrammar()) + `}}`
+	tools := shellTool + "," + hpatchTool
 	ns := func(tools ...string) string {
 		return `{"type":"namespace","name":"functions","tools":[` + strings.Join(tools, ",") + `]}`
 	}
@@ -93,8 +97,10 @@ func TestCheckRewrittenTools(t *testing.T) {
 		body []byte
 		want string
 	}{
-		{"shell beside exec in functions", body(ns(execTool("Run JS."), shellTool)), ""},
-		{"flat layout", body(execTool("Run JS.") + "," + shellTool), ""},
+		{"shell beside exec in functions", body(ns(execTool("Run JS."), tools)), ""},
+		{"flat layout", body(execTool("Run JS.") + "," + tools), ""},
+		{"no hpatch", body(ns(execTool("Run JS."), shellTool)), "no hpatch tool beside shell"},
+		{"hpatch without its grammar", body(ns(execTool("Run JS."), shellTool, strings.Replace(hpatchTool, `"lark"`, `"regex"`, 1))), "not constrained by its Lark grammar"},
 		{"exec_command left in description", body(ns(execTool("use await tools.exec_command(...)"), shellTool)), "still names tools.exec_command"},
 		{"no shell", body(ns(execTool("Run JS."))), "no shell tool injected"},
 		{"shell elsewhere", body(ns(execTool("Run JS.")) + "," + shellTool), "shell injected in additional_tools"},
@@ -113,4 +119,13 @@ func TestCheckRewrittenTools(t *testing.T) {
 			}
 		})
 	}
+}
+
+func jsonString(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
