@@ -65,12 +65,21 @@ func staticWord(w *syntax.Word) (string, bool) {
 	return lit.Value, true
 }
 
-// IsPrivateCommand reports the router's in-process commands. They exist
-// only inside the worker (no basename frontend on disk), so a call to one
-// can never be a direct native command.
+// The private commands: the router's in-process commands. They exist only
+// inside the worker (no basename frontend on disk), so a call to one can
+// never be a direct native command. This package owns the names; the
+// worker's dispatch table is keyed by them.
+const (
+	Hread       = "hread"
+	Hgrep       = "hgrep"
+	Hsymbol     = "hsymbol"
+	InspectFile = "inspect_file"
+)
+
+// IsPrivateCommand reports one of the private command names.
 func IsPrivateCommand(name string) bool {
 	switch name {
-	case "hread", "hgrep", "hsymbol", "inspect_file":
+	case Hread, Hgrep, Hsymbol, InspectFile:
 		return true
 	}
 	return false

@@ -1,7 +1,6 @@
 package shebang
 
 import (
-	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -51,7 +50,7 @@ func AnnotateExec(js string) (out string, changed bool) {
 	if strings.Contains(js, stmt) {
 		return js, false
 	}
-	if !regexp.MustCompile(`\btools\s*(?:\.\s*exec_command|\[\s*["']exec_command["']\s*\])\s*\(`).MatchString(js) {
+	if !callsExecCommand(js) {
 		return js, false
 	}
 	return insertAfterPragma(js, stmt+"\n"), true
@@ -68,4 +67,38 @@ func insertAfterPragma(js, text string) string {
 		return js + "\n" + text
 	}
 	return js[:next] + text + js[next:]
+}
+
+// callsExecCommand reports a call of tools.exec_command (or
+// tools["exec_command"], optionally through ?.) in JavaScript tokens, so a
+// mention in a comment or a string is not one. Text that does not
+// tokenize as JavaScript calls nothing: Codex rejects it before it runs.
+func callsExecCommand(js string) bool {
+	toks, ok := scanJS(js)
+	if !ok {
+		return false
+	}
+	at := func(i int) jsToken {
+		if i < len(toks) {
+			return toks[i]
+		}
+		return jsToken{}
+	}
+	for i, t := range toks {
+		if !isWord(t, "tools") {
+			continue
+		}
+		dot := at(i + 1)
+		switch {
+		case (isPunct(dot, ".") || isPunct(dot, "?.")) && isWord(at(i+2), "exec_command"):
+			if call := at(i + 3); isPunct(call, "(") || isPunct(call, "?.") && isPunct(at(i+4), "(") {
+				return true
+			}
+		case isPunct(dot, "[") && at(i+2).kind == jsString && at(i+2).text == "exec_command" && isPunct(at(i+3), "]"):
+			if call := at(i + 4); isPunct(call, "(") || isPunct(call, "?.") && isPunct(at(i+5), "(") {
+				return true
+			}
+		}
+	}
+	return false
 }

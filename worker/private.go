@@ -10,6 +10,7 @@ import (
 
 	"mvdan.cc/sh/v3/interp"
 
+	"hpatch-router/shebang"
 	"hpatch-router/worker/hgrep"
 	"hpatch-router/worker/hread"
 	"hpatch-router/worker/hsymbol"
@@ -21,10 +22,10 @@ import (
 // evaluation runs in-process. Nothing by these names exists on disk.
 func privateCommands() map[string]privcmd.Func {
 	return map[string]privcmd.Func{
-		"hread":        hread.Run,
-		"hgrep":        hgrep.Run,
-		"hsymbol":      hsymbol.Run,
-		"inspect_file": inspect.Run,
+		shebang.Hread:       hread.Run,
+		shebang.Hgrep:       hgrep.Run,
+		shebang.Hsymbol:     hsymbol.Run,
+		shebang.InspectFile: inspect.Run,
 	}
 }
 
