@@ -14,7 +14,7 @@ filter=${1:-.}
 out=$(go test ./worker/ -run '^$' -benchtime 1x -count 1 -timeout 60m -v \
   -bench "BenchmarkHostile/$filter")
 printf '%-32s %10s %12s %5s\n' case ms MB-maxrss exit
-echo "$out" | awk '$1 ~ /^BenchmarkHostile\// {
+echo "$out" | awk '$1 ~ /^BenchmarkHostile\// && NF > 3 {
   name = $1; sub(/^BenchmarkHostile\//, "", name); sub(/-[0-9]+$/, "", name)
   for (i = 2; i < NF; i++) { if ($(i+1) == "ms") ms = $i; if ($(i+1) == "MB-maxrss") rss = $i; if ($(i+1) == "exit") code = $i }
   printf "%-32s %10s %12s %5s\n", name, ms, rss, code }'

@@ -113,11 +113,11 @@ func BenchmarkHostile(b *testing.B) {
 				t0 := time.Now()
 				err := cmd.Run()
 				d := time.Since(t0)
-				cancel()
 				code := exitCode(err)
 				if ctx.Err() != nil {
 					code = -1
 				}
+				cancel()
 				var maxRSS int64
 				if cmd.ProcessState != nil {
 					maxRSS = cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB
