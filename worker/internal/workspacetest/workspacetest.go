@@ -63,14 +63,21 @@ func Copy(t testing.TB) string {
 	return dst
 }
 
-// Run runs fn in dir with the process environment (for PATH) and returns
+// Run runs fn in dir with the process environment (for PATH) and the
+// limits the worker gives the command args[0] (privcmd.Bounds), and returns
 // stdout, stderr and the status.
 func Run(t testing.TB, fn privcmd.Func, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	return RunWith(t, fn, dir, privcmd.Bounds(args[0]), args...)
+}
+
+// RunWith is Run with the given limits.
+func RunWith(t testing.TB, fn privcmd.Func, dir string, l privcmd.Limits, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := &privcmd.Env{
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-		Dir: dir, Environ: os.Environ(),
+		Dir: dir, Environ: os.Environ(), Limits: l,
 	}
 	code := fn(context.Background(), env, args)
 	return out.String(), errb.String(), code
