@@ -1,0 +1,157 @@
+package hread
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"hpatch-router/worker/privcmd"
+)
+
+// Files that are not files, or too big to read, are refused with one line
+// and without being read; none of these may block.
+func TestHreadHostileFiles(t *testing.T) {
+	dir := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	l, err := net.Listen("unix", filepath.Join(dir, "sock"))
+	must(err)
+	defer l.Close()
+	must(os.Symlink("/dev/zero", filepath.Join(dir, "zero")))
+	f, err := os.Create(filepath.Join(dir, "sparse"))
+	must(err)
+	must(f.Truncate(1 << 40)) // 1 TiB, no blocks
+	f.Close()
+	must(os.WriteFile(filepath.Join(dir, "small"), []byte(strings.Repeat("x\n", 100)), 0o644))
+	tiny := privcmd.Bounds("hread")
+	tiny.Input = 199
+	cases := []struct {
+		name   string
+		limits privcmd.Limits
+		args   []string
+		err    string
+	}{
+		{"FIFO with no writer", privcmd.Limits{}, []string{"fifo"}, "hread: fifo is not a regular file (a named pipe); hread reads files only\n"},
+		{"socket", privcmd.Limits{}, []string{"sock"}, "hread: sock is not a regular file (a socket); hread reads files only\n"},
+		{"/dev/zero through a link", privcmd.Limits{}, []string{"zero"}, "hread: zero is not a regular file (a character device); hread reads files only\n"},
+		{"/dev/zero", privcmd.Limits{}, []string{"/dev/zero", "1:1"}, "hread: /dev/zero is not a regular file (a character device); hread reads files only\n"},
+		{"1 TiB sparse file", privcmd.Limits{}, []string{"sparse", "1:1"},
+			"hread: sparse is 1099511627776 bytes, over hread's 64 MiB input limit; find rows with hgrep PATTERN sparse, or print a part with sed -n 'START,ENDp' sparse\n"},
+		{"one byte over the input limit", tiny, []string{"small"},
+			"hread: small is 200 bytes, over hread's 199 bytes input limit; find rows with hgrep PATTERN small, or print a part with sed -n 'START,ENDp' small\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := c.limits
+			if l == (privcmd.Limits{}) {
+				l = privcmd.Bounds("hread")
+			}
+			out, errs, code := runWith(t, dir, nil, l, c.args...)
+			if out != "" || errs != c.err || code != 1 {
+				t.Fatalf("got out %q err %q code %d", out, errs, code)
+			}
+		})
+	}
+	tiny.Input = 200
+	if out, errs, code := runWith(t, dir, nil, tiny, "small", "100:"); out != "100:2d71 x\n" || errs != "" || code != 0 {
+		t.Fatalf("at the input limit: out %q err %q code %d", out, errs, code)
+	}
+}
+
+// A file at the time limit stops with one notice and status 124.
+func TestHreadTimeLimit(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := privcmd.Bounds("hread")
+	l.Time = 1 // 1 ns: over before the first chunk is read
+	out, errs, code := runWith(t, dir, nil, l, "f")
+	want := "hread: stopped reading f at the 1ns time limit; the file is on slow storage: copy it or read a part with sed -n 'START,ENDp' f\n"
+	if out != "" || errs != want || code != 124 {
+		t.Fatalf("got out %q err %q code %d", out, errs, code)
+	}
+}
+
+// Rows are counted, not held: a file of empty lines costs its own size
+// and one page of rows, not 56 bytes a row (which for the 64 MiB input
+// limit would be 3.5 GiB).
+func TestHreadMemoryDoesNotGrowWithRows(t *testing.T) {
+	dir := t.TempDir()
+	const size = 16 << 20
+	if err := os.WriteFile(filepath.Join(dir, "empty-lines"), []byte(strings.Repeat("\n", size)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out, errs, code := runIn(t, dir, nil, OutputLimit, "empty-lines")
+	runtime.ReadMemStats(&after)
+	if code != Truncated || !strings.HasPrefix(out, "1:e3b0 \n") || !strings.Contains(errs, fmt.Sprintf("of %d", size)) {
+		t.Fatalf("code %d, out %.100q…, err %q", code, out, errs)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2*size {
+		t.Fatalf("allocated %d bytes for a %d-byte file", alloc, size)
+	}
+}
+
+// A file that grows while hread reads it gives the rows of one snapshot:
+// every printed row is the row the file has at that number, and only the
+// last may be a line still being written.
+func TestHreadGrowingFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "log")
+	line := func(i int) string { return fmt.Sprintf("line %06d of a log that keeps growing", i) }
+	w, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // appends in pieces, so reads land inside lines
+		defer wg.Done()
+		for i := 1; i <= 1_000_000; i++ { // 40 MB, inside the input limit
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			s := line(i) + "\n"
+			w.WriteString(s[:10])
+			w.WriteString(s[10:])
+		}
+	}()
+	defer func() { close(stop); wg.Wait() }()
+	for fi, err := os.Stat(path); err == nil && fi.Size() == 0; fi, err = os.Stat(path) {
+		runtime.Gosched()
+	}
+	for range 20 {
+		out, errs, code := runIn(t, dir, nil, OutputLimit, "log", "1:")
+		if code != 0 && code != Truncated {
+			t.Fatalf("code %d err %q", code, errs)
+		}
+		rows := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		for i, r := range rows {
+			if r == "" {
+				continue
+			}
+			_, text, _ := strings.Cut(r, " ")
+			want := line(i + 1)
+			if text != want && (i != len(rows)-1 || !strings.HasPrefix(want, text)) {
+				t.Fatalf("row %d is %q, want %q (or a prefix of it as the last row)", i+1, text, want)
+			}
+		}
+	}
+}
