@@ -50,8 +50,8 @@ func TestVerifiedRowsSameWhetherReadWholeOrByOffset(t *testing.T) {
 				hits = []hit{{line: 1, offset: 0, text: []byte("y\n")}} // the file changed since rg read it
 			}
 			var cWhole, cParts counts
-			whole := verifiedRows(dir, name, hits, nil, &cWhole, 1<<40)
-			parts := verifiedRows(dir, name, hits, nil, &cParts, 0)
+			whole := verifiedRows(dir, name, hits, nil, &cWhole, 1<<40, 1<<40)
+			parts := verifiedRows(dir, name, hits, nil, &cParts, 0, 1<<40)
 			if !reflect.DeepEqual(whole, parts) || cWhole != cParts {
 				t.Fatalf("whole %v %+v, by offset %v %+v", whole, cWhole, parts, cParts)
 			}

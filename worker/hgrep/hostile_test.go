@@ -1,0 +1,205 @@
+package hgrep
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"hpatch-router/retain"
+	"hpatch-router/worker/internal/workspacetest"
+	"hpatch-router/worker/privcmd"
+)
+
+// Named paths rg would block on or read without end are refused before rg
+// starts; inside a searched directory rg skips them itself.
+func TestRunRefusesNamedSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(dir, "sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("needle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"needle", "pipe"}, "hgrep: pipe is a named pipe, not a file or directory; hgrep searches files\n"},
+		{[]string{"needle", "a.txt", "sock"}, "hgrep: sock is a socket, not a file or directory; hgrep searches files\n"},
+		{[]string{"needle", "zero"}, "hgrep: zero is a character device, not a file or directory; hgrep searches files\n"},
+		{[]string{"needle", "/dev/zero"}, "hgrep: /dev/zero is a character device, not a file or directory; hgrep searches files\n"},
+		{[]string{"-f", "pipe", "a.txt"}, "hgrep: pipe is a named pipe, not a file or directory; hgrep searches files\n"},
+		{[]string{"--ignore-file=pipe", "needle"}, "hgrep: pipe is a named pipe, not a file or directory; hgrep searches files\n"},
+	}
+	for _, c := range cases {
+		out, errOut, code := runCmd(t, Run, dir, append([]string{"hgrep"}, c.args...)...)
+		if out != "" || errOut != c.err || code != 2 {
+			t.Errorf("%v: exit %d stdout %q stderr %q", c.args, code, out, errOut)
+		}
+	}
+	// The directory holding them is searched; rg passes them by.
+	out, errOut, code := runCmd(t, Run, dir, "hgrep", "needle")
+	if want := `"a.txt":1:` + retain.Hash([]byte("needle")) + " needle\n"; out != want || errOut != "" || code != 0 {
+		t.Errorf("directory: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+}
+
+// fakeRg puts an rg on a fresh PATH that prints script's output.
+func fakeRg(t *testing.T, script string) []string {
+	t.Helper()
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "rg"), []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"PATH=" + bin}
+}
+
+// A search still running at the time limit is stopped: the rows rg had
+// reported are printed (verified), then one notice, status 124.
+func TestRunTimeLimit(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "slow.txt"), []byte("needle\nmore\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	environ := fakeRg(t, `printf '%s\n' '{"type":"begin","data":{"path":{"text":"slow.txt"}}}' \
+  '{"type":"match","data":{"path":{"text":"slow.txt"},"lines":{"text":"needle\n"},"line_number":1,"absolute_offset":0,"submatches":[]}}'
+exec `+sleep+` 600
+`)
+	var out, errb strings.Builder
+	env := newEnv(dir, &out, &errb, environ)
+	env.Limits.Time = 300 * time.Millisecond
+	code := Run(t.Context(), env, []string{"hgrep", "needle", "slow.txt"})
+	want := `"slow.txt":1:` + retain.Hash([]byte("needle")) + " needle\n"
+	if code != 124 || out.String() != want ||
+		errb.String() != "hgrep: stopped at the 300ms time limit after 1 rows; narrow the pattern or the paths\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
+	}
+}
+
+// line50MB writes a 50 MB line holding "needle" once, at its end.
+func line50MB(t *testing.T, dir string) {
+	t.Helper()
+	data := append(bytes.Repeat([]byte("a"), 50<<20), "needle\n"...)
+	if err := os.WriteFile(filepath.Join(dir, "line.txt"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rg's message for a 50 MB line is skipped, not gathered: the line could
+// never be printed as a row, and hgrep's memory stays near its buffers.
+func TestRunSkipsLinesTooLongToPrint(t *testing.T) {
+	dir := t.TempDir()
+	line50MB(t, dir)
+	if err := os.WriteFile(filepath.Join(dir, "short.txt"), []byte("needle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	out, errOut, code := runCmd(t, Run, dir, "hgrep", "--sort=path", "needle")
+	runtime.ReadMemStats(&after)
+	want := `"short.txt":1:` + retain.Hash([]byte("needle")) + " needle\n"
+	if code != 0 || out != want || errOut != "hgrep: skipped 1 line(s) too long to print: they cannot be cited as rows\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+		t.Fatalf("allocated %d MiB for a 50 MB line", alloc>>20)
+	}
+}
+
+// rg runs with its data segment capped; running out says so in one line.
+func TestRunMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	line50MB(t, dir)
+	l := privcmd.Bounds("hgrep")
+	l.Memory = 16 << 20
+	// --no-mmap: rg reads the file into its heap (a mapped file does not
+	// count against the data segment).
+	out, errOut, code := workspacetest.RunWith(t, Run, dir, l, "hgrep", "--no-mmap", "needle", "line.txt")
+	if code != 1 || out != "" ||
+		errOut != "hgrep: ripgrep ran out of its 16 MiB memory limit after 0 rows (a huge line?); narrow the paths or add --max-filesize\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+}
+
+// A file with more matching lines than the output can hold is not
+// gathered whole: hgrep stops rg once the rows it holds fill the output.
+func TestRunManyMatchesStopEarly(t *testing.T) {
+	dir := t.TempDir()
+	const lines = 1_000_000
+	if err := os.WriteFile(filepath.Join(dir, "many.txt"), bytes.Repeat([]byte("needle\n"), lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	out, errOut, code := runCmd(t, Run, dir, "hgrep", "needle", "many.txt")
+	runtime.ReadMemStats(&after)
+	keys := checkRows(t, dir, out)
+	want := fmt.Sprintf("hgrep: output truncated at %d bytes after %d rows (no row was cut); narrow the pattern or the paths\n", privcmd.HgrepOutput, len(keys))
+	if code != 0 || errOut != want || len(keys) < 1000 {
+		t.Fatalf("exit %d, %d rows, stderr %q", code, len(keys), errOut)
+	}
+	// Measured: 16 MiB (the 7 MB file read back to verify rows, decoding
+	// the messages of the rows shown). Gathering every hit would cost
+	// over 100 bytes a line, 100 MiB for these.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Fatalf("allocated %d MiB for %d matching lines", alloc>>20, lines)
+	}
+}
+
+// Rows from a file that grows while rg reads it are rows of the file: a
+// line rg read while it was being written is not one.
+func TestRunGrowingFile(t *testing.T) {
+	dir := t.TempDir()
+	w, err := os.Create(filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 1; i <= 500_000; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			s := fmt.Sprintf("needle %06d\n", i)
+			w.WriteString(s[:5])
+			w.WriteString(s[5:])
+		}
+	}()
+	defer func() { close(stop); wg.Wait() }()
+	for range 5 {
+		out, errOut, code := runCmd(t, Run, dir, "hgrep", "needle", "log")
+		if code != 0 {
+			t.Fatalf("exit %d stderr %q", code, errOut)
+		}
+		checkRows(t, dir, out)
+	}
+}
