@@ -7,9 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -114,16 +112,14 @@ func TestRunSkipsLinesTooLongToPrint(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "short.txt"), []byte("needle\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	out, errOut, code := runCmd(t, Run, dir, "hgrep", "--sort=path", "needle")
-	runtime.ReadMemStats(&after)
+	var out, errOut string
+	var code int
+	alloc := workspacetest.Allocated(func() { out, errOut, code = runCmd(t, Run, dir, "hgrep", "--sort=path", "needle") })
 	want := `"short.txt":1:` + retain.Hash([]byte("needle")) + " needle\n"
 	if code != 0 || out != want || errOut != "hgrep: skipped 1 line(s) too long to print: they cannot be cited as rows\n" {
 		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
 	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+	if alloc > 32<<20 {
 		t.Fatalf("allocated %d MiB for a 50 MB line", alloc>>20)
 	}
 }
@@ -151,11 +147,9 @@ func TestRunManyMatchesStopEarly(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "many.txt"), bytes.Repeat([]byte("needle\n"), lines), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	out, errOut, code := runCmd(t, Run, dir, "hgrep", "needle", "many.txt")
-	runtime.ReadMemStats(&after)
+	var out, errOut string
+	var code int
+	alloc := workspacetest.Allocated(func() { out, errOut, code = runCmd(t, Run, dir, "hgrep", "needle", "many.txt") })
 	keys := checkRows(t, dir, out)
 	want := fmt.Sprintf("hgrep: output truncated at %d bytes after %d rows (no row was cut); narrow the pattern or the paths\n", privcmd.HgrepOutput, len(keys))
 	if code != 0 || errOut != want || len(keys) < 1000 {
@@ -164,7 +158,7 @@ func TestRunManyMatchesStopEarly(t *testing.T) {
 	// Measured: 16 MiB (the 7 MB file read back to verify rows, decoding
 	// the messages of the rows shown). Gathering every hit would cost
 	// over 100 bytes a line, 100 MiB for these.
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+	if alloc > 64<<20 {
 		t.Fatalf("allocated %d MiB for %d matching lines", alloc>>20, lines)
 	}
 }
@@ -173,28 +167,7 @@ func TestRunManyMatchesStopEarly(t *testing.T) {
 // line rg read while it was being written is not one.
 func TestRunGrowingFile(t *testing.T) {
 	dir := t.TempDir()
-	w, err := os.Create(filepath.Join(dir, "log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 1; i <= 500_000; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			s := fmt.Sprintf("needle %06d\n", i)
-			w.WriteString(s[:5])
-			w.WriteString(s[5:])
-		}
-	}()
-	defer func() { close(stop); wg.Wait() }()
+	workspacetest.Grow(t, filepath.Join(dir, "log"), 500_000, func(i int) string { return fmt.Sprintf("needle %06d", i) })
 	for range 5 {
 		out, errOut, code := runCmd(t, Run, dir, "hgrep", "needle", "log")
 		if code != 0 {

@@ -5,12 +5,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
+	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -93,14 +92,13 @@ func TestHreadMemoryDoesNotGrowWithRows(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "empty-lines"), []byte(strings.Repeat("\n", size)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	out, errs, code := runIn(t, dir, nil, OutputLimit, "empty-lines")
-	runtime.ReadMemStats(&after)
+	var out, errs string
+	var code int
+	alloc := workspacetest.Allocated(func() { out, errs, code = runIn(t, dir, nil, OutputLimit, "empty-lines") })
 	if code != Truncated || !strings.HasPrefix(out, "1:e3b0 \n") || !strings.Contains(errs, fmt.Sprintf("of %d", size)) {
 		t.Fatalf("code %d, out %.100q…, err %q", code, out, errs)
 	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2*size {
+	if alloc > 2*size {
 		t.Fatalf("allocated %d bytes for a %d-byte file", alloc, size)
 	}
 }
@@ -112,31 +110,7 @@ func TestHreadGrowingFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "log")
 	line := func(i int) string { return fmt.Sprintf("line %06d of a log that keeps growing", i) }
-	w, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { // appends in pieces, so reads land inside lines
-		defer wg.Done()
-		for i := 1; i <= 1_000_000; i++ { // 40 MB, inside the input limit
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			s := line(i) + "\n"
-			w.WriteString(s[:10])
-			w.WriteString(s[10:])
-		}
-	}()
-	defer func() { close(stop); wg.Wait() }()
-	for fi, err := os.Stat(path); err == nil && fi.Size() == 0; fi, err = os.Stat(path) {
-		runtime.Gosched()
-	}
+	workspacetest.Grow(t, path, 1_000_000, line) // 40 MB, inside the input limit
 	for range 20 {
 		out, errs, code := runIn(t, dir, nil, OutputLimit, "log", "1:")
 		if code != 0 && code != Truncated {

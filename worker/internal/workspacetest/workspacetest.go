@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -81,4 +82,43 @@ func RunWith(t testing.TB, fn privcmd.Func, dir string, l privcmd.Limits, args .
 	}
 	code := fn(context.Background(), env, args)
 	return out.String(), errb.String(), code
+}
+
+// Grow creates path and appends line(1), line(2), … up to line(n), each
+// with "\n", in two writes each so readers land inside lines, until the
+// test ends. It returns once the file is not empty.
+func Grow(t testing.TB, path string, n int, line func(i int) string) {
+	t.Helper()
+	w, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 1; i <= n; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			s := line(i) + "\n"
+			w.WriteString(s[:len(s)/2])
+			w.WriteString(s[len(s)/2:])
+		}
+	}()
+	t.Cleanup(func() { close(stop); <-done; w.Close() })
+	for fi, err := os.Stat(path); err == nil && fi.Size() == 0; fi, err = os.Stat(path) {
+		runtime.Gosched()
+	}
+}
+
+// Allocated returns the bytes the process allocated while f ran.
+func Allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
