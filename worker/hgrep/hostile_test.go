@@ -3,12 +3,10 @@ package hgrep
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,17 +19,7 @@ import (
 // starts; inside a searched directory rg skips them itself.
 func TestRunRefusesNamedSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("unix", filepath.Join(dir, "sock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero")); err != nil {
-		t.Fatal(err)
-	}
+	workspacetest.SpecialFiles(t, dir)
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("needle\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -39,12 +27,12 @@ func TestRunRefusesNamedSpecialFiles(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{[]string{"needle", "pipe"}, "hgrep: pipe is a named pipe, not a file or directory; hgrep searches files\n"},
+		{[]string{"needle", "fifo"}, "hgrep: fifo is a named pipe, not a file or directory; hgrep searches files\n"},
 		{[]string{"needle", "a.txt", "sock"}, "hgrep: sock is a socket, not a file or directory; hgrep searches files\n"},
 		{[]string{"needle", "zero"}, "hgrep: zero is a character device, not a file or directory; hgrep searches files\n"},
 		{[]string{"needle", "/dev/zero"}, "hgrep: /dev/zero is a character device, not a file or directory; hgrep searches files\n"},
-		{[]string{"-f", "pipe", "a.txt"}, "hgrep: pipe is a named pipe, not a file or directory; hgrep searches files\n"},
-		{[]string{"--ignore-file=pipe", "needle"}, "hgrep: pipe is a named pipe, not a file or directory; hgrep searches files\n"},
+		{[]string{"-f", "fifo", "a.txt"}, "hgrep: fifo is a named pipe, not a file or directory; hgrep searches files\n"},
+		{[]string{"--ignore-file=fifo", "needle"}, "hgrep: fifo is a named pipe, not a file or directory; hgrep searches files\n"},
 	}
 	for _, c := range cases {
 		out, errOut, code := runCmd(t, Run, dir, append([]string{"hgrep"}, c.args...)...)

@@ -2,11 +2,9 @@ package hread
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"hpatch-router/worker/internal/workspacetest"
@@ -23,15 +21,7 @@ func TestHreadHostileFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
-	l, err := net.Listen("unix", filepath.Join(dir, "sock"))
-	must(err)
-	defer l.Close()
-	must(os.Symlink("/dev/zero", filepath.Join(dir, "zero")))
-	f, err := os.Create(filepath.Join(dir, "sparse"))
-	must(err)
-	must(f.Truncate(1 << 40)) // 1 TiB, no blocks
-	f.Close()
+	workspacetest.SpecialFiles(t, dir)
 	must(os.WriteFile(filepath.Join(dir, "small"), []byte(strings.Repeat("x\n", 100)), 0o644))
 	tiny := privcmd.Bounds("hread")
 	tiny.Input = 199

@@ -16,7 +16,7 @@ import (
 	"hpatch-router/worker/privcmd"
 )
 
-// serverTimeout replaces Timeout in tests that start real servers: a cold
+// serverTimeout replaces the time limit in tests that start real servers: a cold
 // gopls or pyright on a loaded two-core CI machine may need more than 30 s,
 // and a slow machine is not what these tests are about.
 const serverTimeout = 3 * time.Minute
@@ -67,8 +67,17 @@ func readOnlyMachine(t *testing.T) *machine {
 	return &machine{home: h, roots: []string{h.Dirs["TMPDIR"], filepath.Join(blocker, "tmp"), spare}, spare: spare}
 }
 
-func (m *machine) settings(limit int) settings {
-	return settings{timeout: serverTimeout, limit: limit, tempRoots: m.roots}
+// settings are Run's places on m; the limits are hsymbol's with the time
+// limit of a cold server on a loaded machine.
+func (m *machine) settings() settings {
+	return settings{tempRoots: m.roots}
+}
+
+// runOn runs hsymbol on m with the time limit and output bound given.
+func runOn(ctx context.Context, m *machine, env *privcmd.Env, args []string, timeout time.Duration, output int) int {
+	env.Limits = privcmd.Bounds("hsymbol")
+	env.Limits.Time, env.Limits.Output = timeout, output
+	return run(ctx, env, args, m.settings())
 }
 
 // checkCleanedUp: nothing of the server's private directory is left.
@@ -129,7 +138,7 @@ func TestHsymbolGo(t *testing.T) {
 			}
 			var out, errb bytes.Buffer
 			env := testEnv(filepath.Join(dir, tc.cwd), &out, &errb, path, m)
-			code := run(t.Context(), env, append([]string{"hsymbol"}, tc.args...), m.settings(MaxOutput))
+			code := runOn(t.Context(), m, env, append([]string{"hsymbol"}, tc.args...), serverTimeout, privcmd.HsymbolOutput)
 			if code != 0 || errb.Len() != 0 {
 				t.Fatalf("exit %d, stderr %q", code, errb.String())
 			}
@@ -148,7 +157,7 @@ func TestHsymbolGo(t *testing.T) {
 	t.Run("output bound keeps whole rows and says so", func(t *testing.T) {
 		var out, errb bytes.Buffer
 		env := testEnv(dir, &out, &errb, path, writable)
-		code := run(t.Context(), env, []string{"hsymbol", "refs", "main.go", "18:5817", "Add"}, writable.settings(40))
+		code := runOn(t.Context(), writable, env, []string{"hsymbol", "refs", "main.go", "18:5817", "Add"}, serverTimeout, 40)
 		if code != 0 || out.String() != `"main.go":18:5817 	c.Add(2)`+"\n" ||
 			errb.String() != "hsymbol: output truncated at 40 bytes after 1 rows (no row was cut)\n" {
 			t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
@@ -210,8 +219,7 @@ func TestHsymbolErrors(t *testing.T) {
 			m := writableMachine(t)
 			env := testEnv(dir, &out, &errb, tc.path, m)
 			start := time.Now()
-			code := run(context.Background(), env, append([]string{"hsymbol"}, tc.args...),
-				settings{timeout: time.Second, limit: MaxOutput, tempRoots: m.roots})
+			code := runOn(context.Background(), m, env, append([]string{"hsymbol"}, tc.args...), time.Second, privcmd.HsymbolOutput)
 			if code != tc.code || out.Len() != 0 || !regexp.MustCompile(tc.stderrRE).MatchString(errb.String()) {
 				t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
 			}
@@ -262,7 +270,7 @@ func TestHsymbolPythonAndTypeScript(t *testing.T) {
 			m := readOnlyMachine(t)
 			var out, errb bytes.Buffer
 			env := testEnv(dir, &out, &errb, path, m)
-			code := run(t.Context(), env, append([]string{"hsymbol"}, tc.args...), m.settings(MaxOutput))
+			code := runOn(t.Context(), m, env, append([]string{"hsymbol"}, tc.args...), serverTimeout, privcmd.HsymbolOutput)
 			if code != 0 || errb.Len() != 0 || out.String() != tc.want {
 				t.Fatalf("exit %d stderr %q stdout\n%s\nwant\n%s", code, errb.String(), out.String(), tc.want)
 			}

@@ -7,10 +7,12 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	"hpatch-router/worker/privcmd"
@@ -121,4 +123,31 @@ func Allocated(f func()) uint64 {
 	f()
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
+}
+
+// SpecialFiles creates in dir what a private command must refuse without
+// blocking or reading: "fifo" (a FIFO nobody writes), "sock" (a listening
+// Unix socket), "zero" (a symlink to /dev/zero) and "sparse" (a 1 TiB file
+// with no blocks).
+func SpecialFiles(t testing.TB, dir string) {
+	t.Helper()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", filepath.Join(dir, "sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, "sparse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(1 << 40); err != nil {
+		t.Fatal(err)
+	}
 }
