@@ -64,7 +64,7 @@ func TestInspectDeepNesting(t *testing.T) {
 			if name == "front.md" || name == "deep.go" {
 				row = 2
 			}
-			want := fmt.Sprintf("inspect_file: %s nests 100000 levels deep (row %d), over the 512-level limit; read it in parts with hread %s START:END", name, row, name)
+			want := fmt.Sprintf("inspect_file: %s nests 100000 levels deep (row %d), over the 256-level limit; read it in parts with hread %s START:END", name, row, name)
 			if name == "links.md" || name == "front.md" || name == "deep.tsx" {
 				want = "" // counted differently; the code is what matters
 			}

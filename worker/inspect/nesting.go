@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"bytes"
+	"strings"
 
 	"hpatch-router/retain"
 )
@@ -11,9 +12,11 @@ import (
 // milliseconds (their cost grows with the square of the depth). It
 // returns the deepest level and the 1-based row where it is first reached.
 //
-// Source languages count open brackets outside strings and comments (a
-// string that interpolates, like a JavaScript template, counts as a
-// string: the outline process's time limit covers what hides there).
+// Source languages count open brackets outside strings and comments, and
+// JSX elements in JavaScript and TSX (a string that interpolates, like a
+// JavaScript template, counts as a string); brackets inside strings and
+// comments count a quarter. What the scan cannot see runs into the outline
+// process's time limit.
 // Markdown counts, per line, the block containers that open it (block
 // quotes, list items, two columns of indentation) plus the brackets ( and
 // [ still open in the paragraph; YAML front matter is scanned the same way. JSON
@@ -21,7 +24,15 @@ import (
 func nesting(lang string, data []byte) (depth, row int) {
 	switch lang {
 	case "go", "python", "javascript", "typescript", "tsx":
-		return codeNesting(lang, data)
+		depth, row = codeNesting(lang, data)
+		// Brackets in strings and comments count a quarter level: a
+		// parser may read as code what the scan took for a string (a
+		// quote in a regular expression or in JSX text), and no real file
+		// comes near four times the limit inside its strings.
+		if raw, rawRow := bracketNesting(data); raw/4 > depth {
+			return raw / 4, rawRow
+		}
+		return depth, row
 	case "markdown":
 		return markdownNesting(data)
 	}
@@ -67,6 +78,7 @@ func codeNesting(lang string, data []byte) (int, int) {
 	if lang == "python" {
 		lineComment = []byte("#")
 	}
+	jsx := lang == "tsx" || lang == "javascript" // the grammars that parse JSX elements
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; {
 		case c == '\n' || c == '\r':
@@ -81,9 +93,44 @@ func codeNesting(lang string, data []byte) (int, int) {
 			i = m.skipTo(data, i+3, string(data[i:i+3]))
 		case c == '"' || c == '\'' || c == '`':
 			i = m.skipString(data, i, lang)
-		case c == '(' || c == '[' || c == '{':
+		case c == '(' || c == '[' || c == '{' || jsx && jsxOpen(data, i):
 			m.open()
+		case jsx && (bytes.HasPrefix(data[i:], []byte("</")) || bytes.HasPrefix(data[i:], []byte("/>"))):
+			m.close()
 		case c == ')' || c == ']' || c == '}':
+			m.close()
+		}
+	}
+	return m.deepest, m.deepestRow
+}
+
+// jsxOpen reports whether the < at i opens a JSX element or fragment: a
+// letter or > follows, and no identifier or closing bracket precedes it on
+// its line (that would be a type argument or a comparison: f<T>(), a<b).
+// An element right after a keyword (return <div>) is missed, one level.
+func jsxOpen(data []byte, i int) bool {
+	if data[i] != '<' || i+1 >= len(data) || !(isLetter(data[i+1]) || data[i+1] == '>') {
+		return false
+	}
+	j := i - 1
+	for j >= 0 && (data[j] == ' ' || data[j] == '\t') {
+		j--
+	}
+	return j < 0 || !(isLetter(data[j]) || data[j] >= '0' && data[j] <= '9' || strings.IndexByte("_$)]", data[j]) >= 0)
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// bracketNesting counts ( [ { everywhere, strings and comments included.
+func bracketNesting(data []byte) (int, int) {
+	m := depthMeter{row: 1, deepestRow: 1}
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '\n', '\r':
+			i = m.newline(data, i)
+		case '(', '[', '{':
+			m.open()
+		case ')', ']', '}':
 			m.close()
 		}
 	}

@@ -53,25 +53,32 @@ const (
 	// FUSE file system ends the read here.
 	HreadTime = 10 * time.Second
 
-	// InspectInput: the largest sources and data files worth an outline
-	// (a generated Go table, a big package-lock.json) are a few MiB; the
-	// parsers need up to ~40 times the input in memory (InspectMemory).
+	// InspectInput: the largest real sources are a few MB (TypeScript's
+	// own _tsc.js is 6.2 MB) and are outlined in under 2 s; past 8 MiB a
+	// file is generated or data, and hread or hgrep read it better.
 	InspectInput = 8 << 20
 	// InspectOutput: the outline is a table of contents; past 64 KiB of
 	// JSON it no longer saves the model reading the file.
 	InspectOutput = 64 << 10
-	// InspectTime: every parser outlines 8 MiB of ordinary input in about
-	// a second on a loaded CI core (measured: scripts/bench-hostile.sh);
-	// what takes longer is pathological, and the parser process is killed.
+	// InspectTime: 8 MiB of real code takes the slowest parser 1.3-1.7 s
+	// (tree-sitter on Python and JavaScript, measured on a loaded 2-core
+	// machine; go/parser and goldmark 0.2-0.5 s): 5 s leaves room for a
+	// busier machine. What takes longer is pathological (8 MiB of dense
+	// nested literals: tree-sitter needs 6 s), and the parser is killed.
 	InspectTime = 5 * time.Second
-	// InspectMemory: goldmark's AST of 8 MiB of ordinary Markdown peaks
-	// near 300 MiB; the parser process gets twice that before it fails.
-	InspectMemory = 640 << 20
-	// InspectDepth: hand-written code and documents nest a few dozen
-	// levels; the parsers' cost grows with the square of the depth
-	// (100,000 levels took goldmark 41 s and tree-sitter 5 min), so 512
-	// keeps the worst case in milliseconds.
-	InspectDepth = 512
+	// InspectMemory: the outline process peaks at 115-275 MB on 8 MiB of
+	// real input (go/parser 115, goldmark 150, tree-sitter 230-275 with
+	// its C heap); it is stopped when the Go runtime holds more than this
+	// and cannot map more than twice this in all (RLIMIT_DATA).
+	InspectMemory = 512 << 20
+	// InspectDepth: of 24,818 real files on this machine (Go's source and
+	// module cache, Python's library, node_modules, /usr/share/doc) the
+	// deepest nests 109 levels as the pre-scan counts (a Go test with
+	// brackets in strings), Markdown 47, JavaScript 27. A single structure
+	// 1,024 levels deep takes tree-sitter 34 ms, 100,000 levels 5 minutes
+	// (the parsers' cost grows with the square of the depth): 256 keeps
+	// twice the deepest real file and the worst case in milliseconds.
+	InspectDepth = 256
 
 	// HgrepOutput: rows of matches are for reading, not for dumping a
 	// tree; the notice says to narrow the pattern or the paths.
