@@ -2,8 +2,10 @@
 # Hostile files against the private commands (issue 15): each case is one
 # whole `shell bash 'COMMAND FILE'` call through the helper and the worker
 # (BenchmarkHostile in worker/hostile_bench_test.go), on deeply nested
-# Markdown/JSON/YAML/Go/Python/TypeScript, a 50 MB line, 50 MB of random
-# bytes, a 4 GiB sparse file, 32 MiB of empty lines, a FIFO with no writer.
+# Markdown/JSON/YAML/Go/Python/TypeScript, 8 MiB of dense nested literals,
+# a 50 MB line, 50 MB of random bytes, sparse files of 4 GiB and 1 TiB,
+# 32 MiB of empty lines, a FIFO with no writer; and an ordinary 300-line Go
+# file for the cost of a normal outline.
 # Prints wall time, peak RSS (the worker's and its children's, as
 # /usr/bin/time -v reports it), the exit status (-1: killed by the
 # benchmark's 120 s cap) and what the command printed.

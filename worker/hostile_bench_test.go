@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -54,12 +55,31 @@ func hostileCases() []hostileCase {
 		{name: "inspect/line-50MB-md", file: "line.md", write: line50MB, script: "inspect_file line.md"},
 		{name: "inspect/binary-50MB", file: "random.json", write: randomBytes(50 << 20), script: "inspect_file random.json"},
 		{name: "inspect/sparse-4GiB", file: "sparse.md", make: sparse(4 << 30), script: "inspect_file sparse.md"},
+		{name: "inspect/typical-go-300-lines", file: "typical.go", write: typicalGo, script: "inspect_file typical.go"},
+		{name: "inspect/dense-ts-8MiB", file: "dense.ts", write: denseTS, script: "inspect_file dense.ts"},
+		{name: "hread/sparse-1TiB", file: "sparse.txt", make: sparse(1 << 40), script: "hread sparse.txt 1:5"},
 		{name: "hread/newlines-32MiB", file: "newlines.txt", write: repeat("\n", 32<<20, ""), script: "hread newlines.txt 1:5"},
 		{name: "hread/line-50MB", file: "line.txt", write: line50MB, script: "hread line.txt"},
 		{name: "hgrep/line-50MB", file: "line.txt", write: line50MB, script: "hgrep a line.txt"},
 		{name: "hgrep/1M-matching-lines", file: "many.txt", write: repeat("needle\n", 1_000_000, ""), script: "hgrep needle many.txt"},
+		{name: "hgrep/sparse-1TiB", file: "sparse.txt", make: sparse(1 << 40), script: "hgrep needle sparse.txt"},
 		{name: "hgrep/fifo-no-writer", file: "pipe", make: mkfifo, script: "hgrep needle pipe"},
 	}
+}
+
+// typicalGo is a 300-line Go file: the cost of an ordinary outline.
+func typicalGo(w io.Writer) {
+	fmt.Fprintln(w, "package typical\n\nimport \"fmt\"")
+	for i := range 50 {
+		fmt.Fprintf(w, "\n// F%d prints its argument.\nfunc F%d(x int) {\n\tif x > %d {\n\t\tfmt.Println(x)\n\t}\n}\n", i, i, i)
+	}
+}
+
+// denseTS is 8 MiB of object literals nested 200 deep: within the depth
+// limit, and more than tree-sitter can parse in the time limit.
+func denseTS(w io.Writer) {
+	line := "let x = " + strings.Repeat("{a:", 200) + "1" + strings.Repeat("}", 200) + "\n"
+	repeat(line, (8<<20)/len(line), "")(w)
 }
 
 // concat writes each part in turn.
