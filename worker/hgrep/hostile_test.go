@@ -164,3 +164,39 @@ func TestRunGrowingFile(t *testing.T) {
 		checkRows(t, dir, out)
 	}
 }
+
+// FuzzStream: whatever rg prints, hgrep's reader prints only rows verified
+// against the file, within the output bound, and holds no message longer
+// than maxMessage (the seeds include one of 300 KB against a 64-byte
+// bound's 68 KB).
+func FuzzStream(f *testing.F) {
+	dir := f.TempDir()
+	content := "needle one\r\nsecond\rneedle three\nlast"
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(content), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	msg := func(typ, lines string, line, off int) string {
+		return fmt.Sprintf(`{"type":%q,"data":{"path":{"text":"a.txt"},"lines":{"text":%q},"line_number":%d,"absolute_offset":%d}}`+"\n", typ, lines, line, off)
+	}
+	begin := `{"type":"begin","data":{"path":{"text":"a.txt"}}}` + "\n"
+	end := `{"type":"end","data":{"path":{"text":"a.txt"},"binary_offset":null}}` + "\n"
+	f.Add([]byte(begin+msg("match", "needle one\r\n", 1, 0)+msg("context", "second\rneedle three\n", 2, 12)+end), 4096)
+	f.Add([]byte(begin+msg("match", "last", 3, 33)+end), 64)
+	f.Add([]byte(begin+msg("match", strings.Repeat("x", 300<<10)+"\n", 1, 0)+msg("match", "needle one\r\n", 1, 0)+end), 64)
+	f.Add([]byte(begin+`{"type":"match","data":{"path":{"bytes":"YS50eHQ="},"lines":{"bytes":"/w=="},"line_number":1,"absolute_offset":0}}`+"\n"), 100)
+	f.Add([]byte("not json\n"), 100)
+	f.Fuzz(func(t *testing.T, data []byte, limit int) {
+		limit = max(1, limit%(64<<10))
+		var w bytes.Buffer
+		out := &output{w: &w, limit: limit}
+		l := privcmd.Bounds("hgrep")
+		l.Output = limit
+		if _, err := stream(bytes.NewReader(data), dir, false, out, l); err == nil && out.flush() != nil {
+			t.Fatal("flush failed")
+		}
+		if w.Len() > limit {
+			t.Fatalf("%d bytes of rows over the %d-byte bound", w.Len(), limit)
+		}
+		checkRows(t, dir, w.String())
+	})
+}

@@ -1,12 +1,14 @@
 package hread
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"hpatch-router/retain"
 	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
@@ -118,4 +120,60 @@ func TestHreadGrowingFile(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzHread: whatever the file and the range, hread prints whole rows of
+// the file, numbered from the range's start, within the output bound, or
+// refuses with one line.
+func FuzzHread(f *testing.F) {
+	f.Add([]byte("a\nb\r\nc\rd"), uint16(0), uint16(0), uint16(100))
+	f.Add([]byte("one\n"), uint16(2), uint16(3), uint16(100))
+	f.Add(bytes.Repeat([]byte("x"), 100<<10), uint16(1), uint16(1), uint16(5000))
+	f.Add(bytes.Repeat([]byte("\n"), 1<<20), uint16(7), uint16(0), uint16(64))
+	f.Add([]byte("ok\n\xff\xfe\n"), uint16(1), uint16(1), uint16(100))
+	f.Add([]byte("\x00\x01binary\x00"), uint16(0), uint16(0), uint16(100))
+	f.Fuzz(func(t *testing.T, data []byte, lo, hi, limit uint16) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "f"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"f"}
+		if lo > 0 || hi > 0 {
+			args = append(args, rangeArg(lo, hi))
+		}
+		out, errs, code := runIn(t, dir, nil, int(limit), args...)
+		if code != 0 { // one line, whichever stream carries it
+			if msg := out + errs; !strings.HasPrefix(msg, "hread: ") || strings.Count(msg, "\n") != 1 {
+				t.Fatalf("exit %d: out %q err %q", code, out, errs)
+			}
+			return
+		}
+		rows := retain.Rows(data)
+		next, size := max(int(lo), 1), 0
+		for _, line := range strings.SplitAfter(out, "\n") {
+			if line == "" || strings.HasPrefix(line, "hread: ") {
+				continue
+			}
+			size += len(line)
+			want := rows[next-1]
+			if line != fmt.Sprintf("%d:%s %s\n", want.Num, retain.Hash(want.Text), want.Text) {
+				t.Fatalf("row %q, want row %d %q", line, next, want.Text)
+			}
+			next++
+		}
+		if size > int(limit) {
+			t.Fatalf("%d bytes of rows over the %d-byte bound", size, limit)
+		}
+	})
+}
+
+func rangeArg(lo, hi uint16) string {
+	s := ":"
+	if lo > 0 {
+		s = fmt.Sprint(lo) + s
+	}
+	if hi > 0 {
+		s += fmt.Sprint(hi)
+	}
+	return s
 }
