@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hpatch-router/internal/testenv"
+	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -171,6 +172,10 @@ func TestHsymbolGo(t *testing.T) {
 
 func TestHsymbolErrors(t *testing.T) {
 	dir := workspace(t)
+	workspacetest.SpecialFiles(t, dir)
+	if err := os.WriteFile(filepath.Join(dir, "big.go"), []byte("package big\n"+strings.Repeat("//\n", 3<<20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	noServers := t.TempDir() // a PATH with no language server
 	hang := t.TempDir()
 	if err := os.WriteFile(filepath.Join(hang, "gopls"), []byte("#!/bin/sh\nexec /bin/sleep 30\n"), 0o755); err != nil {
@@ -208,10 +213,18 @@ func TestHsymbolErrors(t *testing.T) {
 			stderrRE: `^hsymbol: nope.go does not exist`},
 		{name: "non-UTF-8 file", path: noServers, args: []string{"def", "text/latin1.txt", "1:0000", "x"}, code: 1,
 			stderrRE: `^hsymbol: text/latin1.txt is not UTF-8 text\n$`},
+		{name: "FIFO with no writer is refused unopened", path: noServers, args: []string{"def", "fifo", "1:0000", "x"}, code: 1,
+			stderrRE: `^hsymbol: fifo is a named pipe, not a regular file; name a source file\n$`},
+		{name: "/dev/zero is refused unread", path: noServers, args: []string{"def", "zero", "1:0000", "x"}, code: 1,
+			stderrRE: `^hsymbol: zero is a character device, not a regular file; name a source file\n$`},
+		{name: "a 1 TiB sparse file is refused unread", path: noServers, args: []string{"def", "sparse", "1:0000", "x"}, code: 1,
+			stderrRE: `^hsymbol: sparse is 1099511627776 bytes, over hsymbol's 8 MiB input limit \(a generated file\?\); find the symbol with hgrep -w x sparse\n$`},
+		{name: "a source file over the input limit", path: noServers, args: []string{"def", "big.go", "1:0000", "big"}, code: 1,
+			stderrRE: `^hsymbol: big.go is 9437196 bytes, over hsymbol's 8 MiB input limit`},
 		{name: "usage", path: noServers, args: []string{"def"}, code: 2, stderrRE: `^hsymbol: usage: hsymbol def\|refs PATH LINE:HASH SYMBOL \[N\]\n$`},
 		{name: "a server that never answers is bounded in time", path: hang,
-			args: []string{"def", "main.go", "17:f2d0", "NewCounter"}, code: 1,
-			stderrRE: `^hsymbol: gopls did not answer initialize in time: hsymbol's 1s limit\n$`},
+			args: []string{"def", "main.go", "17:f2d0", "NewCounter"}, code: 124,
+			stderrRE: `^hsymbol: gopls did not answer within the 1s time limit \(a cold server indexes the workspace first\); retry, or find the symbol with hgrep -w NewCounter\n$`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
