@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
-
 	"hpatch-router/worker/privcmd"
 )
 
@@ -28,13 +26,6 @@ func searchable(dir string, named []string) error {
 		return usagef("%s is %s, not a file or directory; hgrep searches files", name, what)
 	}
 	return nil
-}
-
-// limitData caps process pid's data segment (RLIMIT_DATA: heap and
-// private writable mappings; files rg maps read-only do not count).
-func limitData(pid int, limit int64) error {
-	lim := unix.Rlimit{Cur: uint64(limit), Max: uint64(limit)}
-	return unix.Prlimit(pid, unix.RLIMIT_DATA, &lim, nil)
 }
 
 // ranOutOfMemory reports whether rg's diagnostics say it died for want of
