@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"hpatch-router/internal/testenv"
 	"hpatch-router/retain"
 	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
@@ -112,15 +113,15 @@ func TestRunSkipsLinesTooLongToPrint(t *testing.T) {
 	}
 }
 
-// rg runs with its data segment capped; running out says so in one line.
+// rg runs with its data segment capped and without mapping files (which
+// would not count); running out says so in one line.
 func TestRunMemoryLimit(t *testing.T) {
 	dir := t.TempDir()
 	line50MB(t, dir)
 	l := privcmd.Bounds("hgrep")
 	l.Memory = 16 << 20
-	// --no-mmap: rg reads the file into its heap (a mapped file does not
-	// count against the data segment).
-	out, errOut, code := workspacetest.RunWith(t, Run, dir, l, "hgrep", "--no-mmap", "needle", "line.txt")
+	testenv.NeedTool(t, "rg")
+	out, errOut, code := workspacetest.RunWith(t, Run, dir, l, "hgrep", "needle", "line.txt")
 	if code != 1 || out != "" ||
 		errOut != "hgrep: ripgrep ran out of its 16 MiB memory limit after 0 rows (a huge line?); narrow the paths or add --max-filesize\n" {
 		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)

@@ -52,7 +52,10 @@ func run(ctx context.Context, env *privcmd.Env, args []string) int {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	argv := append([]string{"--json", "--no-config", "--line-number"}, p.rgArgs...)
+	// --no-mmap: rg reads files into its heap, which limitData caps; a
+	// mapped file (a 1 TiB sparse one: 5 GB resident in 10 s) would not
+	// count. A model that asks for --mmap gets it.
+	argv := append([]string{"--json", "--no-config", "--line-number", "--no-mmap"}, p.rgArgs...)
 	cmd := exec.CommandContext(ctx, rg, argv...)
 	cmd.Dir = env.Dir
 	cmd.Env = env.Environ
