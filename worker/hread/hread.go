@@ -26,6 +26,7 @@
 package hread
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -103,7 +104,10 @@ func run(ctx context.Context, env *privcmd.Env, args []string) int {
 // that write may print: the rows within limit bytes and the one that
 // crosses it. Nothing is kept per row outside the window.
 func window(ctx context.Context, data []byte, lo, hi, limit int) ([]retain.Row, int, error) {
-	var rows []retain.Row
+	// One allocation: at most one row per terminator, and a printed row
+	// takes at least 8 bytes ("1:abcd \n").
+	n := bytes.Count(data, []byte{'\n'}) + bytes.Count(data, []byte{'\r'}) + 1
+	rows := make([]retain.Row, 0, min(n, limit/8+2))
 	total, size := 0, 0
 	for r := range retain.AllRows(data) {
 		total++
@@ -115,9 +119,18 @@ func window(ctx context.Context, data []byte, lo, hi, limit int) ([]retain.Row, 
 		}
 		rows = append(rows, r)
 		// The bytes write prints for r: LINE ":" HASH " " TEXT "\n".
-		size += len(strconv.Itoa(r.Num)) + 7 + len(r.Text)
+		size += digits(r.Num) + 7 + len(r.Text)
 	}
 	return rows, total, nil
+}
+
+// digits is the length of n in decimal.
+func digits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }
 
 // write prints rows within limit bytes, never cutting one; last is the
