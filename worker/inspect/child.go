@@ -81,7 +81,7 @@ func runChild(ctx context.Context, lang string, data []byte, l privcmd.Limits) (
 	case out.buf.Len() > answerLimit:
 		return Result{}, fmt.Errorf("the %s outline is larger than %s", lang, privcmd.Size(answerLimit))
 	}
-	var a answer
+	var a answer[wireEntry]
 	if err := json.Unmarshal(out.buf.Bytes(), &a); err != nil {
 		return Result{}, fmt.Errorf("the outline process answered %.100q: %v", out.buf.Bytes(), err)
 	}

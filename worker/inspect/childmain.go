@@ -21,13 +21,15 @@ import (
 const maxStack = 64 << 20
 
 // answer is what the outline process prints on stdout: the outline, or
-// why there is none.
-type answer struct {
-	Kind          string      `json:"kind"`
-	ParseComplete bool        `json:"parse_complete"`
-	Dropped       int         `json:"dropped"`
-	Entries       []wireEntry `json:"entries"`
-	Error         string      `json:"error,omitempty"`
+// why there is none. The process holds its entries encoded (E is
+// json.RawMessage: each is encoded once, to be measured); the parent reads
+// them as wireEntry.
+type answer[E any] struct {
+	Kind          string `json:"kind"`
+	ParseComplete bool   `json:"parse_complete"`
+	Dropped       int    `json:"dropped"`
+	Entries       []E    `json:"entries"`
+	Error         string `json:"error,omitempty"`
 }
 
 // wireEntry is an Entry with the rows Entry's own JSON leaves out.
@@ -62,7 +64,7 @@ func ChildMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil && int64(len(data)) > *input {
 		err = fmt.Errorf("more than %d bytes on stdin", *input)
 	}
-	var a answer
+	var a answer[json.RawMessage]
 	if err != nil {
 		a.Error = err.Error()
 	} else {
@@ -116,37 +118,36 @@ func watchMemory(limit int64, stderr io.Writer) {
 }
 
 // outlineAnswer outlines data; a parser's panic is an answer's error.
-func outlineAnswer(lang string, data []byte, maxEntry int) (a answer) {
+func outlineAnswer(lang string, data []byte, maxEntry int) (a answer[json.RawMessage]) {
 	defer func() {
 		if p := recover(); p != nil {
-			a = answer{Error: fmt.Sprintf("the %s parser failed: %v", lang, p)}
+			a = answer[json.RawMessage]{Error: fmt.Sprintf("the %s parser failed: %v", lang, p)}
 		}
 	}()
 	res, err := outline(lang, data)
 	if err != nil {
-		return answer{Error: err.Error()}
+		return answer[json.RawMessage]{Error: err.Error()}
 	}
-	a = answer{Kind: res.Kind, ParseComplete: res.ParseComplete, Dropped: res.Dropped}
+	a = answer[json.RawMessage]{Kind: res.Kind, ParseComplete: res.ParseComplete, Dropped: res.Dropped}
 	size := 0
 	for i, e := range res.Entries {
-		w := wireEntry{e, e.Start, e.End, e.NameLine}
-		n := len(marshal(w))
-		if size+n > answerLimit-4<<10 {
+		w := marshal(wireEntry{e, e.Start, e.End, e.NameLine})
+		if size+len(w) > answerLimit-4<<10 {
 			a.Dropped += len(res.Entries) - i
 			break
 		}
-		if n > maxEntry {
+		if len(w) > maxEntry {
 			a.Dropped++
 			continue
 		}
-		size += n + 1
+		size += len(w) + 1
 		a.Entries = append(a.Entries, w)
 	}
 	return a
 }
 
 // encodeAnswer is a's JSON, one line.
-func encodeAnswer(a answer) []byte {
+func encodeAnswer(a answer[json.RawMessage]) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
