@@ -36,10 +36,10 @@ func (e *LimitError) Error() string { return e.Reason }
 //   - a linear pre-scan refuses files nesting deeper than l.Depth;
 //   - the parser runs in its own process, this executable started as
 //     ChildArg0 with an empty environment, which ends itself when the Go
-//     runtime holds more than l.Memory, cannot map more than twice that
-//     (C allocations included), and is killed at ctx's deadline (the
-//     command's l.Time); a parser that crashes takes only that process
-//     down.
+//     runtime holds more than l.Memory, cannot map more than that plus
+//     dataHeadroom (C allocations included), and is killed at ctx's
+//     deadline (the command's l.Time); a parser that crashes takes only
+//     that process down.
 //
 // Languages without a parser give kind "text" and no entries without
 // starting anything. Errors: *LimitError, ctx's error when it was

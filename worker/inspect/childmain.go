@@ -80,16 +80,22 @@ func ChildMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // watch ends it.
 const exitOutOfMemory = 3
 
+// dataHeadroom is how far past the watched memory the data segment may
+// grow, for what the watch does not see or sees too late: the binary's own
+// data (34 MB), tree-sitter's C heap (up to 150 MB on 8 MiB of input), an
+// allocation burst between two checks. Hitting the cap instead of the
+// watch can end the process less clearly (a SIGSEGV in the runtime).
+const dataHeadroom = 512 << 20
+
 // limitSelf caps this process. Memory: the Go runtime's mapped memory is
-// checked every 10 ms and the process ends with exitOutOfMemory past
+// checked every 2 ms and the process ends with exitOutOfMemory past
 // memory (the garbage collector works harder from half of it); its data
 // segment (RLIMIT_DATA: heap, stacks, C allocations, the binary's own
-// data) is capped at twice memory for what a check can miss: tree-sitter's
-// C heap, one huge allocation. CPU time is capped at twice the wall time
-// plus a second (the parent kills it at the wall deadline; this ends it
-// if the parent is gone); stacks at maxStack.
+// data) is capped at memory plus dataHeadroom. CPU time is capped at
+// twice the wall time plus a second (the parent kills it at the wall
+// deadline; this ends it if the parent is gone); stacks at maxStack.
 func limitSelf(memory int64, wall time.Duration, stderr io.Writer) error {
-	data := unix.Rlimit{Cur: uint64(2 * memory), Max: uint64(2 * memory)}
+	data := unix.Rlimit{Cur: uint64(memory + dataHeadroom), Max: uint64(memory + dataHeadroom)}
 	if err := unix.Setrlimit(unix.RLIMIT_DATA, &data); err != nil {
 		return err
 	}
@@ -108,7 +114,7 @@ func limitSelf(memory int64, wall time.Duration, stderr io.Writer) error {
 // bytes of memory it has not given back.
 func watchMemory(limit int64, stderr io.Writer) {
 	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
-	for range time.Tick(10 * time.Millisecond) {
+	for range time.Tick(2 * time.Millisecond) {
 		metrics.Read(samples)
 		if held := samples[0].Value.Uint64() - samples[1].Value.Uint64(); held > uint64(limit) {
 			fmt.Fprintf(stderr, "%s: out of memory: %d bytes held, over the %d-byte limit\n", ChildArg0, held, limit)

@@ -69,7 +69,7 @@ const (
 	// InspectMemory: the outline process peaks at 115-275 MB on 8 MiB of
 	// real input (go/parser 115, goldmark 150, tree-sitter 230-275 with
 	// its C heap); it is stopped when the Go runtime holds more than this
-	// and cannot map more than twice this in all (RLIMIT_DATA).
+	// and cannot map more than this plus 512 MiB in all (RLIMIT_DATA).
 	InspectMemory = 512 << 20
 	// InspectDepth: of 24,818 real files on this machine (Go's source and
 	// module cache, Python's library, node_modules, /usr/share/doc) the
