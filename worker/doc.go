@@ -7,7 +7,9 @@
 // interpreters read the exact body from an anonymous descriptor. Private
 // commands (hread, hgrep, hsymbol, inspect_file) live in subpackages and run
 // in-process inside the shell evaluation, through one exec middleware,
-// PrivateCommands.
+// PrivateCommands, each under its limits from the dispatch table
+// (privcmd.Bounds); no parser runs in the worker itself (inspect_file
+// outlines in a separate, capped process).
 //
 // # Router side
 //

@@ -18,20 +18,29 @@ import (
 	"hpatch-router/worker/privcmd"
 )
 
+// privateCommand is one entry of the dispatch table: the command and the
+// limits it runs under.
+type privateCommand struct {
+	run    privcmd.Func
+	limits privcmd.Limits
+}
+
 // privateCommands is the dispatch table of the private commands the shell
-// evaluation runs in-process. Nothing by these names exists on disk.
-func privateCommands() map[string]privcmd.Func {
-	return map[string]privcmd.Func{
-		shebang.Hread:       hread.Run,
-		shebang.Hgrep:       hgrep.Run,
-		shebang.Hsymbol:     hsymbol.Run,
-		shebang.InspectFile: inspect.Run,
+// evaluation runs in-process, each with its limits (privcmd.Bounds).
+// Nothing by these names exists on disk.
+func privateCommands() map[string]privateCommand {
+	return map[string]privateCommand{
+		shebang.Hread:       {hread.Run, privcmd.Bounds(shebang.Hread)},
+		shebang.Hgrep:       {hgrep.Run, privcmd.Bounds(shebang.Hgrep)},
+		shebang.Hsymbol:     {hsymbol.Run, privcmd.Bounds(shebang.Hsymbol)},
+		shebang.InspectFile: {inspect.Run, privcmd.Bounds(shebang.InspectFile)},
 	}
 }
 
 // PrivateCommands is the worker's first exec middleware for mvdan/sh's
 // interp.ExecHandlers: hread, hgrep, hsymbol and inspect_file run
-// in-process with the evaluation's streams (after redirections and pipes),
+// in-process, each under its limits, with the evaluation's streams (after
+// redirections and pipes),
 // directory and exported environment; any other command goes to next.
 // scripts is the thread's retained-script directory for @shell/<id>
 // references, or nil.
@@ -39,7 +48,7 @@ func PrivateCommands(scripts *os.Root) func(next interp.ExecHandlerFunc) interp.
 	cmds := privateCommands()
 	return func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 		return func(ctx context.Context, args []string) error {
-			f, ok := cmds[args[0]]
+			c, ok := cmds[args[0]]
 			if !ok {
 				return next(ctx, args)
 			}
@@ -49,8 +58,8 @@ func PrivateCommands(scripts *os.Root) func(next interp.ExecHandlerFunc) interp.
 				in = hc.Stdin
 			}
 			env := &privcmd.Env{Stdin: in, Stdout: hc.Stdout, Stderr: hc.Stderr,
-				Dir: hc.Dir, Environ: environ(hc.Env), Scripts: scripts}
-			if code := f(ctx, env, args); code != 0 {
+				Dir: hc.Dir, Environ: environ(hc.Env), Scripts: scripts, Limits: c.limits}
+			if code := c.run(ctx, env, args); code != 0 {
 				return interp.ExitStatus(uint8(code))
 			}
 			return nil

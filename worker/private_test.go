@@ -19,3 +19,14 @@ func TestPrivateCommandsAreNeverDirect(t *testing.T) {
 		}
 	}
 }
+
+// Every entry of the dispatch table runs under real limits: a zero limit
+// refuses everything, so a command added without privcmd.Bounds fails here
+// instead of in use.
+func TestPrivateCommandsAreBounded(t *testing.T) {
+	for name, c := range privateCommands() {
+		if l := c.limits; l.Input <= 0 || l.Output <= 0 || l.Time <= 0 {
+			t.Errorf("%s runs under %+v", name, l)
+		}
+	}
+}

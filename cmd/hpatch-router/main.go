@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
+
+	"hpatch-router/worker/inspect"
 )
 
 // version is stamped by the Makefile (-ldflags "-X main.version=…").
@@ -42,8 +44,13 @@ func main() {
 	s := stdio{os.Stdin, os.Stdout, os.Stderr}
 	// The shell helper execs the launcher with its own argv, so argv[0] is
 	// "shell": that is how the router binary knows it is a worker.
-	if filepath.Base(os.Args[0]) == "shell" {
+	switch filepath.Base(os.Args[0]) {
+	case "shell":
 		os.Exit(runWorker(os.Args[1:], s))
+	case inspect.ChildArg0:
+		// The worker's inspect_file starts this binary again to parse a
+		// file in a process it can cap and kill (inspect.Outline).
+		os.Exit(inspect.ChildMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := dispatch(ctx, os.Args[1:], s)

@@ -29,7 +29,7 @@ func goroot(b *testing.B) string {
 }
 
 func runHgrep(b *testing.B, src string) {
-	env := &privcmd.Env{Stdout: io.Discard, Stderr: io.Discard, Dir: src, Environ: os.Environ()}
+	env := &privcmd.Env{Stdout: io.Discard, Stderr: io.Discard, Dir: src, Environ: os.Environ(), Limits: privcmd.Bounds("hgrep")}
 	if code := Run(context.Background(), env, []string{"hgrep", benchPattern}); code != 0 {
 		b.Fatalf("hgrep exit %d", code)
 	}

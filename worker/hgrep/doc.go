@@ -17,7 +17,14 @@
 //     rows (FormatRow) and the PATH lookup they use (LookPath).
 //
 // Lines that are not valid UTF-8 are not printed (hread, hpatch and the model
-// cannot use them); they are counted in one warning line. Output is bounded by
-// MaxOutput bytes of rows; a row is never cut, and one line on stderr says
-// that the output was truncated.
+// cannot use them); they are counted in one warning line. env.Limits bound
+// it (privcmd.Bounds): Output bytes of rows, a row never cut and one line on
+// stderr saying the output was truncated; Time for the whole search, after
+// which rg is killed, the rows found so far printed and the status is 124;
+// Memory for rg's heap (RLIMIT_DATA; rg runs with --no-mmap, and running
+// out is named); Input for a file read whole to renumber rows. Named paths
+// that are not files or directories (a FIFO, /dev/zero) are refused before
+// rg starts (limit_linux.go and bounds.go), rg messages longer than any
+// printable row are skipped unread, and a file's hits past the output bound
+// stop the search.
 package hgrep

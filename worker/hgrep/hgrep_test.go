@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"hpatch-router/retain"
-
 	"hpatch-router/internal/testenv"
+	"hpatch-router/retain"
+	"hpatch-router/worker/privcmd"
 )
 
 var rowRE = regexp.MustCompile(`^("(?:[^"\\]|\\.)*"):(\d+):([0-9a-f]{4}) (.*)$`)
@@ -183,11 +183,11 @@ func TestRunHugeOutputHitsBoundWithoutCuttingARow(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if len(out) > MaxOutput || len(out) < MaxOutput-200 || !strings.HasSuffix(out, "\n") {
-		t.Fatalf("output %d bytes, want just under %d ending in a whole row", len(out), MaxOutput)
+	if len(out) > privcmd.HgrepOutput || len(out) < privcmd.HgrepOutput-200 || !strings.HasSuffix(out, "\n") {
+		t.Fatalf("output %d bytes, want just under %d ending in a whole row", len(out), privcmd.HgrepOutput)
 	}
 	keys := checkRows(t, dir, out)
-	want := fmt.Sprintf("hgrep: output truncated at %d bytes after %d rows (no row was cut); narrow the pattern or the paths\n", MaxOutput, len(keys))
+	want := fmt.Sprintf("hgrep: output truncated at %d bytes after %d rows (no row was cut); narrow the pattern or the paths\n", privcmd.HgrepOutput, len(keys))
 	if errOut != want {
 		t.Fatalf("stderr %q, want %q", errOut, want)
 	}

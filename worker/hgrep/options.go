@@ -214,6 +214,7 @@ type plan struct {
 	rgArgs      []string // options for rg, then "--", the pattern (if positional) and paths
 	ignored     []string // presentation options that were dropped, as the model spelled them
 	defaultPath bool     // no path was given: "." is searched and "./" stripped from paths
+	named       []string // files rg is told to read: paths, pattern files, ignore files
 }
 
 // usageError is a rejected command line; its text is one line.
@@ -261,6 +262,9 @@ func classify(args []string) (plan, error) {
 		if val != nil {
 			if o.long == "file" && *val == "-" {
 				return usagef("-f - would read patterns from standard input; name a pattern file")
+			}
+			if o.long == "file" || o.long == "ignore-file" {
+				p.named = append(p.named, *val)
 			}
 			p.rgArgs = append(p.rgArgs, name+"="+*val)
 		} else {
@@ -344,6 +348,7 @@ func classify(args []string) (plan, error) {
 			return p, usagef("path - would search standard input, which has no file rows; name files")
 		}
 	}
+	p.named = append(p.named, positional...)
 	if len(positional) == 0 {
 		p.defaultPath = true
 		positional = []string{"."}

@@ -10,7 +10,8 @@ import (
 )
 
 func newEnv(dir string, out, errw io.Writer, environ []string) *privcmd.Env {
-	return &privcmd.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errw, Dir: dir, Environ: environ}
+	return &privcmd.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errw, Dir: dir, Environ: environ,
+		Limits: privcmd.Bounds("hgrep")}
 }
 
 func TestClassify(t *testing.T) {

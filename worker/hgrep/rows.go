@@ -7,11 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"unicode/utf8"
 
 	"hpatch-router/retain"
+	"hpatch-router/worker/privcmd"
 )
 
 // rgText is ripgrep's arbitrary-data object: {"text": …} or {"bytes": base64}.
@@ -65,6 +65,7 @@ type counts struct {
 	binary       int // lines at or after binary data
 	badPathFiles int // files whose names are not UTF-8
 	unreadable   int // files that could not be read back
+	tooLong      int // lines whose rg message was too long to be a row
 }
 
 // bigFile is the size above which a file is not read whole to verify
@@ -73,49 +74,60 @@ type counts struct {
 const bigFile = 32 << 20
 
 // fileRows turns one file's hits into verified rows in first-seen order,
-// one row per line. path is as rg printed it; dir resolves it.
-func fileRows(dir, path string, hits []hit, binaryOffset *int, c *counts) []row {
-	return verifiedRows(dir, path, hits, binaryOffset, c, bigFile)
+// one row per line. path is as rg printed it; dir resolves it. A prefix
+// read to renumber rows is at most input bytes.
+func fileRows(dir, path string, hits []hit, binaryOffset *int, c *counts, input int64) []row {
+	return verifiedRows(dir, path, hits, binaryOffset, c, bigFile, input)
 }
 
-func verifiedRows(dir, path string, hits []hit, binaryOffset *int, c *counts, big int64) []row {
+func verifiedRows(dir, path string, hits []hit, binaryOffset *int, c *counts, big, input int64) []row {
 	name := path
 	if !filepath.IsAbs(name) {
 		name = filepath.Join(dir, name)
 	}
-	f, err := os.Open(name)
+	f, fi, err := privcmd.OpenRegular(name) // replaced by a FIFO since rg read it: no block
 	if err != nil {
 		c.unreadable++
 		return nil
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		c.unreadable++
-		return nil
-	}
-	var content []byte // the whole file, when read whole
-	if fi.Size() <= big || hitsNeedWholeFile(f, hits) {
-		if content, err = io.ReadAll(io.NewSectionReader(f, 0, fi.Size())); err != nil {
+	var content []byte // the file, or the prefix holding every hit, when read whole
+	if size := fi.Size(); size <= big || hitsNeedWholeFile(f, hits) {
+		prefix := min(size, hitsEnd(hits)+1) // +1: the byte after a final CR
+		if size <= big {
+			prefix = size
+		}
+		if prefix > input {
+			c.unreadable++
+			return nil
+		}
+		content = make([]byte, prefix)
+		if _, err := io.ReadFull(io.NewSectionReader(f, 0, prefix), content); err != nil {
 			c.unreadable++
 			return nil
 		}
 	}
-	// matches reports whether the file holds exactly h's bytes at h's offset.
+	// matches reports whether the file holds exactly h's bytes at h's
+	// offset. rg ends a line without LF only at the end of the file; if the
+	// file goes on (it grew since rg read it), that line was cut and is no
+	// row.
 	matches := func(h hit) bool {
 		if h.offset < 0 {
 			return false
 		}
+		end := h.offset + len(h.text)
+		terminated := len(h.text) > 0 && h.text[len(h.text)-1] == '\n'
 		if content != nil {
-			return h.offset+len(h.text) <= len(content) && bytes.Equal(content[h.offset:h.offset+len(h.text)], h.text)
+			return end <= len(content) && bytes.Equal(content[h.offset:end], h.text) &&
+				(terminated || int64(end) == fi.Size())
 		}
-		buf := make([]byte, len(h.text))
+		buf := make([]byte, len(h.text)+1)
 		n, _ := f.ReadAt(buf, int64(h.offset))
-		return n == len(buf) && bytes.Equal(buf, h.text)
+		return (n == len(h.text) || terminated && n == len(buf)) && bytes.Equal(buf[:len(h.text)], h.text)
 	}
-	var starts []int // row start offsets, built only for files with a lone CR
+	var renumber *rowCursor // only for files with a lone CR
 	if content != nil && hasLoneCR(content) {
-		starts = rowStarts(content)
+		renumber = &rowCursor{content: content, num: 1}
 	}
 	seen := map[int]bool{}
 	var out []row
@@ -139,13 +151,10 @@ func verifiedRows(dir, path string, hits []hit, binaryOffset *int, c *counts, bi
 			c.binary++
 			continue
 		}
-		if starts != nil {
+		if renumber != nil {
 			// Number rows by the project's rule: every row starting inside
 			// the hit, counted from the file's own row starts.
-			i := sort.SearchInts(starts, h.offset)
-			for ; i < len(starts) && starts[i] < h.offset+len(h.text); i++ {
-				add(i+1, rowText(content, starts[i]))
-			}
+			renumber.rowsIn(h.offset, h.offset+len(h.text), add)
 			continue
 		}
 		num, rest := h.line, h.text
@@ -158,14 +167,44 @@ func verifiedRows(dir, path string, hits []hit, binaryOffset *int, c *counts, bi
 	return out
 }
 
-// hitsNeedWholeFile reports whether a lone CR occurs up to the end of the
-// last hit (so rg's line numbers must be recounted), reading in chunks.
-func hitsNeedWholeFile(f *os.File, hits []hit) bool {
+// hitsEnd is the offset just past the last byte of any hit.
+func hitsEnd(hits []hit) int64 {
 	end := 0
 	for _, h := range hits {
 		end = max(end, h.offset+len(h.text))
 	}
-	r := io.NewSectionReader(f, 0, int64(end)+1) // +1: the byte after a final CR
+	return int64(end)
+}
+
+// rowCursor numbers content's rows by the project's row rule (retain)
+// moving forward: rg reports a file's hits in order, so each file is
+// scanned once, and nothing is kept per row.
+type rowCursor struct {
+	content    []byte
+	num, start int // row num (1-based) starts at offset start
+}
+
+// rowsIn calls add for every row starting in [from, to).
+func (c *rowCursor) rowsIn(from, to int, add func(num int, text []byte)) {
+	if from < c.start { // out of order: count again from the top
+		c.num, c.start = 1, 0
+	}
+	for r := range retain.AllRows(c.content[c.start:]) {
+		if c.start >= to {
+			return
+		}
+		if c.start >= from {
+			add(c.num, r.Text)
+		}
+		c.num++
+		c.start += len(r.Text) + len(r.Term)
+	}
+}
+
+// hitsNeedWholeFile reports whether a lone CR occurs up to the end of the
+// last hit (so rg's line numbers must be recounted), reading in chunks.
+func hitsNeedWholeFile(f *os.File, hits []hit) bool {
+	r := io.NewSectionReader(f, 0, hitsEnd(hits)+1) // +1: the byte after a final CR
 	buf := make([]byte, 1<<20)
 	pendingCR := false
 	for {
@@ -219,42 +258,6 @@ func hasLoneCR(data []byte) bool {
 			return true
 		}
 	}
-}
-
-// rowStarts returns the start offset of every row of data.
-func rowStarts(data []byte) []int {
-	starts := []int{}
-	if len(data) > 0 {
-		starts = append(starts, 0)
-	}
-	for i := 0; i < len(data); i++ {
-		end := -1
-		switch data[i] {
-		case '\n':
-			end = i + 1
-		case '\r':
-			end = i + 1
-			if end < len(data) && data[end] == '\n' {
-				end++
-			}
-		}
-		if end >= 0 {
-			if end < len(data) {
-				starts = append(starts, end)
-			}
-			i = end - 1
-		}
-	}
-	return starts
-}
-
-// rowText is the text of the row starting at start, without terminator.
-func rowText(data []byte, start int) []byte {
-	rest := data[start:]
-	if i := bytes.IndexAny(rest, "\r\n"); i >= 0 {
-		return rest[:i]
-	}
-	return rest
 }
 
 // QuotePath is PATH as rows print it: a JSON string, HTML characters kept.

@@ -50,8 +50,8 @@ func TestVerifiedRowsSameWhetherReadWholeOrByOffset(t *testing.T) {
 				hits = []hit{{line: 1, offset: 0, text: []byte("y\n")}} // the file changed since rg read it
 			}
 			var cWhole, cParts counts
-			whole := verifiedRows(dir, name, hits, nil, &cWhole, 1<<40)
-			parts := verifiedRows(dir, name, hits, nil, &cParts, 0)
+			whole := verifiedRows(dir, name, hits, nil, &cWhole, 1<<40, 1<<40)
+			parts := verifiedRows(dir, name, hits, nil, &cParts, 0, 1<<40)
 			if !reflect.DeepEqual(whole, parts) || cWhole != cParts {
 				t.Fatalf("whole %v %+v, by offset %v %+v", whole, cWhole, parts, cParts)
 			}
@@ -65,5 +65,34 @@ func TestVerifiedRowsSameWhetherReadWholeOrByOffset(t *testing.T) {
 				t.Fatalf("a changed line must not be a row: %v %+v", whole, cWhole)
 			}
 		})
+	}
+}
+
+// rg ends a line without LF only at the end of the file it read; when the
+// file has grown since, that line was cut mid-write and is no row, whether
+// the file is read whole or by offset.
+func TestVerifiedRowsDropsALineCutByGrowth(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "log"), []byte("needle 1\nneedle 123456\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hits := []hit{{line: 1, offset: 0, text: []byte("needle 1\n")}, {line: 2, offset: 9, text: []byte("needle 12")}}
+	for _, big := range []int64{1 << 40, 0} {
+		var c counts
+		rows := verifiedRows(dir, "log", hits, nil, &c, big, 1<<40)
+		if len(rows) != 1 || string(rows[0].text) != "needle 1" || c.unverified != 1 {
+			t.Fatalf("big=%d: rows %v, counts %+v", big, rows, c)
+		}
+	}
+	// At the end of the file an unterminated line is a row.
+	if err := os.WriteFile(filepath.Join(dir, "log"), []byte("needle 1\nneedle 123456"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hits[1].text = []byte("needle 123456")
+	for _, big := range []int64{1 << 40, 0} {
+		var c counts
+		if rows := verifiedRows(dir, "log", hits, nil, &c, big, 1<<40); len(rows) != 2 || c != (counts{}) {
+			t.Fatalf("big=%d: rows %v, counts %+v", big, rows, c)
+		}
 	}
 }

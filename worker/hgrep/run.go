@@ -19,20 +19,25 @@ import (
 	"hpatch-router/worker/privcmd"
 )
 
-// MaxOutput bounds the rows hgrep prints, in bytes. The row that would
-// cross it is not printed; one line on stderr says the output was cut.
-const MaxOutput = 64 << 10
-
 // maxStderr bounds what hgrep keeps of rg's own diagnostics.
 const maxStderr = 4 << 10
 
-// Run is the private command hgrep; args[0] is the command name.
+// Run is the private command hgrep; args[0] is the command name. env.Limits
+// bound it: Output the rows printed, Time the whole search (rg is killed
+// at the deadline), Memory rg's data segment, Input the files read whole
+// to renumber rows.
 func Run(ctx context.Context, env *privcmd.Env, args []string) int {
-	return run(ctx, env, args, MaxOutput)
+	ctx, cancel := privcmd.WithTimeLimit(ctx, env.Limits)
+	defer cancel()
+	return run(ctx, env, args)
 }
 
-func run(ctx context.Context, env *privcmd.Env, args []string, limit int) int {
+func run(ctx context.Context, env *privcmd.Env, args []string) int {
+	limit := env.Limits.Output
 	p, err := classify(args[1:])
+	if err == nil {
+		err = searchable(env.Dir, p.named)
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "hgrep: %v\n", err)
 		return 2
@@ -47,7 +52,10 @@ func run(ctx context.Context, env *privcmd.Env, args []string, limit int) int {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	argv := append([]string{"--json", "--no-config", "--line-number"}, p.rgArgs...)
+	// --no-mmap: rg reads files into its heap, which limitData caps; a
+	// mapped file (a 1 TiB sparse one: 5 GB resident in 10 s) would not
+	// count. A model that asks for --mmap gets it.
+	argv := append([]string{"--json", "--no-config", "--line-number", "--no-mmap"}, p.rgArgs...)
 	cmd := exec.CommandContext(ctx, rg, argv...)
 	cmd.Dir = env.Dir
 	cmd.Env = env.Environ
@@ -64,8 +72,16 @@ func run(ctx context.Context, env *privcmd.Env, args []string, limit int) int {
 		fmt.Fprintf(env.Stderr, "hgrep: cannot start ripgrep (%s): %v\n", rg, err)
 		return 127
 	}
+	// rg has not read a file yet when its data segment is capped: startup
+	// allocations are far below any limit worth setting.
+	if err := limitData(cmd.Process.Pid, env.Limits.Memory); err != nil {
+		cancel()
+		_ = cmd.Wait()
+		fmt.Fprintf(env.Stderr, "hgrep: cannot limit ripgrep's memory: %v\n", err)
+		return 1
+	}
 	out := &output{w: env.Stdout, limit: limit}
-	c, streamErr := stream(stdout, env.Dir, p.defaultPath, out)
+	c, streamErr := stream(stdout, env.Dir, p.defaultPath, out, env.Limits)
 	if out.truncated || streamErr != nil || out.err != nil {
 		cancel() // rg's remaining output is not wanted
 	}
@@ -91,8 +107,15 @@ func run(ctx context.Context, env *privcmd.Env, args []string, limit int) int {
 	}
 	var exitErr *exec.ExitError
 	switch {
+	case privcmd.TimedOut(ctx):
+		fmt.Fprintf(env.Stderr, "hgrep: stopped at the %v time limit after %d rows; narrow the pattern or the paths\n", env.Limits.Time, out.rows)
+		return 124
 	case waitErr == nil:
 		return 0
+	case ranOutOfMemory(stderr.buf.Bytes()):
+		fmt.Fprintf(env.Stderr, "hgrep: ripgrep ran out of its %s memory limit after %d rows (a huge line?); narrow the paths or add --max-filesize\n",
+			privcmd.Size(env.Limits.Memory), out.rows)
+		return 1
 	case ctx.Err() != nil:
 		fmt.Fprintln(env.Stderr, "hgrep: canceled before ripgrep finished")
 		return 130
@@ -108,21 +131,32 @@ func run(ctx context.Context, env *privcmd.Env, args []string, limit int) int {
 }
 
 // stream reads rg's JSON Lines, verifies each file's lines when the file
-// ends, and writes rows until the output bound.
-func stream(r io.Reader, dir string, stripDot bool, out *output) (counts, error) {
+// ends, and writes rows until the output bound. A file's hits are kept
+// only while they could still be printed: past l.Output bytes of hit text
+// they are printed at once and the output is truncated. Messages longer
+// than any printable row's are skipped unread (maxMessage).
+func stream(r io.Reader, dir string, stripDot bool, out *output, l privcmd.Limits) (counts, error) {
 	var c counts
 	br := bufio.NewReaderSize(r, 256<<10)
 	var hits []hit
-	for !out.truncated && out.err == nil {
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// A very long line: gather it whole.
-			full := append([]byte(nil), line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = br.ReadSlice('\n')
-				full = append(full, line...)
+	held := 0 // bytes of hit text in hits
+	var path []byte
+	flush := func(binaryOffset *int) {
+		if len(hits) > 0 {
+			rows := fileRows(dir, string(path), hits, binaryOffset, &c, l.Input)
+			shown := string(path)
+			if stripDot {
+				shown = strings.TrimPrefix(shown, "./")
 			}
-			line = full
+			out.file(QuotePath(shown), rows)
+		}
+		hits, held = hits[:0], 0
+	}
+	for !out.truncated && out.err == nil {
+		line, err := readMessage(br, maxMessage(l.Output))
+		if errors.Is(err, errTooLong) {
+			c.tooLong++
+			continue
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			var m rgMessage
@@ -131,32 +165,31 @@ func stream(r io.Reader, dir string, stripDot bool, out *output) (counts, error)
 			}
 			switch m.Type {
 			case "begin":
-				hits = hits[:0]
+				hits, held, path = hits[:0], 0, nil
+				if p, ok := m.Data.Path.value(); ok && utf8.Valid(p) {
+					path = p
+				}
 			case "match", "context":
 				text, ok := m.Data.Lines.value()
 				if ok && m.Data.LineNumber != nil && m.Data.AbsoluteOffset != nil {
 					hits = append(hits, hit{*m.Data.LineNumber, *m.Data.AbsoluteOffset, text})
+					held += len(text)
 				} else {
 					c.unverified++
 				}
+				if held > l.Output && path != nil {
+					flush(nil) // the rest of this file cannot be printed anyway
+					out.truncated = true
+				}
 			case "end":
-				path, ok := m.Data.Path.value()
-				if !ok || !utf8.Valid(path) {
+				if path == nil {
 					if len(hits) > 0 {
 						c.badPathFiles++
 					}
-					hits = hits[:0]
+					hits, held = hits[:0], 0
 					continue
 				}
-				if len(hits) > 0 {
-					rows := fileRows(dir, string(path), hits, m.Data.BinaryOffset, &c)
-					shown := string(path)
-					if stripDot {
-						shown = strings.TrimPrefix(shown, "./")
-					}
-					out.file(QuotePath(shown), rows)
-				}
-				hits = hits[:0]
+				flush(m.Data.BinaryOffset)
 			}
 		}
 		if err == io.EOF {
@@ -166,7 +199,43 @@ func stream(r io.Reader, dir string, stripDot bool, out *output) (counts, error)
 			return c, fmt.Errorf("reading ripgrep's output: %v", err)
 		}
 	}
+	if path != nil && !out.truncated && out.err == nil {
+		flush(nil) // rg was stopped inside a file: its hits so far
+	}
 	return c, nil
+}
+
+// maxMessage bounds one rg message for an output limit: a row that can be
+// printed has at most limit bytes of text, which rg's JSON escapes to at
+// most 6 times as many and reports again in at most one submatch object
+// (about 50 bytes) per byte; the path adds at most 64 KiB.
+func maxMessage(limit int) int { return 64*limit + 64<<10 }
+
+// errTooLong is a message longer than the bound, skipped to its end.
+var errTooLong = errors.New("message too long")
+
+// readMessage reads one line of at most max bytes; a longer one is read
+// to its end without being kept and gives errTooLong.
+func readMessage(br *bufio.Reader, max int) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return line, err
+	}
+	full := append([]byte(nil), line...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		line, err = br.ReadSlice('\n')
+		if len(full)+len(line) > max {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err != nil && err != io.EOF {
+				return nil, err
+			}
+			return nil, errTooLong
+		}
+		full = append(full, line...)
+	}
+	return full, err
 }
 
 // output writes rows to the command's stdout within the byte bound.
@@ -233,6 +302,7 @@ func reportSkipped(w io.Writer, c counts) {
 	add(c.unverified, "line(s) that no longer match the file")
 	add(c.badPathFiles, "file(s) whose names are not UTF-8")
 	add(c.unreadable, "file(s) that could not be read back")
+	add(c.tooLong, "line(s) too long to print")
 	if len(parts) > 0 {
 		fmt.Fprintf(w, "hgrep: skipped %s: they cannot be cited as rows\n", strings.Join(parts, ", "))
 	}

@@ -3,10 +3,9 @@ package hgrep
 import (
 	"testing"
 
+	"hpatch-router/internal/testenv"
 	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
-
-	"hpatch-router/internal/testenv"
 )
 
 // workspace is the shared fixture tree (see workspacetest.Copy).

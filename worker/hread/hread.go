@@ -8,29 +8,32 @@
 //	hread @shell/<id> [START:END]
 //
 // START:END is 1-based and inclusive; START: runs to the end, :END starts
-// at row 1. Output is bounded (OutputLimit bytes) and a row is never cut.
+// at row 1. Output is bounded (Limits.Output bytes) and a row is never cut.
 // Stdout carries rows only, so `hread f > copy` and `hread f | …` get data
-// and nothing else; notices and diagnostics go to stderr.
+// and nothing else; notices and diagnostics go to stderr. Input is bounded
+// too: only regular files are read (a FIFO, device or socket is refused
+// without being opened), at most Limits.Input bytes, as the snapshot of the
+// size they had when opened; rows are counted without being held, so
+// memory is the file plus one page of output.
 //
 // Exit status: 0 when every requested row was printed; 1 when the file
 // cannot be read as rows (including a single row longer than the limit);
 // 2 for usage errors; Truncated (3) when the limit cut the output after a
 // complete row — stderr then says where to continue. A distinct status,
 // not 0, because a cut read is not the file: `hread f > copy && use copy`
-// and `set -e` scripts must not carry on as if it were.
+// and `set -e` scripts must not carry on as if it were. 124 when the time
+// limit stopped the read.
 package hread
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"hpatch-router/retain"
@@ -38,22 +41,18 @@ import (
 	"hpatch-router/worker/privcmd"
 )
 
-// OutputLimit bounds the rows one hread prints (256 KiB).
-const OutputLimit = 256 << 10
-
 // Truncated is the exit status of a read the output limit cut short: the
 // rows printed are complete, the rest is missing.
 const Truncated = 3
 
-// MaxFileSize bounds the file hread reads (64 MiB).
-const MaxFileSize = 64 << 20
-
-// Run is the privcmd.Func of hread.
+// Run is the privcmd.Func of hread; env.Limits bound it.
 func Run(ctx context.Context, env *privcmd.Env, args []string) int {
-	return run(ctx, env, args, OutputLimit)
+	ctx, cancel := privcmd.WithTimeLimit(ctx, env.Limits)
+	defer cancel()
+	return run(ctx, env, args)
 }
 
-func run(_ context.Context, env *privcmd.Env, args []string, limit int) int {
+func run(ctx context.Context, env *privcmd.Env, args []string) int {
 	if len(args) < 2 || len(args) > 3 {
 		return usage(env, "want PATH or @shell/<id>, then an optional START:END range")
 	}
@@ -65,34 +64,78 @@ func run(_ context.Context, env *privcmd.Env, args []string, limit int) int {
 			return usage(env, err.Error())
 		}
 	}
-	data, err := read(env, name)
+	data, err := read(ctx, env, name)
 	if err != nil {
+		if privcmd.TimedOut(ctx) {
+			return timedOut(env, name)
+		}
 		return fail(env, err.Error())
 	}
 	if !utf8.Valid(data) {
 		return fail(env, name+" is not UTF-8 text; hread shows text files only")
 	}
-	rows := retain.Rows(data)
 	if lo == 0 {
 		lo = 1
 	}
-	if hi == 0 || hi > len(rows) {
-		hi = len(rows)
+	limit := env.Limits.Output
+	rows, total, err := window(ctx, data, lo, hi, limit)
+	if err != nil {
+		if privcmd.TimedOut(ctx) {
+			return timedOut(env, name)
+		}
+		return fail(env, "stopped: "+err.Error())
 	}
-	if len(rows) == 0 {
+	if hi == 0 || hi > total {
+		hi = total
+	}
+	if total == 0 {
 		if len(args) == 3 {
 			return fail(env, name+" is empty; there is no row "+strconv.Itoa(lo))
 		}
 		return 0
 	}
-	if lo > len(rows) {
-		return fail(env, "start "+strconv.Itoa(lo)+" is past the end of "+name+" ("+strconv.Itoa(len(rows))+" rows)")
+	if lo > total {
+		return fail(env, "start "+strconv.Itoa(lo)+" is past the end of "+name+" ("+strconv.Itoa(total)+" rows)")
 	}
-	return write(env, name, rows[lo-1:hi], len(rows), limit)
+	return write(env, name, rows, total, hi, limit)
 }
 
-// write prints rows within limit bytes, never cutting one.
-func write(env *privcmd.Env, name string, rows []retain.Row, total, limit int) int {
+// window counts data's rows and returns those from lo to hi (0: the end)
+// that write may print: the rows within limit bytes and the one that
+// crosses it. Nothing is kept per row outside the window.
+func window(ctx context.Context, data []byte, lo, hi, limit int) ([]retain.Row, int, error) {
+	// One allocation: at most one row per terminator, and a printed row
+	// takes at least 8 bytes ("1:abcd \n").
+	n := bytes.Count(data, []byte{'\n'}) + bytes.Count(data, []byte{'\r'}) + 1
+	rows := make([]retain.Row, 0, min(n, limit/8+2))
+	total, size := 0, 0
+	for r := range retain.AllRows(data) {
+		total++
+		if total%(64<<10) == 0 && ctx.Err() != nil {
+			return nil, 0, ctx.Err()
+		}
+		if r.Num < lo || hi != 0 && r.Num > hi || size > limit {
+			continue
+		}
+		rows = append(rows, r)
+		// The bytes write prints for r: LINE ":" HASH " " TEXT "\n".
+		size += digits(r.Num) + 7 + len(r.Text)
+	}
+	return rows, total, nil
+}
+
+// digits is the length of n in decimal.
+func digits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
+}
+
+// write prints rows within limit bytes, never cutting one; last is the
+// range's last row, where a continuation ends.
+func write(env *privcmd.Env, name string, rows []retain.Row, total, last, limit int) int {
 	buf := make([]byte, 0, min(limit, 64<<10))
 	for i, row := range rows {
 		start := len(buf)
@@ -112,7 +155,7 @@ func write(env *privcmd.Env, name string, rows []retain.Row, total, limit int) i
 			return 1
 		}
 		fmt.Fprintf(env.Stderr, "hread: output truncated after row %d of %d (%d-byte limit); continue with: hread %s %d:%d\n",
-			row.Num-1, total, limit, name, row.Num, rows[len(rows)-1].Num)
+			row.Num-1, total, limit, name, row.Num, last)
 		return Truncated
 	}
 	if _, err := env.Stdout.Write(buf); err != nil {
@@ -145,7 +188,7 @@ func parseRange(s string) (lo, hi int, err error) {
 
 // read returns the content of one regular file: a workspace path relative
 // to the evaluation's directory, or a retained script of the thread.
-func read(env *privcmd.Env, name string) ([]byte, error) {
+func read(ctx context.Context, env *privcmd.Env, name string) ([]byte, error) {
 	if strings.HasPrefix(name, shebang.RefPrefix) {
 		return readRef(env, name)
 	}
@@ -153,12 +196,23 @@ func read(env *privcmd.Env, name string) ([]byte, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(env.Dir, path)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO must not block
-	if err != nil {
-		return nil, openError(name, err)
+	data, err := privcmd.ReadFile(ctx, path, env.Limits.Input)
+	var notRegular *privcmd.NotRegularError
+	var tooLarge *privcmd.TooLargeError
+	switch {
+	case err == nil:
+		return data, nil
+	case errors.As(err, &notRegular) && notRegular.Mode.IsDir():
+		return nil, fmt.Errorf("%s is a directory, not a regular file; list it with ls", name)
+	case errors.As(err, &notRegular):
+		return nil, fmt.Errorf("%s is not a regular file (%s); hread reads files only", name, notRegular.What())
+	case errors.As(err, &tooLarge):
+		return nil, fmt.Errorf("%s is %d bytes, over hread's %s input limit; find rows with hgrep PATTERN %s, or print a part with sed -n 'START,ENDp' %s",
+			name, tooLarge.Size, privcmd.Size(tooLarge.Limit), name, name)
+	case errors.Is(err, privcmd.ErrChanged):
+		return nil, fmt.Errorf("%s was %v", name, err)
 	}
-	defer f.Close()
-	return readRegular(name, f)
+	return nil, openError(name, err)
 }
 
 // readRef reads a retained script through the store's own reader
@@ -170,26 +224,6 @@ func readRef(env *privcmd.Env, ref string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: this thread has no retained scripts", ref)
 	}
 	return retain.ReadRef(env.Scripts, ref)
-}
-
-func readRegular(name string, f *os.File) ([]byte, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	switch {
-	case fi.IsDir():
-		return nil, fmt.Errorf("%s is a directory, not a regular file; list it with ls", name)
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file (%s)", name, fi.Mode().Type())
-	case fi.Size() > MaxFileSize:
-		return nil, fmt.Errorf("%s is %d bytes, over hread's %d-byte limit; read parts with other tools", name, fi.Size(), MaxFileSize)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	return data, nil
 }
 
 func openError(name string, err error) error {
@@ -209,6 +243,13 @@ func openError(name string, err error) error {
 func usage(env *privcmd.Env, msg string) int {
 	fmt.Fprintf(env.Stderr, "hread: %s; usage: hread PATH [START:END] or hread @shell/<id> [START:END]\n", msg)
 	return 2
+}
+
+// timedOut is the notice for a read or scan stopped at the time limit.
+func timedOut(env *privcmd.Env, name string) int {
+	fmt.Fprintf(env.Stderr, "hread: stopped reading %s at the %v time limit; the file is on slow storage: copy it or read a part with sed -n 'START,ENDp' %s\n",
+		name, env.Limits.Time, name)
+	return 124
 }
 
 func fail(env *privcmd.Env, msg string) int {

@@ -12,11 +12,23 @@ import (
 	"hpatch-router/worker/privcmd"
 )
 
+// OutputLimit is hread's output bound in production.
+const OutputLimit = privcmd.HreadOutput
+
+// runIn runs hread in dir with its production limits but an output bound
+// of limit bytes.
 func runIn(t *testing.T, dir string, scripts *os.Root, limit int, args ...string) (string, string, int) {
 	t.Helper()
+	l := privcmd.Bounds("hread")
+	l.Output = limit
+	return runWith(t, dir, scripts, l, args...)
+}
+
+func runWith(t *testing.T, dir string, scripts *os.Root, l privcmd.Limits, args ...string) (string, string, int) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	env := &privcmd.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: dir, Scripts: scripts}
-	code := run(context.Background(), env, append([]string{"hread"}, args...), limit)
+	env := &privcmd.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: dir, Scripts: scripts, Limits: l}
+	code := Run(context.Background(), env, append([]string{"hread"}, args...))
 	return out.String(), errb.String(), code
 }
 

@@ -17,8 +17,12 @@
 // minimal LSP client over stdio with Content-Length framing (lsp.go), and
 // the rows it prints (run.go): `def` expands a location to the whole
 // declaration when inspect_file's outline knows it; paths are relative to
-// the shell's cwd when inside it. Time is bounded by Timeout and output by
-// MaxOutput bytes, never cutting a row.
+// the shell's cwd when inside it. env.Limits bound it (privcmd.Bounds): the
+// document read and sent to the server (Input: regular files only, never
+// blocking), the whole command (Time: the server's process group is killed
+// at the deadline, exit 124 with one notice), the rows (Output, never
+// cutting one); files the answer points into are read within Input and
+// outlined for def in inspect_file's bounded outline process.
 //
 // Linux only, like the worker that runs it: server processes are reaped
 // with waitid(2) and WNOWAIT (build tag linux).

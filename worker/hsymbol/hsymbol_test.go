@@ -13,10 +13,11 @@ import (
 	"time"
 
 	"hpatch-router/internal/testenv"
+	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
 
-// serverTimeout replaces Timeout in tests that start real servers: a cold
+// serverTimeout replaces the time limit in tests that start real servers: a cold
 // gopls or pyright on a loaded two-core CI machine may need more than 30 s,
 // and a slow machine is not what these tests are about.
 const serverTimeout = 3 * time.Minute
@@ -67,8 +68,17 @@ func readOnlyMachine(t *testing.T) *machine {
 	return &machine{home: h, roots: []string{h.Dirs["TMPDIR"], filepath.Join(blocker, "tmp"), spare}, spare: spare}
 }
 
-func (m *machine) settings(limit int) settings {
-	return settings{timeout: serverTimeout, limit: limit, tempRoots: m.roots}
+// settings are Run's places on m; the limits are hsymbol's with the time
+// limit of a cold server on a loaded machine.
+func (m *machine) settings() settings {
+	return settings{tempRoots: m.roots}
+}
+
+// runOn runs hsymbol on m with the time limit and output bound given.
+func runOn(ctx context.Context, m *machine, env *privcmd.Env, args []string, timeout time.Duration, output int) int {
+	env.Limits = privcmd.Bounds("hsymbol")
+	env.Limits.Time, env.Limits.Output = timeout, output
+	return run(ctx, env, args, m.settings())
 }
 
 // checkCleanedUp: nothing of the server's private directory is left.
@@ -129,7 +139,7 @@ func TestHsymbolGo(t *testing.T) {
 			}
 			var out, errb bytes.Buffer
 			env := testEnv(filepath.Join(dir, tc.cwd), &out, &errb, path, m)
-			code := run(t.Context(), env, append([]string{"hsymbol"}, tc.args...), m.settings(MaxOutput))
+			code := runOn(t.Context(), m, env, append([]string{"hsymbol"}, tc.args...), serverTimeout, privcmd.HsymbolOutput)
 			if code != 0 || errb.Len() != 0 {
 				t.Fatalf("exit %d, stderr %q", code, errb.String())
 			}
@@ -148,7 +158,7 @@ func TestHsymbolGo(t *testing.T) {
 	t.Run("output bound keeps whole rows and says so", func(t *testing.T) {
 		var out, errb bytes.Buffer
 		env := testEnv(dir, &out, &errb, path, writable)
-		code := run(t.Context(), env, []string{"hsymbol", "refs", "main.go", "18:5817", "Add"}, writable.settings(40))
+		code := runOn(t.Context(), writable, env, []string{"hsymbol", "refs", "main.go", "18:5817", "Add"}, serverTimeout, 40)
 		if code != 0 || out.String() != `"main.go":18:5817 	c.Add(2)`+"\n" ||
 			errb.String() != "hsymbol: output truncated at 40 bytes after 1 rows (no row was cut)\n" {
 			t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
@@ -162,6 +172,10 @@ func TestHsymbolGo(t *testing.T) {
 
 func TestHsymbolErrors(t *testing.T) {
 	dir := workspace(t)
+	workspacetest.SpecialFiles(t, dir)
+	if err := os.WriteFile(filepath.Join(dir, "big.go"), []byte("package big\n"+strings.Repeat("//\n", 3<<20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	noServers := t.TempDir() // a PATH with no language server
 	hang := t.TempDir()
 	if err := os.WriteFile(filepath.Join(hang, "gopls"), []byte("#!/bin/sh\nexec /bin/sleep 30\n"), 0o755); err != nil {
@@ -199,10 +213,18 @@ func TestHsymbolErrors(t *testing.T) {
 			stderrRE: `^hsymbol: nope.go does not exist`},
 		{name: "non-UTF-8 file", path: noServers, args: []string{"def", "text/latin1.txt", "1:0000", "x"}, code: 1,
 			stderrRE: `^hsymbol: text/latin1.txt is not UTF-8 text\n$`},
+		{name: "FIFO with no writer is refused unopened", path: noServers, args: []string{"def", "fifo", "1:0000", "x"}, code: 1,
+			stderrRE: `^hsymbol: fifo is a named pipe, not a regular file; name a source file\n$`},
+		{name: "/dev/zero is refused unread", path: noServers, args: []string{"def", "zero", "1:0000", "x"}, code: 1,
+			stderrRE: `^hsymbol: zero is a character device, not a regular file; name a source file\n$`},
+		{name: "a 1 TiB sparse file is refused unread", path: noServers, args: []string{"def", "sparse", "1:0000", "x"}, code: 1,
+			stderrRE: `^hsymbol: sparse is 1099511627776 bytes, over hsymbol's 8 MiB input limit \(a generated file\?\); find the symbol with hgrep -w x sparse\n$`},
+		{name: "a source file over the input limit", path: noServers, args: []string{"def", "big.go", "1:0000", "big"}, code: 1,
+			stderrRE: `^hsymbol: big.go is 9437196 bytes, over hsymbol's 8 MiB input limit`},
 		{name: "usage", path: noServers, args: []string{"def"}, code: 2, stderrRE: `^hsymbol: usage: hsymbol def\|refs PATH LINE:HASH SYMBOL \[N\]\n$`},
 		{name: "a server that never answers is bounded in time", path: hang,
-			args: []string{"def", "main.go", "17:f2d0", "NewCounter"}, code: 1,
-			stderrRE: `^hsymbol: gopls did not answer initialize in time: hsymbol's 1s limit\n$`},
+			args: []string{"def", "main.go", "17:f2d0", "NewCounter"}, code: 124,
+			stderrRE: `^hsymbol: gopls did not answer within the 1s time limit \(a cold server indexes the workspace first\); retry, or find the symbol with hgrep -w NewCounter\n$`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -210,8 +232,7 @@ func TestHsymbolErrors(t *testing.T) {
 			m := writableMachine(t)
 			env := testEnv(dir, &out, &errb, tc.path, m)
 			start := time.Now()
-			code := run(context.Background(), env, append([]string{"hsymbol"}, tc.args...),
-				settings{timeout: time.Second, limit: MaxOutput, tempRoots: m.roots})
+			code := runOn(context.Background(), m, env, append([]string{"hsymbol"}, tc.args...), time.Second, privcmd.HsymbolOutput)
 			if code != tc.code || out.Len() != 0 || !regexp.MustCompile(tc.stderrRE).MatchString(errb.String()) {
 				t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
 			}
@@ -262,7 +283,7 @@ func TestHsymbolPythonAndTypeScript(t *testing.T) {
 			m := readOnlyMachine(t)
 			var out, errb bytes.Buffer
 			env := testEnv(dir, &out, &errb, path, m)
-			code := run(t.Context(), env, append([]string{"hsymbol"}, tc.args...), m.settings(MaxOutput))
+			code := runOn(t.Context(), m, env, append([]string{"hsymbol"}, tc.args...), serverTimeout, privcmd.HsymbolOutput)
 			if code != 0 || errb.Len() != 0 || out.String() != tc.want {
 				t.Fatalf("exit %d stderr %q stdout\n%s\nwant\n%s", code, errb.String(), out.String(), tc.want)
 			}

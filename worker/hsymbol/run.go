@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
-	"time"
 	"unicode/utf8"
 
 	"hpatch-router/worker/hgrep"
@@ -19,21 +17,16 @@ import (
 	"hpatch-router/worker/privcmd"
 )
 
-// Timeout bounds one hsymbol command, server start included.
-const Timeout = 30 * time.Second
-
-// MaxOutput bounds the rows hsymbol prints, in bytes; a row is never cut.
-const MaxOutput = 64 << 10
-
 // Run is the private command hsymbol; args[0] is the command name.
+// env.Limits bound it: Input the document read and sent to the server,
+// Time the whole command (the server is killed at the deadline), Output
+// the rows; def's declarations are outlined under inspect_file's limits.
 func Run(ctx context.Context, env *privcmd.Env, args []string) int {
-	return run(ctx, env, args, settings{timeout: Timeout, limit: MaxOutput, tempRoots: tempRoots(env)})
+	return run(ctx, env, args, settings{tempRoots: tempRoots(env)})
 }
 
-// settings are Run's bounds and places, which tests change.
+// settings are Run's places, which tests change.
 type settings struct {
-	timeout   time.Duration
-	limit     int      // output bytes
 	tempRoots []string // candidate parents of the server's private directory
 }
 
@@ -42,6 +35,9 @@ func run(ctx context.Context, env *privcmd.Env, args []string, set settings) int
 		fmt.Fprintf(env.Stderr, "hsymbol: %s\n", hgrep.OneLine(fmt.Sprintf(format, a...)))
 		return code
 	}
+	l := env.Limits
+	ctx, cancel := privcmd.WithTimeLimit(ctx, l)
+	defer cancel()
 	req, err := parseArgs(args[1:])
 	if err != nil {
 		return fail(2, "%v", err)
@@ -50,17 +46,20 @@ func run(ctx context.Context, env *privcmd.Env, args []string, set settings) int
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(env.Dir, file)
 	}
-	fi, err := os.Stat(file)
+	data, err := privcmd.ReadFile(ctx, file, l.Input)
+	var notRegular *privcmd.NotRegularError
+	var tooLarge *privcmd.TooLargeError
 	switch {
+	case privcmd.TimedOut(ctx):
+		return fail(124, "reading %s stopped at the %v time limit", req.path, l.Time)
 	case errors.Is(err, fs.ErrNotExist):
 		return fail(1, "%s does not exist; check the path (relative paths start at the shell's cwd)", req.path)
+	case errors.As(err, &notRegular):
+		return fail(1, "%s is %s, not a regular file; name a source file", req.path, notRegular.What())
+	case errors.As(err, &tooLarge):
+		return fail(1, "%s is %d bytes, over hsymbol's %s input limit (a generated file?); find the symbol with hgrep -w %s %s",
+			req.path, tooLarge.Size, privcmd.Size(tooLarge.Limit), req.symbol, req.path)
 	case err != nil:
-		return fail(1, "%s: %v", req.path, err)
-	case !fi.Mode().IsRegular():
-		return fail(1, "%s is not a regular file; name a source file", req.path)
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
 		return fail(1, "%s: %v", req.path, err)
 	}
 	if !utf8.Valid(data) {
@@ -88,8 +87,6 @@ func run(ctx context.Context, env *privcmd.Env, args []string, set settings) int
 		return fail(1, "%v", err)
 	}
 	defer dirs.remove()
-	ctx, cancel := context.WithTimeoutCause(ctx, set.timeout, fmt.Errorf("hsymbol's %s limit", set.timeout))
-	defer cancel()
 	method := "textDocument/definition"
 	if req.op == "refs" {
 		method = "textDocument/references"
@@ -100,6 +97,10 @@ func run(ctx context.Context, env *privcmd.Env, args []string, set settings) int
 		file: file, text: data,
 		method: method, line: req.line - 1, char: utf16Column(line, col),
 	})
+	if privcmd.TimedOut(ctx) {
+		return fail(124, "%s did not answer within the %v time limit (a cold server indexes the workspace first); retry, or find the symbol with hgrep -w %s",
+			srv.name, l.Time, req.symbol)
+	}
 	if err != nil {
 		return fail(1, "%v", err)
 	}
@@ -109,7 +110,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string, set settings) int
 		}
 		return 0
 	}
-	p := printer{env: env, root: root, limit: set.limit, files: map[string]*target{}}
+	p := printer{ctx: ctx, env: env, root: root, limits: l, files: map[string]*target{}}
 	p.print(req, locs)
 	return p.finish()
 }
@@ -124,9 +125,10 @@ type target struct {
 
 // printer renders locations as rows within the output bound.
 type printer struct {
+	ctx       context.Context
 	env       *privcmd.Env
 	root      string
-	limit     int
+	limits    privcmd.Limits
 	files     map[string]*target
 	buf       []byte
 	rows      int
@@ -134,12 +136,15 @@ type printer struct {
 	skipped   int // rows not printed: unreadable or non-UTF-8 files
 }
 
-func (p *printer) load(path string) *target {
+// load reads a file the server pointed into, within the input limit;
+// outline also outlines it (for def), under the same limits as
+// inspect_file: a file it cannot outline gives rows without expansion.
+func (p *printer) load(path string, outline bool) *target {
 	if t, ok := p.files[path]; ok {
 		return t
 	}
 	t := &target{shown: hgrep.QuotePath(p.display(path))}
-	data, err := os.ReadFile(path)
+	data, err := privcmd.ReadFile(p.ctx, path, p.limits.Input)
 	switch {
 	case err != nil:
 		t.err = err
@@ -147,8 +152,10 @@ func (p *printer) load(path string) *target {
 		t.err = errors.New("not UTF-8")
 	default:
 		t.lines = inspect.NewLines(data)
-		if res, err := inspect.Outline(path, data); err == nil {
-			t.outline = res.Entries
+		if outline {
+			if res, err := inspect.Outline(p.ctx, path, data, p.limits); err == nil {
+				t.outline = res.Entries
+			}
 		}
 	}
 	p.files[path] = t
@@ -179,7 +186,7 @@ func (p *printer) print(req request, locs []location) {
 	}
 	seen := map[string]bool{}
 	for _, l := range locs {
-		t := p.load(l.path)
+		t := p.load(l.path, req.op == "def")
 		if t.err != nil {
 			p.skipped++
 			continue
@@ -197,7 +204,7 @@ func (p *printer) print(req request, locs []location) {
 			seen[key] = true
 			start := len(p.buf)
 			p.buf = hgrep.AppendRow(p.buf, t.shown, n, r.Text)
-			if len(p.buf) > p.limit {
+			if len(p.buf) > p.limits.Output {
 				p.buf = p.buf[:start]
 				p.truncated = true
 			} else {
@@ -225,10 +232,10 @@ func (p *printer) finish() int {
 		return 1
 	}
 	if p.skipped > 0 {
-		fmt.Fprintf(p.env.Stderr, "hsymbol: skipped %d location(s) in files that are unreadable or not UTF-8\n", p.skipped)
+		fmt.Fprintf(p.env.Stderr, "hsymbol: skipped %d location(s) in files that are unreadable, not UTF-8 or over the %s input limit\n", p.skipped, privcmd.Size(p.limits.Input))
 	}
 	if p.truncated {
-		fmt.Fprintf(p.env.Stderr, "hsymbol: output truncated at %d bytes after %d rows (no row was cut)\n", p.limit, p.rows)
+		fmt.Fprintf(p.env.Stderr, "hsymbol: output truncated at %d bytes after %d rows (no row was cut)\n", p.limits.Output, p.rows)
 	}
 	return 0
 }

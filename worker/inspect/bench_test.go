@@ -35,7 +35,7 @@ func largestGoFile(b *testing.B) string {
 
 func BenchmarkInspectLargestGoFile(b *testing.B) {
 	path := largestGoFile(b)
-	env := &privcmd.Env{Stdout: io.Discard, Stderr: io.Discard, Dir: "/"}
+	env := &privcmd.Env{Stdout: io.Discard, Stderr: io.Discard, Dir: "/", Limits: privcmd.Bounds("inspect_file")}
 	for b.Loop() {
 		if code := Run(context.Background(), env, []string{"inspect_file", path}); code != 0 {
 			b.Fatalf("exit %d", code)

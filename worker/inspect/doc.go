@@ -3,9 +3,9 @@
 // are LINE:HASH strings, so an agent can cite and edit a declaration without
 // reading the file.
 //
-// Parsers, one file each: Go through go/parser (golang.go); Markdown through
-// goldmark with YAML front matter through go.yaml.in/yaml/v3 (markdown.go);
-// JSON by streaming encoding/json tokens (jsonfile.go); Python, JavaScript
+// Parsers, one file each (run only in the outline process, see below): Go
+// through go/parser (golang.go); Markdown through goldmark with YAML front
+// matter through go.yaml.in/yaml/v3 (markdown.go); JSON by streaming encoding/json tokens (jsonfile.go); Python, JavaScript
 // and TypeScript through tree-sitter grammars (treesitter.go, cgo builds;
 // without cgo those languages get metadata and an empty outline). Positions
 // come from byte offsets mapped onto the project's rows (LF, CRLF and lone
@@ -24,4 +24,15 @@
 // The outline never carries source bodies or values: names, kinds,
 // receivers, heading levels, front matter keys and JSON value types only.
 // Outline (for hsymbol) exposes the same entries with numeric lines.
+//
+// Bounds (env.Limits, owned by privcmd): the file is read through
+// privcmd.ReadFile (regular files only, at most Input bytes, one
+// snapshot); a linear pre-scan (nesting.go) refuses files nesting deeper
+// than Depth; no parser runs in the worker: Outline starts this executable
+// again as ChildArg0 (ChildMain, child.go and childmain.go), whose memory
+// is watched and capped (Memory) and which is killed at the command's
+// deadline (Time), so a pathological input costs at most that and a
+// crashing parser only its own process. Stopped early, inspect_file answers
+// {"ok":false} with code input_limit, depth_limit, time_limit or
+// memory_limit and a message saying how to read the file instead.
 package inspect

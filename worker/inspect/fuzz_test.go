@@ -1,14 +1,21 @@
 package inspect
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"hpatch-router/retain"
 )
 
 // checkOutline is what every parser promises for any input: no panic, and
 // every entry's rows inside the file and in order.
 func checkOutline(t *testing.T, path string, data []byte) {
-	res, err := Outline(path, data)
+	res, err := outline(Language(path), data)
 	if err != nil {
 		return
 	}
@@ -56,5 +63,69 @@ func FuzzOutlineTreeSitter(f *testing.F) {
 			path = "f.ts"
 		}
 		checkOutline(t, path, data)
+	})
+}
+
+// fuzzExts are the extensions FuzzInspectFile picks from: every parser
+// path and a file without one.
+var fuzzExts = []string{".md", ".json", ".go", ".py", ".js", ".ts", ".tsx", ".txt"}
+
+// FuzzInspectFile runs the whole command, pre-scan and outline process
+// included, under the production limits: whatever the bytes, it prints one
+// envelope within the output bound that either describes the file exactly
+// (size, rows, every citation a row of it) or refuses it with a known code,
+// and no parser crashes or panics.
+func FuzzInspectFile(f *testing.F) {
+	seeds := map[string][]byte{
+		"f.md":   []byte("---\ntitle: x\n---\n# H1\ntext\n## H2\n"),
+		"f.json": []byte(`{"a": [1, {"b": null}]}`),
+		"f.go":   []byte("package p\nfunc (r *T) M() {}\n"),
+		"f.py":   []byte("class A:\n    def m(self): pass\n"),
+		"f.ts":   []byte("export class C { m() {} }\n"),
+		"f.txt":  []byte("plain\n"),
+	}
+	for name, data := range hostile() {
+		seeds[name] = []byte(data)
+	}
+	seeds["line.md"] = bytes.Repeat([]byte("# heading "), 100<<10) // one 1 MB line (TestInspectOneHugeLine has 50 MB ones)
+	seeds["binary.json"] = []byte("\x00\x01\xff\xfe{\"a\":1}\x80")
+	seeds["invalid.md"] = []byte("# ok\n\xc3\x28\n")
+	for name, data := range seeds {
+		ext := slices.Index(fuzzExts, filepath.Ext(name))
+		f.Add(data, uint8(max(ext, 0)))
+	}
+	known := []string{CodeNotUTF8, CodeParse, CodeInputLimit, CodeDepthLimit, CodeTimeLimit, CodeMemoryLimit}
+	f.Fuzz(func(t *testing.T, data []byte, ext uint8) {
+		dir := t.TempDir()
+		name := "f" + fuzzExts[int(ext)%len(fuzzExts)]
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		env, out, code := inspect(t, dir, name)
+		switch {
+		case env.OK && (code != 0 || env.Data.SizeBytes != len(data) || env.Data.LineCount != retain.CountRows(data)):
+			t.Fatalf("exit %d, envelope does not describe the file: %.300s", code, out)
+		case !env.OK && (code != 1 || !slices.Contains(known, env.Error.Code)):
+			t.Fatalf("exit %d, unknown refusal: %.300s", code, out)
+		case strings.Contains(env.Error.Message, "parser failed"):
+			t.Fatalf("a parser crashed: %.300s", out)
+		}
+	})
+}
+
+// FuzzNesting: the pre-scan never panics, its depth is at most two levels
+// a byte (a tab is four columns of indentation), and its row exists.
+func FuzzNesting(f *testing.F) {
+	for name, data := range hostile() {
+		f.Add([]byte(data[:min(len(data), 4096)]), uint8(slices.Index(fuzzExts, filepath.Ext(name))))
+	}
+	f.Add([]byte("x = '''(\r\n'''\r# (\n/* */ `\\`"), uint8(3))
+	f.Add([]byte("> - 1. [a](\r\n\n\t  * ("), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, ext uint8) {
+		lang := Language("f" + fuzzExts[int(ext)%len(fuzzExts)])
+		depth, row := nesting(lang, data)
+		if depth < 0 || depth > 2*len(data) || row < 1 || row > max(1, retain.CountRows(data)) {
+			t.Fatalf("depth %d at row %d for %d bytes, %d rows", depth, row, len(data), retain.CountRows(data))
+		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"hpatch-router/retain"
+	"hpatch-router/worker/privcmd"
 
 	"hpatch-router/internal/testenv"
 )
@@ -44,7 +45,7 @@ func inspect(t *testing.T, dir, path string) (gotEnvelope, string, int) {
 	if errOut != "" {
 		t.Fatalf("stderr %q", errOut)
 	}
-	if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") || len(out) > MaxOutput {
+	if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") || len(out) > privcmd.InspectOutput {
 		t.Fatalf("not one bounded line: %d bytes", len(out))
 	}
 	var env gotEnvelope
@@ -258,10 +259,10 @@ func TestInspectHugeOutlineHitsBoundWithoutCuttingAnEntry(t *testing.T) {
 		t.Fatalf("exit %d, want a truncated envelope: %.300s", code, out)
 	}
 	tr := env.Truncation
-	if tr.LimitBytes != MaxOutput || tr.EntriesTotal != 5000 || tr.EntriesShown != len(env.Data.Outline) || tr.EntriesShown < 100 {
+	if tr.LimitBytes != privcmd.InspectOutput || tr.EntriesTotal != 5000 || tr.EntriesShown != len(env.Data.Outline) || tr.EntriesShown < 100 {
 		t.Fatalf("truncation %+v, outline %d", *tr, len(env.Data.Outline))
 	}
-	if len(out) < MaxOutput-200 {
+	if len(out) < privcmd.InspectOutput-200 {
 		t.Fatalf("envelope %d bytes: the bound was not used", len(out))
 	}
 	last := env.Data.Outline[len(env.Data.Outline)-1]

@@ -6,17 +6,18 @@ import (
 	"hpatch-router/retain"
 )
 
-// Lines maps byte offsets of one file onto its rows.
+// Lines maps byte offsets of one file onto its rows. It keeps one offset
+// per row, not the rows: a row is rebuilt from the data when asked for.
 type Lines struct {
-	rows   []retain.Row
+	data   []byte
 	starts []int // start offset of each row
 }
 
 // NewLines indexes data's rows by the project's row rule.
 func NewLines(data []byte) *Lines {
-	l := &Lines{rows: retain.Rows(data)}
+	l := &Lines{data: data}
 	off := 0
-	for _, r := range l.rows {
+	for r := range retain.AllRows(data) {
 		l.starts = append(l.starts, off)
 		off += len(r.Text) + len(r.Term)
 	}
@@ -24,7 +25,7 @@ func NewLines(data []byte) *Lines {
 }
 
 // Count is the number of rows.
-func (l *Lines) Count() int { return len(l.rows) }
+func (l *Lines) Count() int { return len(l.starts) }
 
 // LineOf returns the 1-based row holding byte offset off (clamped).
 func (l *Lines) LineOf(off int) int {
@@ -40,10 +41,14 @@ func (l *Lines) LineOf(off int) int {
 
 // Row returns row n (1-based); ok is false when out of range.
 func (l *Lines) Row(n int) (retain.Row, bool) {
-	if n < 1 || n > len(l.rows) {
+	if n < 1 || n > len(l.starts) {
 		return retain.Row{}, false
 	}
-	return l.rows[n-1], true
+	for r := range retain.AllRows(l.data[l.starts[n-1]:]) {
+		r.Num = n
+		return r, true
+	}
+	return retain.Row{}, false
 }
 
 // Cite renders row n as LINE:HASH; an out-of-range row cites the empty line.

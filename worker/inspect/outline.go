@@ -85,16 +85,17 @@ func parserFor(lang string) outliner {
 	return nil
 }
 
-// Outline parses data as path's language. Entries carry both numeric rows
-// and citations. Languages without a parser give kind "text", no entries and
+// outline parses data as lang in this process: only the outline process
+// (ChildMain) and tests call it; everyone else calls Outline, which runs
+// it there under limits. Entries carry both numeric rows and citations.
+// Languages without a parser give kind "text", no entries and
 // ParseComplete false.
-func Outline(path string, data []byte) (Result, error) {
-	lines := NewLines(data)
-	lang := Language(path)
+func outline(lang string, data []byte) (Result, error) {
 	p := parserFor(lang)
 	if p == nil {
 		return Result{Kind: "text", Language: lang}, nil
 	}
+	lines := NewLines(data)
 	res, err := p(data, lines)
 	if err != nil {
 		return res, err

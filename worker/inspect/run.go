@@ -5,18 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"unicode/utf8"
 
+	"hpatch-router/retain"
 	"hpatch-router/worker/privcmd"
 )
-
-// MaxOutput bounds the envelope inspect_file prints, in bytes (newline
-// included). Outline entries past the bound are left out and the envelope
-// says so; entries are never cut.
-const MaxOutput = 64 << 10
 
 // Error codes of {"ok":false,"error":{"code":…}}; stable for callers.
 const (
@@ -26,6 +22,10 @@ const (
 	CodeNotUTF8     = "not_utf8"
 	CodeParse       = "parse"
 	CodeOutputLimit = "output_limit"
+	CodeInputLimit  = "input_limit"  // the file is larger than Limits.Input
+	CodeDepthLimit  = "depth_limit"  // it nests deeper than Limits.Depth
+	CodeTimeLimit   = "time_limit"   // outlining reached Limits.Time
+	CodeMemoryLimit = "memory_limit" // the parser needed more than Limits.Memory
 )
 
 type data struct {
@@ -60,11 +60,15 @@ type failure struct {
 }
 
 // Run is the private command inspect_file; args[0] is the command name.
+// env.Limits bound it: the file read (Input), the parser (Depth, Memory,
+// Time: see Outline) and the envelope (Output).
 func Run(ctx context.Context, env *privcmd.Env, args []string) int {
-	return run(ctx, env, args, MaxOutput)
+	ctx, cancel := privcmd.WithTimeLimit(ctx, env.Limits)
+	defer cancel()
+	return run(ctx, env, args)
 }
 
-func run(_ context.Context, env *privcmd.Env, args []string, limit int) int {
+func run(ctx context.Context, env *privcmd.Env, args []string) int {
 	fail := func(code, msg string) int {
 		var f failure
 		f.Error.Code, f.Error.Message = code, "inspect_file: "+msg
@@ -74,43 +78,48 @@ func run(_ context.Context, env *privcmd.Env, args []string, limit int) int {
 	if len(args) != 2 || args[1] == "" {
 		return fail(CodeUsage, "usage: inspect_file PATH (one file)")
 	}
+	l := env.Limits
 	path := args[1]
 	name := path
 	if !filepath.IsAbs(name) {
 		name = filepath.Join(env.Dir, name)
 	}
-	fi, err := os.Stat(name)
+	inParts := "; read it in parts with hread " + path + " START:END"
+	src, err := privcmd.ReadFile(ctx, name, l.Input)
+	var notRegular *privcmd.NotRegularError
+	var tooLarge *privcmd.TooLargeError
 	switch {
+	case privcmd.TimedOut(ctx):
+		return fail(CodeTimeLimit, fmt.Sprintf("%s took longer than the %v time limit to read%s", path, l.Time, inParts))
 	case errors.Is(err, fs.ErrNotExist):
 		return fail(CodeNotFound, path+" does not exist; check the path (relative paths start at the shell's cwd)")
+	case errors.As(err, &notRegular):
+		return fail(CodeNotRegular, path+" is "+notRegular.What()+", not a regular file; name a file")
+	case errors.As(err, &tooLarge):
+		return fail(CodeInputLimit, fmt.Sprintf("%s is %d bytes, over inspect_file's %s input limit%s",
+			path, tooLarge.Size, privcmd.Size(tooLarge.Limit), inParts))
 	case err != nil:
-		return fail(CodeNotFound, path+": "+err.Error())
-	case !fi.Mode().IsRegular():
-		what := "a special file"
-		if fi.IsDir() {
-			what = "a directory"
-		}
-		return fail(CodeNotRegular, path+" is "+what+", not a regular file; name a file")
-	}
-	src, err := os.ReadFile(name)
-	if err != nil {
 		return fail(CodeNotFound, path+": "+err.Error())
 	}
 	if !utf8.Valid(src) {
 		return fail(CodeNotUTF8, path+" is not UTF-8 text; inspect_file outlines text files only")
 	}
-	res, err := Outline(path, src)
-	if err != nil {
+	res, err := Outline(ctx, path, src, l)
+	var limit *LimitError
+	switch {
+	case errors.As(err, &limit):
+		return fail(limit.Code, path+" "+limit.Reason+inParts)
+	case err != nil:
 		return fail(CodeParse, path+": "+err.Error())
 	}
 	d := &data{
 		Path: path, Kind: res.Kind, Language: res.Language, SizeBytes: len(src),
-		LineCount: NewLines(src).Count(), ParseComplete: res.ParseComplete, Outline: res.Entries,
+		LineCount: retain.CountRows(src), ParseComplete: res.ParseComplete, Outline: res.Entries,
 	}
 	if d.Outline == nil {
 		d.Outline = []Entry{}
 	}
-	out, ok := bounded(d, res.Dropped, limit)
+	out, ok := bounded(d, res.Dropped, l.Output)
 	if !ok {
 		return fail(CodeOutputLimit, "even an empty outline exceeds the output bound; use hread on "+path)
 	}

@@ -2,6 +2,12 @@
 // the private commands it runs in-process (hread, hgrep, hsymbol,
 // inspect_file). It is a leaf: commands import it, the worker dispatches to
 // them, and neither imports the other.
+//
+// It owns the commands' limits (limits.go: input, output, time, memory and
+// nesting depth, each value with its reason; Bounds is the table the worker
+// dispatches with) and the one way they open files the model names
+// (file.go: regular files only, never blocking, at most Limits.Input bytes
+// as one snapshot).
 package privcmd
 
 import (
@@ -22,6 +28,8 @@ type Env struct {
 	// Scripts is the thread's retained-script directory (for @shell/<id>
 	// references); nil when the thread has none.
 	Scripts *os.Root
+	// Limits bound the command's input, output, time and memory (Bounds).
+	Limits Limits
 }
 
 // Getenv returns the value of key in the exported environment.
