@@ -82,7 +82,7 @@ func TestServeMountsDashboard(t *testing.T) {
 		cfg := &serveConfig{
 			listen: "127.0.0.1:0", upstream: u, mode: router.ModePassthrough,
 			responseStartTimeout: time.Minute, streamIdleTimeout: time.Minute,
-			maxRequestBody: 1 << 20, shutdownGrace: 30 * time.Second,
+			maxRequestBody: 1 << 20, shutdownGrace: time.Hour, // a held stream would hold shutdown for the whole grace
 			dashboard: dashboardFlags{enabled: enabled},
 		}
 		ctx, cancel := context.WithCancel(context.Background())
@@ -107,18 +107,14 @@ func TestServeMountsDashboard(t *testing.T) {
 			}
 			defer events.Body.Close()
 		}
-		start := time.Now()
 		cancel()
 		select {
 		case err := <-done:
 			if err != nil {
 				t.Fatal(err)
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(2 * time.Minute): // far below the grace: only a held stream gets here
 			t.Fatal("an open /events stream held up shutdown")
-		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Fatalf("shutdown took %s", d)
 		}
 		client.CloseIdleConnections()
 		upstream.Close()
