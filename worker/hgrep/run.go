@@ -68,7 +68,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "hgrep: cannot start ripgrep: %v\n", err)
 		return 1
 	}
-	if err := cmd.Start(); err != nil {
+	if err := privcmd.Start(cmd); err != nil {
 		fmt.Fprintf(env.Stderr, "hgrep: cannot start ripgrep (%s): %v\n", rg, err)
 		return 127
 	}

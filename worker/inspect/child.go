@@ -70,7 +70,10 @@ func runChild(ctx context.Context, lang string, data []byte, l privcmd.Limits) (
 	diag := &headBuffer{max: 4 << 10}
 	cmd.Stdout, cmd.Stderr = out, diag
 	cmd.WaitDelay = time.Second
-	err := cmd.Run()
+	err := privcmd.Start(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	switch {
 	case privcmd.TimedOut(ctx):
 		return Result{}, timeLimit(l)
