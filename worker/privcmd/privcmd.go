@@ -1,13 +1,14 @@
 // Package privcmd is the contract between the worker's shell evaluation and
 // the private commands it runs in-process (hread, hgrep, hsymbol,
-// inspect_file). It is a leaf: commands import it, the worker dispatches to
-// them, and neither imports the other.
+// inspect_file; package shebang owns their names). Commands import it, the
+// worker dispatches to them, and neither imports the other.
 //
 // It owns the commands' limits (limits.go: input, output, time, memory and
 // nesting depth, each value with its reason; Bounds is the table the worker
-// dispatches with) and the one way they open files the model names
+// dispatches with), the one way they open files the model names
 // (file.go: regular files only, never blocking, at most Limits.Input bytes
-// as one snapshot).
+// as one snapshot) and the one way they start a child process (Start: it
+// dies with the worker).
 package privcmd
 
 import (
