@@ -50,6 +50,10 @@ func (e *Error) Error() string { return "hpatch-router: " + e.Message }
 // StatusCode is the HTTP status to answer with.
 func (e *Error) StatusCode() int { return e.Status }
 
+// Respond writes e as the answer to a request: its status, and Body as
+// application/json.
+func (e *Error) Respond(w http.ResponseWriter) { writeErrorBody(w, e.Status, e.Body()) }
+
 // Body renders {"error":{"message":"hpatch-router: …","type":…,"code":…}}
 // with a stable key order.
 func (e *Error) Body() []byte {

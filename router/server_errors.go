@@ -8,8 +8,7 @@ import (
 // writeRouterError answers with an OpenAI-shaped error produced by the
 // router itself (upstream errors are relayed as they are, never rewritten).
 func writeRouterError(w http.ResponseWriter, status int, typ, code, msg string) {
-	e := &Error{Status: status, Type: typ, Code: code, Message: msg}
-	writeErrorBody(w, e.Status, e.Body())
+	(&Error{Status: status, Type: typ, Code: code, Message: msg}).Respond(w)
 }
 
 func writeErrorBody(w http.ResponseWriter, status int, body []byte) {

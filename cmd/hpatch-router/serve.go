@@ -18,6 +18,7 @@ import (
 
 	"hpatch-router/retain"
 	"hpatch-router/router"
+	"hpatch-router/router/access"
 	"hpatch-router/worker"
 	"hpatch-router/worker/snapshot"
 )
@@ -34,6 +35,7 @@ type serveConfig struct {
 	streamIdleTimeout    time.Duration
 	maxRequestBody       int64
 	shutdownGrace        time.Duration
+	allowRemote          bool
 	dashboard            dashboardFlags
 }
 
@@ -66,7 +68,8 @@ const serveUsage = "Usage: hpatch-router serve [flags]\n\nRun the proxy between 
 // and (nil, 2) after a usage error.
 func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
-	listen := fs.String("listen", "127.0.0.1:8080", "address to serve on; Codex's provider base_url is http://<listen>/v1")
+	listen := fs.String("listen", "127.0.0.1:8080", "loopback address to serve on; Codex's provider base_url is http://<listen>/v1")
+	allowRemote := fs.Bool("allow-remote", false, "accept a --listen address other hosts can reach; their users cannot be identified, so anyone who reaches it can use the router, its dashboard and every thread's retained scripts")
 	upstream := fs.String("upstream", "https://chatgpt.com/backend-api/codex", "model API base URL; /v1/<rest> is forwarded to <upstream>/<rest>")
 	mode := fs.String("mode", string(router.ModeHPatch), "hpatch: give the model the shell tool and rewrite its calls; passthrough: forward everything unchanged")
 	defRoot, rootErr := defaultRuntimeDir(e)
@@ -85,7 +88,7 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 	cfg := &serveConfig{
 		listen: *listen, runtimeDir: *runtimeDir, stateDir: *stateDir,
 		responseStartTimeout: *startTimeout, streamIdleTimeout: *idleTimeout,
-		maxRequestBody: *maxBody, shutdownGrace: *grace,
+		maxRequestBody: *maxBody, shutdownGrace: *grace, allowRemote: *allowRemote,
 		dashboard: dashboardFlags{enabled: *dashEnabled, bodies: *dashBodies},
 	}
 	var err error
@@ -129,6 +132,12 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 // serve runs the router until ctx ends, then shuts down gracefully. ready,
 // when not nil, receives the bound address once the listener is up.
 func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(addr string)) error {
+	// Listen first: a refused address creates nothing on disk.
+	ln, err := listen(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	opts := []router.Option{
 		router.Upstream(cfg.upstream),
 		router.WithMode(cfg.mode),
@@ -154,7 +163,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 		}
 		opts = append(opts, hooks...)
 	}
-	dash, dashOpts := newServeDashboard(cfg.dashboard, cfg.listen, log)
+	dash, dashOpts := newServeDashboard(cfg.dashboard, log)
 	opts = append(opts, dashOpts...)
 	rt, err := router.New(opts...)
 	if err != nil {
@@ -162,12 +171,10 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 	}
 	closers = append(closers, rt)
 
-	ln, err := net.Listen("tcp", cfg.listen)
-	if err != nil {
-		return err
-	}
+	guard := newGuard(cfg, log)
 	srv := &http.Server{
-		Handler:           withDashboard(rt, dash),
+		Handler:           guard.Wrap(withDashboard(rt, dash)),
+		ConnContext:       guard.ConnContext,
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -198,6 +205,35 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 		return err
 	}
 	return nil
+}
+
+// listen binds --listen and refuses an address other hosts can reach
+// unless --allow-remote was given.
+func listen(cfg *serveConfig, log *slog.Logger) (net.Listener, error) {
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return nil, err
+	}
+	if err := access.CheckListen(ln.Addr()); err != nil {
+		if !cfg.allowRemote {
+			ln.Close()
+			return nil, fmt.Errorf("--listen %s: %w; listen on 127.0.0.1 or [::1], or pass --allow-remote to accept that", cfg.listen, err)
+		}
+		log.Warn("--allow-remote: clients on other hosts cannot be identified; anyone who reaches this address can use the router, its dashboard and every thread's retained scripts",
+			"listen", ln.Addr().String())
+	}
+	return ln, nil
+}
+
+// newGuard builds the access rules for serve's listener: only this user,
+// loopback Host names, and with --allow-remote remote peers and the
+// --listen host name.
+func newGuard(cfg *serveConfig, log *slog.Logger) *access.Guard {
+	opts := []access.Option{access.Logger(log), access.AllowRemote(cfg.allowRemote)}
+	if host, _, err := net.SplitHostPort(cfg.listen); err == nil && host != "" {
+		opts = append(opts, access.AllowHosts(host))
+	}
+	return access.New(opts...)
 }
 
 // buildHooks is the seam where the worker runtime (package worker) and the

@@ -209,3 +209,47 @@ func TestServeRefusesSquattedDefaultRoot(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want a nonzero exit and one line containing %q", code, errb.String(), want)
 	}
 }
+
+// TestServeRefusesRemoteListen: an address other hosts can reach is
+// refused with one line naming --allow-remote, before anything is created
+// on disk; with --allow-remote it serves.
+func TestServeRefusesRemoteListen(t *testing.T) {
+	var errb bytes.Buffer
+	cfg, _ := parseServeFlags([]string{"--listen", "0.0.0.0:0"}, fakeEnv(nil), stdio{nil, io.Discard, &errb})
+	if cfg == nil || cfg.allowRemote {
+		t.Fatalf("flags: %v %s", cfg, errb.String())
+	}
+	cfg.upstream, _ = url.Parse("http://127.0.0.1:9/v1")
+	cfg.runtimeDir = filepath.Join(t.TempDir(), "runtime")
+	cfg.stateDir = filepath.Join(t.TempDir(), "state")
+	err := serve(context.Background(), cfg, slog.New(slog.DiscardHandler), func(string) { t.Error("listening") })
+	if err == nil || !strings.Contains(err.Error(), "--allow-remote") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("serve = %v, want one line naming --allow-remote", err)
+	}
+	for _, dir := range []string{cfg.runtimeDir, cfg.stateDir} {
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s was created (%v)", dir, err)
+		}
+	}
+	if code := runServe(context.Background(), []string{"--listen", "0.0.0.0:0", "--runtime-dir", cfg.runtimeDir}, stdio{nil, io.Discard, io.Discard}); code == 0 {
+		t.Fatal("runServe exit 0 for a remote --listen")
+	}
+
+	cfg, _ = parseServeFlags([]string{"--listen", "0.0.0.0:0", "--allow-remote", "--mode", "passthrough"}, fakeEnv(nil), stdio{nil, io.Discard, io.Discard})
+	if !cfg.allowRemote {
+		t.Fatal("--allow-remote not parsed")
+	}
+	cfg.upstream, _ = url.Parse("http://127.0.0.1:9/v1")
+	cfg.stateDir = ""
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, slog.New(slog.DiscardHandler), func(string) { cancel() }) }()
+	if err := <-done; err != nil {
+		t.Fatalf("--allow-remote: %v", err)
+	}
+	var out bytes.Buffer
+	parseServeFlags([]string{"--help"}, fakeEnv(nil), stdio{nil, &out, io.Discard})
+	if !strings.Contains(out.String(), "--allow-remote") || !strings.Contains(out.String(), "cannot be identified") {
+		t.Error("--help does not explain --allow-remote")
+	}
+}

@@ -3,7 +3,6 @@ package dashboard
 import (
 	"log/slog"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -79,17 +78,6 @@ func KeepAlive(every time.Duration) Option {
 	}
 }
 
-// AllowHosts adds Host header names (besides IP literals and "localhost")
-// the handler answers; any other Host is refused, which keeps DNS
-// rebinding pages from reading the dashboard.
-func AllowHosts(hosts ...string) Option {
-	return func(d *Dashboard) {
-		for _, h := range hosts {
-			d.allowHosts[strings.ToLower(h)] = true
-		}
-	}
-}
-
 // Call is one shell call as the page shows it.
 type Call struct {
 	Seq          uint64    `json:"seq"`
@@ -148,15 +136,14 @@ type Summary struct {
 
 // Dashboard records router events and serves them. Build it with New.
 type Dashboard struct {
-	bodies     bool
-	recent     int
-	hours      int
-	maxSubs    int
-	queue      int
-	keepAlive  time.Duration
-	now        func() time.Time
-	log        *slog.Logger
-	allowHosts map[string]bool
+	bodies    bool
+	recent    int
+	hours     int
+	maxSubs   int
+	queue     int
+	keepAlive time.Duration
+	now       func() time.Time
+	log       *slog.Logger
 
 	mu      sync.Mutex
 	started time.Time
@@ -176,7 +163,6 @@ func New(opts ...Option) *Dashboard {
 	d := &Dashboard{
 		recent: DefaultRecent, hours: DefaultHours, maxSubs: DefaultSubscribers,
 		queue: DefaultQueue, keepAlive: 15 * time.Second, now: time.Now,
-		allowHosts: map[string]bool{},
 	}
 	for _, o := range opts {
 		o(d)

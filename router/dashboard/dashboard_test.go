@@ -139,8 +139,8 @@ func TestPageIsSelfContained(t *testing.T) {
 	}
 }
 
-func TestRoutesAndHostCheck(t *testing.T) {
-	d := New(AllowHosts("Router.Example"))
+func TestRoutes(t *testing.T) {
+	d := New()
 	h := d.Handler()
 	cases := []struct {
 		method, target, host string
@@ -149,8 +149,6 @@ func TestRoutesAndHostCheck(t *testing.T) {
 		{"GET", "/", "127.0.0.1:8080", 200},
 		{"GET", "/api/summary", "localhost:8080", 200},
 		{"GET", "/api/summary", "[::1]:8080", 200},
-		{"GET", "/api/summary", "router.example", 200},
-		{"GET", "/api/summary", "evil.example:8080", http.StatusMisdirectedRequest},
 		{"POST", "/api/summary", "127.0.0.1", http.StatusMethodNotAllowed},
 		{"GET", "/nope", "127.0.0.1", http.StatusNotFound},
 	}
@@ -173,8 +171,7 @@ func TestRoutesAndHostCheck(t *testing.T) {
 	}
 }
 
-// localRequest is a request as a browser on the router's machine sends it
-// (httptest's default Host, example.com, is refused on purpose).
+// localRequest is a request as a browser on the router's machine sends it.
 func localRequest(method, target string) *http.Request {
 	r := httptest.NewRequest(method, target, nil)
 	r.Host = "127.0.0.1:8080"

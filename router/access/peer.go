@@ -1,0 +1,33 @@
+package access
+
+import (
+	"errors"
+	"net/netip"
+)
+
+// owner is what the kernel says about the client end of one TCP
+// connection, looked up by the client's address pair.
+type owner struct {
+	// local is true when the client socket is on this host (in this
+	// network namespace) and still held by a process; uid is then its
+	// owner.
+	local bool
+	uid   uint32
+}
+
+// lookupFunc finds the client socket whose local end is client and whose
+// remote end is server. A client socket that is not found (a remote peer,
+// or a client that already closed its socket) is owner{local: false} with
+// a nil error.
+type lookupFunc func(client, server netip.AddrPort) (owner, error)
+
+// errNoLookup is returned where the system offers no way to find a
+// socket's owner.
+var errNoLookup = errors.New("this system cannot tell which user owns a connection")
+
+// unmap turns an IPv4-mapped IPv6 address pair (a dual-stack listener's
+// view of an IPv4 client) into plain IPv4, so a lookup finds the client's
+// IPv4 socket.
+func unmap(ap netip.AddrPort) netip.AddrPort {
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+}
