@@ -201,9 +201,22 @@ func (rt *Router) forward(w http.ResponseWriter, r *http.Request, body []byte) {
 	rt.relayRaw(w, r, resp)
 }
 
+// copyResponseHeaders copies an upstream response's end-to-end headers
+// except CORS headers: only Codex uses the router, and an upstream's
+// Access-Control-Allow-* would let a web page in the user's browser read
+// the answers.
+func copyResponseHeaders(dst, src http.Header) {
+	copyHeaders(dst, src)
+	for k := range dst {
+		if strings.HasPrefix(k, "Access-Control-") {
+			delete(dst, k)
+		}
+	}
+}
+
 // writeResponseHeader copies the upstream status and end-to-end headers.
 func writeResponseHeader(w http.ResponseWriter, resp *http.Response, dropLength bool) {
-	copyHeaders(w.Header(), resp.Header)
+	copyResponseHeaders(w.Header(), resp.Header)
 	if dropLength {
 		w.Header().Del("Content-Length")
 	}

@@ -85,7 +85,7 @@ func (rt *Router) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.R
 	if nb, ok := s.rewriteOutput(body, "output"); ok {
 		body = nb
 	}
-	copyHeaders(w.Header(), resp.Header)
+	copyResponseHeaders(w.Header(), resp.Header)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write(body)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	pathpkg "path"
 	"strings"
 	"time"
 )
@@ -77,9 +78,17 @@ func (rt *Router) Close() error {
 	return rt.replay.Close()
 }
 
-// ServeHTTP routes one request.
+// ServeHTTP routes one request. Its path is cleaned first, so dot
+// segments cannot lead outside /v1/ and so outside the upstream base path.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	r, ok := cleanRequestPath(r)
+	if !ok {
+		rt.metrics.request("bad_path")
+		writeRouterError(w, http.StatusBadRequest, "invalid_request_error", "invalid_path",
+			"the request path contains a backslash; send a plain /v1/... path")
+		return
+	}
 	path := r.URL.Path
 	switch {
 	case path == "/healthz":
@@ -105,4 +114,28 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"no route for "+r.Method+" "+path+"; the router serves /v1/..., /healthz and /metrics")
 	}
 	rt.log.Debug("request done", "method", r.Method, "path", path, "elapsed", time.Since(start))
+}
+
+// cleanRequestPath returns r with its path cleaned of dot segments and
+// repeated slashes (a trailing slash is kept; the escaping of a path that
+// needed no cleaning is kept too). ok is false for a path with a
+// backslash, which some servers read as a separator.
+func cleanRequestPath(r *http.Request) (_ *http.Request, ok bool) {
+	p := r.URL.Path
+	if strings.Contains(p, "\\") {
+		return r, false
+	}
+	clean := pathpkg.Clean("/" + p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	if clean == p {
+		return r, true
+	}
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	u.Path, u.RawPath = clean, ""
+	r2.URL = &u
+	return r2, true
 }
