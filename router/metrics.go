@@ -96,9 +96,10 @@ func (m *metrics) shellCall(kind, interpreter string, warnings int) {
 	}
 }
 
-// interpreterLabel keeps the basename, restricted to a safe alphabet and
-// length, and caps the number of distinct values.
-func (m *metrics) interpreterLabel(s string) string {
+// interpreterName is the basename of an interpreter, restricted to a safe
+// alphabet and 32 bytes: what /metrics and, without bodies, the observers
+// show of a shebang.
+func interpreterName(s string) string {
 	s = path.Base(s)
 	if s == "." || s == "/" {
 		s = ""
@@ -113,6 +114,13 @@ func (m *metrics) interpreterLabel(s string) string {
 	if len(s) > 32 {
 		s = s[:32]
 	}
+	return s
+}
+
+// interpreterLabel is interpreterName ("none" when empty), with the number
+// of distinct values capped.
+func (m *metrics) interpreterLabel(s string) string {
+	s = interpreterName(s)
 	if s == "" {
 		s = "none"
 	}

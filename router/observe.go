@@ -2,7 +2,11 @@ package router
 
 import (
 	"errors"
+	"strconv"
 	"time"
+
+	"hpatch-router/retain"
+	"hpatch-router/shebang"
 )
 
 // CallEvent describes one model `shell` call the router answered with an
@@ -13,8 +17,8 @@ type CallEvent struct {
 	Time        time.Time     // when the carrier was emitted
 	Thread      string        // the request's thread id ("" when absent)
 	CallID      string        // the model's call_id
-	Kind        string        // direct, worker, template, rerun, recovered, or "rejected"
-	Interpreter string        // interpreter named by the shebang ("" for none)
+	Kind        string        // direct, worker, template, rerun or recovered
+	Interpreter string        // interpreter named by the shebang ("" for none); its sanitized basename unless bodies are enabled
 	Duration    time.Duration // from the upstream response start until the carrier was emitted
 	Warnings    []string      // shell warnings placed in the carrier
 	ScriptRef   string        // "@shell/<id>" when the script was retained
@@ -26,13 +30,21 @@ type CallEvent struct {
 
 // RejectionEvent describes a call or request the router refused: a request
 // layout it cannot rewrite (Code is one of the Code* constants) or a shell
-// call answered with a diagnostic carrier (Code is the rejection reason,
-// e.g. "translate", "script_reference", "runtime", "hpatch").
+// or hpatch call answered with a diagnostic carrier (Code is the rejection
+// reason, e.g. "translate", "script_reference", "runtime", "hpatch"). A
+// rejected call is reported only here, never as a CallEvent.
 type RejectionEvent struct {
 	Time   time.Time
 	Thread string
+	CallID string // the model's call_id for a rejected call; "" for a request
 	Code   string
-	Reason string // one line, as the model or the user sees it
+	// Reason is one line that never quotes the model's script: for a
+	// diagnostic that may (a stale hpatch row, a shebang field), only the
+	// tool, the line it concerns and that it was rejected.
+	Reason string
+	// Detail is the whole one-line diagnostic as the model read it; only
+	// filled when bodies are enabled and it differs from Reason.
+	Detail string
 }
 
 // Observer receives the router's call and rejection events. Methods are
@@ -69,6 +81,7 @@ func (s *observerSet) shellCall(e CallEvent) {
 	}
 	if !s.bodies {
 		e.Body = ""
+		e.Interpreter = interpreterName(e.Interpreter)
 	}
 	for _, o := range s.list {
 		o.ShellCall(e)
@@ -78,6 +91,9 @@ func (s *observerSet) shellCall(e CallEvent) {
 func (s *observerSet) rejection(e RejectionEvent) {
 	if !s.active() {
 		return
+	}
+	if !s.bodies || e.Detail == e.Reason {
+		e.Detail = ""
 	}
 	for _, o := range s.list {
 		o.Rejection(e)
@@ -99,4 +115,38 @@ func WithObserver(o Observer) Option {
 // Off by default: bodies may hold anything the model wrote.
 func WithObserverBodies(on bool) Option {
 	return func(c *config) error { c.observers.bodies = on; return nil }
+}
+
+// callRejection is the event of a model call answered with the diagnostic
+// err. Detail is the diagnostic as the model reads it, one line starting
+// with tool ("shell"/"hpatch"). When it may quote the script (quotesScript:
+// a translation, script reference or hpatch diagnostic), Reason keeps only
+// what is script-free; otherwise (the router's own messages) Reason is the
+// diagnostic itself.
+func callRejection(thread, callID, code, tool string, err error, quotesScript bool) RejectionEvent {
+	detail := tool + ": " + oneLineText(err.Error()) // errors never carry the prefix
+	e := RejectionEvent{Thread: thread, CallID: callID, Code: code, Reason: detail, Detail: detail}
+	if quotesScript {
+		e.Reason = scriptFreeReason(tool, err)
+	}
+	return e
+}
+
+// scriptFreeReason says that a call of tool was rejected, and on which
+// line of its input when the diagnostic tells, without any of its text.
+func scriptFreeReason(tool string, err error) string {
+	line := 0
+	var d *shebang.Diagnostic
+	var p *retain.PatchError
+	switch {
+	case errors.As(err, &d):
+		line = d.Line
+	case errors.As(err, &p):
+		line = p.Line
+	}
+	at := ""
+	if line > 0 {
+		at = "line " + strconv.Itoa(line) + ": "
+	}
+	return tool + ": " + at + "rejected (the diagnostic may quote the script, so it is shown only with bodies enabled)"
 }

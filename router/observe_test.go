@@ -133,9 +133,17 @@ func TestObserverSeesShellCallsAndRejections(t *testing.T) {
 	rec.mu.Lock()
 	rejs := append([]RejectionEvent(nil), rec.rejs...)
 	rec.mu.Unlock()
-	if len(rejs) != 1 || rejs[0].Code != "translate" || !strings.Contains(rejs[0].Reason, "env selector names no executable") || rejs[0].Thread != thread {
+	// Counted once, as a rejection; without bodies the diagnostic is
+	// reduced to its line.
+	if len(rejs) != 1 || rejs[0].Code != "translate" || rejs[0].CallID != "call_obs_2" || rejs[0].Thread != thread ||
+		!strings.HasPrefix(rejs[0].Reason, "shell: line 1: rejected") || strings.Contains(rejs[0].Reason, "env selector") || rejs[0].Detail != "" {
 		t.Fatalf("rejections = %+v", rejs)
 	}
+	rec.mu.Lock()
+	if len(rec.calls) != 1 {
+		t.Errorf("the rejected call was also reported as a call: %+v", rec.calls)
+	}
+	rec.mu.Unlock()
 
 	bad := []byte(`{"model":"m","tools":[{"type":"custom","name":"exec","description":"x"}],"input":[]}`)
 	if code, _ := post(bad); code != http.StatusBadRequest {

@@ -91,7 +91,7 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 	case toolShell:
 		carrier = s.shellCarrier(callID, input)
 	case toolHPatch:
-		carrier = s.hpatchCarrier(input)
+		carrier = s.hpatchCarrier(callID, input)
 	case toolExec:
 		annotated, changed := s.rt.cfg.translator.AnnotateExec(input)
 		if !changed {
@@ -143,11 +143,12 @@ func (s *rewriteSession) ownerNamespace(item []byte) ([]byte, error) {
 }
 
 // shellCarrier translates one shell input into its carrier JavaScript and
-// reports the call to the observers.
+// reports the call to the observers: a translated call as a CallEvent, a
+// rejected one only as a RejectionEvent (it counts once).
 func (s *rewriteSession) shellCarrier(callID, input string) string {
 	ev := CallEvent{Thread: s.thread, CallID: callID, ModelBytes: len(input), Body: input}
 	carrier := s.translateShell(callID, input, &ev)
-	if obs := &s.rt.cfg.observers; obs.active() {
+	if obs := &s.rt.cfg.observers; obs.active() && ev.Kind != kindRejected {
 		ev.Time = time.Now()
 		ev.Duration = ev.Time.Sub(s.start)
 		ev.CarrierBytes = len(carrier)
@@ -163,17 +164,17 @@ func (s *rewriteSession) translateShell(callID, input string, ev *CallEvent) str
 	if id, ok := tr.ScriptReference(input); ok {
 		resolved, err := s.resolve(id)
 		if err != nil {
-			return s.reject(ev, "script_reference", err)
+			return s.reject(ev, "script_reference", err, true)
 		}
 		content, rerun = resolved, true
 	}
 	plan, err := tr.Translate(content, s.facts.ParamNames)
 	if err != nil {
-		return s.reject(ev, "translate", err)
+		return s.reject(ev, "translate", err, true)
 	}
 	if plan.Kind == shebang.KindWorker || plan.Kind == shebang.KindTemplate {
 		if err := s.prepareRuntime(); err != nil {
-			return s.reject(ev, "runtime", err)
+			return s.reject(ev, "runtime", err, false)
 		}
 	}
 	if rerun {
@@ -193,20 +194,24 @@ func (s *rewriteSession) translateShell(callID, input string, ev *CallEvent) str
 	return tr.Carrier(plan, ret)
 }
 
+// kindRejected marks a shell call answered with a diagnostic carrier.
+const kindRejected = "rejected"
+
 // reject counts a diagnostic carrier, tells the observers and renders it.
-func (s *rewriteSession) reject(ev *CallEvent, reason string, err error) string {
-	s.rt.metrics.rejection(reason)
-	if ev != nil {
-		ev.Kind = "rejected"
-	}
-	s.rt.observeRejection(s.thread, reason, err.Error())
+// quotesScript says the diagnostic may quote the model's script (see
+// callRejection).
+func (s *rewriteSession) reject(ev *CallEvent, code string, err error, quotesScript bool) string {
+	s.rt.metrics.rejection(code)
+	ev.Kind = kindRejected
+	s.rt.observe(callRejection(s.thread, ev.CallID, code, "shell", err, quotesScript))
 	return s.rt.cfg.translator.Rejection(err)
 }
 
-// observeRejection reports a refused call or request to the observers.
-func (rt *Router) observeRejection(thread, code, reason string) {
+// observe reports a refused call or request to the observers.
+func (rt *Router) observe(e RejectionEvent) {
 	if obs := &rt.cfg.observers; obs.active() {
-		obs.rejection(RejectionEvent{Time: time.Now(), Thread: thread, Code: code, Reason: oneLineText(reason)})
+		e.Time = time.Now()
+		obs.rejection(e)
 	}
 }
 
@@ -239,27 +244,29 @@ func (s *rewriteSession) prepareRuntime() error {
 
 // hpatchCarrier applies one hpatch edit and returns a carrier that only
 // prints the report (or the one-line error).
-func (s *rewriteSession) hpatchCarrier(input string) string {
+func (s *rewriteSession) hpatchCarrier(callID, input string) string {
 	s.rt.metrics.hpatchCall()
 	switch {
 	case s.rt.cfg.scripts == nil:
-		return s.hpatchFailed("retained scripts are not available in this router, so there is nothing to edit")
+		return s.hpatchFailed(callID, errors.New("retained scripts are not available in this router, so there is nothing to edit"), false)
 	case s.thread == "":
-		return s.hpatchFailed("the request carried no thread id, so no retained script can be edited")
+		return s.hpatchFailed(callID, errors.New("the request carried no thread id, so no retained script can be edited"), false)
 	}
 	report, err := s.rt.cfg.scripts.Apply(s.ctx, s.thread, input)
 	if err != nil {
-		return s.hpatchFailed(err.Error())
+		// A stale or mismatched row is reported with its current text.
+		return s.hpatchFailed(callID, err, true)
 	}
 	return printCarrier(report)
 }
 
 // hpatchFailed is the carrier for a refused edit: the edge that adds
-// "hpatch: " to the error's one line.
-func (s *rewriteSession) hpatchFailed(reason string) string {
+// "hpatch: " to the error's one line (callRejection's Detail).
+func (s *rewriteSession) hpatchFailed(callID string, err error, quotesScript bool) string {
 	s.rt.metrics.rejection("hpatch")
-	s.rt.observeRejection(s.thread, "hpatch", reason)
-	return printCarrier("hpatch: " + oneLineText(reason))
+	e := callRejection(s.thread, callID, "hpatch", "hpatch", err, quotesScript)
+	s.rt.observe(e)
+	return printCarrier(e.Detail)
 }
 
 // printCarrier is Code Mode JavaScript that prints s and runs nothing.

@@ -16,7 +16,7 @@ func TestResponseObserverEvents(t *testing.T) {
 		s.call("ctc_3", "call_3", "hpatch", "functions", "fail", 1)
 		s.completed()
 		rewriteStream(t, rt, "th", RequestInfo{Owned: true, Namespace: "functions"}, s.String())
-		if len(o.calls) != 2 {
+		if len(o.calls) != 1 { // the rejected call counts once, as a rejection
 			t.Fatalf("calls %+v", o.calls)
 		}
 		c := o.calls[0]
@@ -27,12 +27,13 @@ func TestResponseObserverEvents(t *testing.T) {
 		if (c.Body == pyInput) != bodies {
 			t.Fatalf("body %q with bodies=%v", c.Body, bodies)
 		}
-		if o.calls[1].Kind != "rejected" {
-			t.Fatalf("rejected call event %+v", o.calls[1])
-		}
-		if len(o.rejs) != 2 || o.rejs[0].Code != "translate" || !strings.Contains(o.rejs[0].Reason, "bad selector") ||
-			o.rejs[1].Code != "hpatch" || strings.Contains(o.rejs[1].Reason, "\n") {
+		if len(o.rejs) != 2 || o.rejs[0].Code != "translate" || o.rejs[0].CallID != "call_2" || o.rejs[1].Code != "hpatch" ||
+			o.rejs[1].CallID != "call_3" || strings.Contains(o.rejs[1].Reason+o.rejs[1].Detail, "\n") {
 			t.Fatalf("rejections %+v", o.rejs)
+		}
+		// The diagnostic reaches observers only with bodies.
+		if got := strings.Contains(o.rejs[0].Reason+o.rejs[0].Detail, "bad selector"); got != bodies {
+			t.Fatalf("bodies=%v: rejection %+v", bodies, o.rejs[0])
 		}
 	}
 }

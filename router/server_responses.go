@@ -219,7 +219,7 @@ func (rt *Router) answerError(w http.ResponseWriter, thread string, err error) {
 		e = &Error{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_request", Message: err.Error()}
 	}
 	rt.metrics.routerError(e.Code)
-	rt.observeRejection(thread, e.Code, e.Error())
+	rt.observe(RejectionEvent{Thread: thread, Code: e.Code, Reason: oneLineText(e.Error())})
 	rt.log.Info("request refused", "status", e.Status, "code", e.Code, "msg", e.Message)
 	writeErrorBody(w, e.Status, e.Body())
 }

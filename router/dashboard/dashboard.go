@@ -94,13 +94,16 @@ type Call struct {
 	Body         string    `json:"body,omitempty"`
 }
 
-// Rejection is one rejection as the page shows it.
+// Rejection is one rejection as the page shows it. Reason never quotes a
+// script; Detail, the whole diagnostic, is only kept with Bodies(true).
 type Rejection struct {
 	Seq    uint64    `json:"seq"`
 	Time   time.Time `json:"time"`
 	Thread string    `json:"thread"`
+	CallID string    `json:"call_id,omitempty"`
 	Code   string    `json:"code"`
 	Reason string    `json:"reason"`
+	Detail string    `json:"detail,omitempty"`
 }
 
 // Totals counts everything since the dashboard started.
@@ -230,7 +233,11 @@ func (d *Dashboard) ShellCall(e router.CallEvent) {
 
 // Rejection implements router.Observer.
 func (d *Dashboard) Rejection(e router.RejectionEvent) {
-	r := Rejection{Time: e.Time, Thread: clip(e.Thread, maxFieldBytes), Code: clip(e.Code, 64), Reason: clip(e.Reason, 2*maxFieldBytes)}
+	r := Rejection{Time: e.Time, Thread: clip(e.Thread, maxFieldBytes), CallID: clip(e.CallID, maxFieldBytes),
+		Code: clip(e.Code, 64), Reason: clip(e.Reason, 2*maxFieldBytes)}
+	if d.bodies {
+		r.Detail = clip(e.Detail, 2*maxFieldBytes)
+	}
 	if r.Time.IsZero() {
 		r.Time = d.now()
 	}
