@@ -22,6 +22,13 @@ type metrics struct {
 	counts       []uint64  // per bucket (not cumulative), +Inf last
 	sum          float64
 	total        uint64
+	gauges       []gaugeDef // registered once, before serving
+}
+
+// gaugeDef is a gauge read when /metrics is written.
+type gaugeDef struct {
+	name, help string
+	value      func() int64
 }
 
 type counterKey struct{ name, labels string }
@@ -60,6 +67,11 @@ func newMetrics() *metrics {
 		buckets:      b,
 		counts:       make([]uint64, len(b)+1),
 	}
+}
+
+// gauge registers a gauge; call it before the router serves.
+func (m *metrics) gauge(name, help string, value func() int64) {
+	m.gauges = append(m.gauges, gaugeDef{name, help, value})
 }
 
 func (m *metrics) add(name, labels string, n uint64) {
@@ -184,6 +196,9 @@ func (m *metrics) write(w io.Writer) {
 		if !seen && !d.labelled {
 			fmt.Fprintf(w, "%s 0\n", d.name)
 		}
+	}
+	for _, g := range m.gauges {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n%s %d\n", g.name, g.help, g.name, g.name, g.value())
 	}
 	const h = "hpatch_router_upstream_latency_seconds"
 	fmt.Fprintf(w, "# HELP %s Time until the upstream response headers arrived.\n# TYPE %s histogram\n", h, h)

@@ -34,6 +34,7 @@ const (
 	DefaultResponseStartTimeout = 2 * time.Minute
 	DefaultStreamIdleTimeout    = 5 * time.Minute
 	DefaultMaxRequestBody       = 64 << 20
+	DefaultMaxRequestMemory     = 256 << 20
 	DefaultMaxEventSize         = 32 << 20
 )
 
@@ -50,6 +51,7 @@ type config struct {
 	responseStartTimeout time.Duration
 	streamIdleTimeout    time.Duration
 	maxRequestBody       int64
+	maxRequestMemory     int64
 	maxEventSize         int
 	transport            http.RoundTripper
 	replayLimits         ReplayLimits
@@ -130,6 +132,20 @@ func MaxRequestBody(n int64) Option {
 			return errors.New("max request body must be positive")
 		}
 		c.maxRequestBody = n
+		return nil
+	}
+}
+
+// MaxRequestMemory bounds the request body bytes held in memory at once
+// across all requests (bodies read whole to be rewritten, and their
+// rewritten copies); a request that would exceed it gets 503 at once. It
+// must be at least MaxRequestBody.
+func MaxRequestMemory(n int64) Option {
+	return func(c *config) error {
+		if n <= 0 {
+			return errors.New("max request memory must be positive")
+		}
+		c.maxRequestMemory = n
 		return nil
 	}
 }

@@ -2,6 +2,7 @@ package router
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	pathpkg "path"
@@ -23,6 +24,7 @@ type Router struct {
 	transport http.RoundTripper
 	metrics   *metrics
 	replay    *replayStore
+	held      heldBytes // request body bytes in memory (see MaxRequestMemory)
 }
 
 // New builds a Router. Upstream is required.
@@ -32,6 +34,7 @@ func New(opts ...Option) (*Router, error) {
 		responseStartTimeout: DefaultResponseStartTimeout,
 		streamIdleTimeout:    DefaultStreamIdleTimeout,
 		maxRequestBody:       DefaultMaxRequestBody,
+		maxRequestMemory:     DefaultMaxRequestMemory,
 		maxEventSize:         DefaultMaxEventSize,
 		replayLimits:         DefaultReplayLimits(),
 	}
@@ -42,6 +45,9 @@ func New(opts ...Option) (*Router, error) {
 	}
 	if cfg.upstream == nil {
 		return nil, errors.New("an upstream URL is required (the Upstream option)")
+	}
+	if cfg.maxRequestMemory < cfg.maxRequestBody {
+		return nil, fmt.Errorf("the request memory bound (%d bytes) is below the largest request body (%d bytes); raise it", cfg.maxRequestMemory, cfg.maxRequestBody)
 	}
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()
@@ -59,13 +65,18 @@ func New(opts ...Option) (*Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Router{
+	rt := &Router{
 		cfg:       cfg,
 		log:       cfg.logger,
 		transport: cfg.transport,
 		metrics:   newMetrics(),
 		replay:    store,
-	}, nil
+		held:      heldBytes{limit: cfg.maxRequestMemory},
+	}
+	rt.metrics.gauge("hpatch_router_request_bytes_held", "Request body bytes held in memory now.", rt.held.used.Load)
+	rt.metrics.gauge("hpatch_router_request_bytes_limit", "Bound on the request body bytes held in memory at once (beyond it: 503).",
+		func() int64 { return rt.held.limit })
+	return rt, nil
 }
 
 // Close fsyncs and closes the replay journals, stops their maintainer and

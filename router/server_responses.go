@@ -1,7 +1,6 @@
 package router
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +24,9 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		rt.forward(w, r, nil)
 		return
 	}
-	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody)
+	held := &lease{h: &rt.held}
+	defer held.release()
+	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody, held)
 	if err != nil {
 		rt.requestBodyFailed(w, r, err)
 		return
@@ -36,16 +37,20 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 			Code: CodeInvalidJSON, Message: "the request body is not a JSON object"})
 		return
 	}
-	body, err = rt.restoreReplay(thread, body)
+	body, err = rt.restoreHeld(w, thread, body, held)
+	if err != nil {
+		return
+	}
+	rewritten, facts, err := rt.cfg.rewrite(body)
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
 	}
-	body, facts, err := rt.cfg.rewrite(body)
-	if err != nil {
-		rt.answerError(w, thread, err)
+	if err := held.holdCopy(body, rewritten); err != nil {
+		rt.memoryExhausted(w)
 		return
 	}
+	body = rewritten
 	if facts.Owned {
 		rt.metrics.rewrite()
 	}
@@ -90,18 +95,33 @@ func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
 		rt.forward(w, r, nil)
 		return
 	}
-	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody)
+	held := &lease{h: &rt.held}
+	defer held.release()
+	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody, held)
 	if err != nil {
 		rt.requestBodyFailed(w, r, err)
 		return
 	}
 	thread := rt.threadID(r)
-	body, err = rt.restoreReplay(thread, body)
-	if err != nil {
-		rt.answerError(w, thread, err)
+	if body, err = rt.restoreHeld(w, thread, body, held); err != nil {
 		return
 	}
 	rt.forward(w, r, body)
+}
+
+// restoreHeld is restoreReplay with the restored copy held against l; it
+// answers the request itself when it fails.
+func (rt *Router) restoreHeld(w http.ResponseWriter, thread string, body []byte, l *lease) ([]byte, error) {
+	restored, err := rt.restoreReplay(thread, body)
+	if err != nil {
+		rt.answerError(w, thread, err)
+		return nil, err
+	}
+	if err := l.holdCopy(body, restored); err != nil {
+		rt.memoryExhausted(w)
+		return nil, err
+	}
+	return restored, nil
 }
 
 // encodedRequest reports (and counts) a content-encoded request body: a
@@ -177,28 +197,11 @@ func (rt *Router) threadID(r *http.Request) string {
 	return t
 }
 
-// errBodyTooLarge is reported by readBounded.
-var errBodyTooLarge = errors.New("request body too large")
-
-// readBounded reads at most limit bytes; size (the Content-Length, -1
-// when unknown) only sizes the buffer.
-func readBounded(r io.Reader, size, limit int64) ([]byte, error) {
-	if size > limit {
-		return nil, errBodyTooLarge
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, max(size, 0)+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1)); err != nil {
-		return nil, err
-	}
-	if int64(buf.Len()) > limit {
-		return nil, errBodyTooLarge
-	}
-	return buf.Bytes(), nil
-}
-
 func (rt *Router) requestBodyFailed(w http.ResponseWriter, r *http.Request, err error) {
 	var mbe *http.MaxBytesError
 	switch {
+	case errors.Is(err, errMemoryBudget):
+		rt.memoryExhausted(w)
 	case errors.Is(err, errBodyTooLarge) || errors.As(err, &mbe):
 		rt.metrics.fault("request_too_large")
 		writeRouterError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large",

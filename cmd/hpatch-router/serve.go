@@ -34,6 +34,7 @@ type serveConfig struct {
 	responseStartTimeout time.Duration
 	streamIdleTimeout    time.Duration
 	maxRequestBody       int64
+	maxRequestMemory     int64
 	shutdownGrace        time.Duration
 	allowRemote          bool
 	dashboard            dashboardFlags
@@ -79,6 +80,7 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 	startTimeout := fs.Duration("response-start-timeout", router.DefaultResponseStartTimeout, "longest wait for the upstream response headers before answering 504")
 	idleTimeout := fs.Duration("stream-idle-timeout", router.DefaultStreamIdleTimeout, "longest silence inside an upstream stream before the router ends it (Codex then retries)")
 	maxBody := fs.Int64("max-request-body", router.DefaultMaxRequestBody, "largest request body in bytes the router reads (413 beyond it)")
+	maxMemory := fs.Int64("max-request-memory", router.DefaultMaxRequestMemory, "request body bytes held in memory at once across all requests, rewritten copies included (503 beyond it); at least --max-request-body")
 	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests before closing them")
 	dashEnabled := fs.Bool("dashboard", true, "serve the live dashboard (GET /, /events, /api/summary) on the listen address; keep --listen on loopback")
 	dashBodies := fs.Bool("dashboard-bodies", false, "show script bodies on the dashboard (off: bodies are never shown)")
@@ -88,7 +90,7 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 	cfg := &serveConfig{
 		listen: *listen, runtimeDir: *runtimeDir, stateDir: *stateDir,
 		responseStartTimeout: *startTimeout, streamIdleTimeout: *idleTimeout,
-		maxRequestBody: *maxBody, shutdownGrace: *grace, allowRemote: *allowRemote,
+		maxRequestBody: *maxBody, maxRequestMemory: *maxMemory, shutdownGrace: *grace, allowRemote: *allowRemote,
 		dashboard: dashboardFlags{enabled: *dashEnabled, bodies: *dashBodies},
 	}
 	var err error
@@ -106,6 +108,10 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 	}
 	if cfg.mode == router.ModeHPatch && rootErr != nil && !fs.Changed("runtime-dir") {
 		fmt.Fprintf(s.err, "hpatch-router serve: %v\n", rootErr)
+		return nil, 2
+	}
+	if cfg.maxRequestMemory < cfg.maxRequestBody {
+		fmt.Fprintf(s.err, "hpatch-router serve: --max-request-memory %d is below --max-request-body %d; raise it\n", cfg.maxRequestMemory, cfg.maxRequestBody)
 		return nil, 2
 	}
 	if cfg.mode == router.ModeHPatch && !filepath.IsAbs(cfg.runtimeDir) {
@@ -146,6 +152,9 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 		router.ResponseStartTimeout(cfg.responseStartTimeout),
 		router.StreamIdleTimeout(cfg.streamIdleTimeout),
 		router.MaxRequestBody(cfg.maxRequestBody),
+	}
+	if cfg.maxRequestMemory > 0 {
+		opts = append(opts, router.MaxRequestMemory(cfg.maxRequestMemory))
 	}
 	var closers []io.Closer
 	defer func() {

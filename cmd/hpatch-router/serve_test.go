@@ -64,6 +64,7 @@ func TestServeFlagErrorsAndHelp(t *testing.T) {
 	for _, args := range [][]string{
 		{"--mode", "nope"}, {"--upstream", "not a url"}, {"--log-level", "loud"},
 		{"--runtime-dir", "relative"}, {"extra"}, {"--no-such-flag"},
+		{"--max-request-memory", "1000", "--max-request-body", "2000"},
 	} {
 		var out, errb bytes.Buffer
 		if cfg, code := parseServeFlags(args, fakeEnv(nil), stdio{nil, &out, &errb}); cfg != nil || code != 2 || errb.Len() == 0 {
@@ -86,7 +87,7 @@ func TestServeFlagErrorsAndHelp(t *testing.T) {
 		t.Fatal("--help")
 	}
 	for _, f := range []string{"--listen", "--upstream", "--mode", "--runtime-dir", "--state-dir", "--log-level",
-		"--response-start-timeout", "--stream-idle-timeout", "--max-request-body", "--shutdown-grace"} {
+		"--response-start-timeout", "--stream-idle-timeout", "--max-request-body", "--max-request-memory", "--shutdown-grace", "--allow-remote"} {
 		if !strings.Contains(out.String(), f) {
 			t.Errorf("--help does not document %s", f)
 		}
