@@ -127,13 +127,7 @@ func StreamIdleTimeout(d time.Duration) Option {
 
 // MaxRequestBody bounds request bodies the router reads (413 beyond it).
 func MaxRequestBody(n int64) Option {
-	return func(c *config) error {
-		if n <= 0 {
-			return errors.New("max request body must be positive")
-		}
-		c.maxRequestBody = n
-		return nil
-	}
+	return func(c *config) error { return positive("max request body", n, &c.maxRequestBody) }
 }
 
 // MaxRequestMemory bounds the request body bytes held in memory at once
@@ -141,24 +135,12 @@ func MaxRequestBody(n int64) Option {
 // rewritten copies); a request that would exceed it gets 503 at once. It
 // must be at least MaxRequestBody.
 func MaxRequestMemory(n int64) Option {
-	return func(c *config) error {
-		if n <= 0 {
-			return errors.New("max request memory must be positive")
-		}
-		c.maxRequestMemory = n
-		return nil
-	}
+	return func(c *config) error { return positive("max request memory", n, &c.maxRequestMemory) }
 }
 
 // MaxEventSize bounds one SSE event of a rewritten stream.
 func MaxEventSize(n int) Option {
-	return func(c *config) error {
-		if n <= 0 {
-			return errors.New("max event size must be positive")
-		}
-		c.maxEventSize = n
-		return nil
-	}
+	return func(c *config) error { return positive("max event size", n, &c.maxEventSize) }
 }
 
 // Transport replaces the upstream round tripper (default: a clone of
@@ -188,10 +170,10 @@ func WithReplayLimits(l ReplayLimits) Option {
 	}
 }
 
-func positive(what string, d time.Duration, dst *time.Duration) error {
-	if d <= 0 {
-		return fmt.Errorf("%s must be positive, got %s", what, d)
+func positive[T int | int64 | time.Duration](what string, v T, dst *T) error {
+	if v <= 0 {
+		return fmt.Errorf("%s must be positive, got %v", what, v)
 	}
-	*dst = d
+	*dst = v
 	return nil
 }
