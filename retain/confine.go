@@ -67,21 +67,6 @@ func openSafeDir(parent *os.Root, name, what string) (*os.Root, fs.FileInfo, err
 	return r, got, nil
 }
 
-// stillSame reports an error unless name below parent is still the real
-// directory identified by want (not a symlink, not a different directory).
-func stillSame(parent *os.Root, name string, want fs.FileInfo, what string) error {
-	fi, err := parent.Lstat(name)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s: %w", what, err)
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("%s has been replaced by a symlink", what)
-	case !os.SameFile(fi, want):
-		return fmt.Errorf("%s is no longer the directory the store opened", what)
-	}
-	return nil
-}
-
 // OpenScripts opens the retained-script directory of thread below the
 // runtime root directory for reading (hread @shell/<id>). It creates
 // nothing and applies the same checks as the store: a valid thread id, and

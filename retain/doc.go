@@ -12,14 +12,16 @@
 // # Storage
 //
 // A Store (NewStore) holds the runtime root as an *os.Root and, per thread,
-// the thread directory `hpatch-<thread>` and its `scripts/` directory as
-// *os.Root values; code that reads or writes scripts receives those Roots,
+// opens the thread directory `hpatch-<thread>` and its `scripts/`
+// directory as *os.Root values for each operation (retain, resolve, apply,
+// expiry, Close) and closes them after it, so an idle thread holds no
+// descriptor; code that reads or writes scripts receives those Roots,
 // never path strings. The worker runtime creates thread directories; the
 // store only creates a missing scripts/ (0700) inside a safe thread
 // directory. A directory is safe when it is a real directory (not a
 // symlink), owned by the current user and not writable by group or others.
-// Before each use the store checks that both names still lead to the
-// directories it opened; if not, it reopens them with the same checks, and
+// Each reopening checks that both names still lead to the directories the
+// store first opened; if not, it opens them anew with the same checks, and
 // expiry and Close leave changed storage alone.
 //
 // Retain writes the complete shell input to a temporary file (0600) and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -194,6 +195,51 @@ func TestIdleThreadsHoldNoDescriptors(t *testing.T) {
 	if n := openThreads(e.store); n != 0 {
 		t.Fatalf("%d threads open after expiry, want 0", n)
 	}
+}
+
+// TestRetainedThreadsHoldNoDescriptors: a thread that owns artifacts is
+// remembered (its expiry timers live) but holds no descriptor between
+// operations: 300 retained threads leave the process's descriptors where
+// they were, and expiry and Close still find every artifact.
+func TestRetainedThreadsHoldNoDescriptors(t *testing.T) {
+	const threads = 300
+	var ids []string
+	for i := range threads {
+		ids = append(ids, "fd-thread-"+strconv.Itoa(i))
+	}
+	e := newEnv(t, ids...)
+	before := openFDs(t)
+	for _, th := range ids {
+		_, err := e.retain(th, "call_1", py)
+		must(t, err)
+		if _, err := e.resolve(th, "@shell/call_1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := openThreads(e.store); n != threads {
+		t.Fatalf("%d threads remembered, want %d", n, threads)
+	}
+	if after := openFDs(t); after > before {
+		t.Fatalf("%d descriptors open after retaining in %d threads, %d before", after, threads, before)
+	}
+	e.clock.fire()
+	for _, th := range ids[:3] {
+		if _, err := os.Lstat(filepath.Join(e.scriptsDir(th), "call_1")); !os.IsNotExist(err) {
+			t.Fatalf("%s: expiry left the artifact (%v)", th, err)
+		}
+	}
+	if n := openThreads(e.store); n != 0 {
+		t.Fatalf("%d threads remembered after expiry", n)
+	}
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd:", err)
+	}
+	return len(ents)
 }
 
 func openThreads(s *Store) int {

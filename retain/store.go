@@ -56,8 +56,10 @@ type Store struct {
 	threads map[string]*threadStore
 }
 
-// threadStore is one thread's opened storage and the artifacts this Store
-// wrote there.
+// threadStore is one thread's storage and the artifacts this Store wrote
+// there. dir and scripts are open only during an operation (threadLocked
+// or reopen until releaseLocked); dirInfo and scriptsInfo identify the
+// directories first opened.
 type threadStore struct {
 	thread         string
 	dir            *os.Root
@@ -204,7 +206,9 @@ func (s *Store) Close() error {
 		for _, a := range ts.owned {
 			a.timer.Stop()
 		}
-		if err := s.cleanupLocked(ts); err != nil && first == nil {
+		if err := ts.reopen(s.runtime); err != nil {
+			s.log.Warn("thread storage changed; leaving it in place", "thread", ts.thread, "err", err)
+		} else if err := s.cleanupLocked(ts); err != nil && first == nil {
 			first = err
 		}
 		ts.close()
@@ -214,12 +218,8 @@ func (s *Store) Close() error {
 	return first
 }
 
-// cleanupLocked removes ts's owned scripts when its storage is intact.
+// cleanupLocked removes ts's owned scripts; ts is open (reopen).
 func (s *Store) cleanupLocked(ts *threadStore) error {
-	if err := ts.intact(s.runtime); err != nil {
-		s.log.Warn("thread storage changed; leaving it in place", "thread", ts.thread, "err", err)
-		return nil
-	}
 	var first error
 	for id, a := range ts.owned {
 		if err := ts.removeOwned(id, a); err != nil {
@@ -251,7 +251,7 @@ func (s *Store) expire(ts *threadStore, id string, a *artifact) {
 		return
 	}
 	defer s.releaseLocked(ts)
-	if err := ts.intact(s.runtime); err != nil {
+	if err := ts.reopen(s.runtime); err != nil {
 		s.log.Warn("thread storage changed; not expiring", "thread", ts.thread, "ref", shebang.FormatRef(id), "err", err)
 		return
 	}

@@ -11,12 +11,15 @@ import (
 	"hpatch-router/worker/snapshot"
 )
 
-// threadLocked returns the open storage of thread, opening it when needed.
-// Cached storage whose directories were moved or replaced is dropped (its
-// scripts are no longer reachable by the worker) and reopened from the
-// path, with the full checks. With create, a missing scripts directory is
-// created (0700) inside the thread directory; the thread directory itself
-// is never created here. s.mu must be held.
+// threadLocked returns the storage of thread, opened: its dir and scripts
+// Roots hold two descriptors until releaseLocked closes them, so an idle
+// thread holds none. A thread the store remembers is reopened by name and
+// must still lead to the directories it recorded; storage that was moved
+// or replaced is dropped (its scripts are no longer reachable by the
+// worker) and opened from the path anew, with the full checks. With
+// create, a missing scripts directory is created (0700) inside the thread
+// directory; the thread directory itself is never created here. s.mu must
+// be held.
 func (s *Store) threadLocked(thread string, create bool) (*threadStore, error) {
 	if s.closed {
 		return nil, ErrClosed
@@ -25,7 +28,7 @@ func (s *Store) threadLocked(thread string, create bool) (*threadStore, error) {
 		return nil, err
 	}
 	if ts := s.threads[thread]; ts != nil {
-		err := ts.intact(s.runtime)
+		err := ts.reopen(s.runtime)
 		if err == nil {
 			return ts, nil
 		}
@@ -33,7 +36,6 @@ func (s *Store) threadLocked(thread string, create bool) (*threadStore, error) {
 		for _, a := range ts.owned {
 			a.timer.Stop()
 		}
-		ts.close()
 		delete(s.threads, thread)
 	}
 	ts, err := openThread(s.runtime, thread, create)
@@ -73,15 +75,30 @@ func openThread(runtime *os.Root, thread string, create bool) (*threadStore, err
 	return ts, nil
 }
 
-// intact reports an error unless the thread directory and its scripts
-// directory, looked up by name now, are still the real directories ts
-// opened.
-func (ts *threadStore) intact(runtime *os.Root) error {
+// reopen opens ts's directories by name again, with the checks of
+// openSafeDir, and reports an error unless they are the directories ts
+// recorded when the store first opened them.
+func (ts *threadStore) reopen(runtime *os.Root) error {
 	name := snapshot.ThreadDirName(ts.thread)
-	if err := stillSame(runtime, name, ts.dirInfo, "thread directory "+name); err != nil {
+	dir, dirInfo, err := openSafeDir(runtime, name, "thread directory "+name)
+	if err != nil {
 		return err
 	}
-	return stillSame(ts.dir, snapshot.ScriptsDirName, ts.scriptsInfo, "scripts directory")
+	if !os.SameFile(dirInfo, ts.dirInfo) {
+		dir.Close()
+		return fmt.Errorf("thread directory %s is no longer the directory the store opened", name)
+	}
+	scripts, info, err := openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory")
+	if err == nil && !os.SameFile(info, ts.scriptsInfo) {
+		scripts.Close()
+		err = fmt.Errorf("the scripts directory is no longer the directory the store opened")
+	}
+	if err != nil {
+		dir.Close()
+		return err
+	}
+	ts.dir, ts.scripts = dir, scripts
+	return nil
 }
 
 // removeOwned removes artifact id through the scripts Root if the name
@@ -108,18 +125,24 @@ func (ts *threadStore) removeOwned(id string, a *artifact) error {
 	return ts.scripts.Remove(id)
 }
 
-// releaseLocked closes ts when the store need not remember it (no owned
-// artifacts, scripts/ not created by the store), so idle threads hold no
-// descriptors. s.mu must be held.
+// releaseLocked closes ts's directories, so an idle thread holds no
+// descriptors, and forgets ts when there is nothing to remember (no owned
+// artifacts, scripts/ not created by the store). s.mu must be held.
 func (s *Store) releaseLocked(ts *threadStore) {
+	ts.close()
 	if len(ts.owned) > 0 || ts.createdScripts || s.threads[ts.thread] != ts {
 		return
 	}
-	ts.close()
 	delete(s.threads, ts.thread)
 }
 
+// close closes the directories opened by openThread or reopen.
 func (ts *threadStore) close() {
-	ts.scripts.Close()
-	ts.dir.Close()
+	if ts.scripts != nil {
+		ts.scripts.Close()
+	}
+	if ts.dir != nil {
+		ts.dir.Close()
+	}
+	ts.dir, ts.scripts = nil, nil
 }
