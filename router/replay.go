@@ -73,6 +73,10 @@ type threadReplay struct {
 	tail     []byte   // non-nil while compacting: lines appended meanwhile
 	closed   bool     // evicted from the cache: use the store's current copy
 	loadErrs int      // unreadable lines found by load
+	// noJournal: the journal can never be written (see journalFailed);
+	// entries stay in memory only.
+	noJournal bool
+	fails     int // journal opens and compactions failed in a row
 
 	used uint64 // store clock at last use; guarded by replayStore.mu
 }
@@ -89,8 +93,11 @@ type threadReplay struct {
 // written since the last fsync, which a background maintainer issues about
 // a second after a write and Close issues for everything. The maintainer
 // also closes the journals of threads evicted from the cache, compacts
-// journals that hold many dead lines and removes the oldest journals
-// beyond MaxThreads.
+// journals that hold many dead lines, closes the journals of idle threads
+// and removes the oldest journals beyond MaxThreads. A journal that cannot
+// be written (a name the file system cannot hold, or failures on several
+// passes in a row) is given up with one log line; that thread's entries
+// then stay in memory only.
 type replayStore struct {
 	root    *os.Root // nil: memory only
 	lim     ReplayLimits
@@ -283,7 +290,7 @@ func (s *replayStore) put(thread, callID, carrier string, original []byte) error
 		err = s.appendLocked(thread, t, line)
 	}
 	t.add(e, s.lim)
-	if s.root != nil && !t.compact && t.needsCompaction() {
+	if s.root != nil && !t.compact && !t.noJournal && t.needsCompaction() {
 		t.compact = true
 	}
 	t.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -83,6 +84,9 @@ func (s *replayStore) load(id string, t *threadReplay) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return
+	case permanentJournalError(err):
+		s.journalFailed(id, t, err)
+		return
 	case err != nil:
 		// Not compacted: that would replace what could not be read.
 		s.log.Warn("replay journal unreadable; the thread starts without its entries", "file", name, "err", err)
@@ -119,13 +123,16 @@ func (s *replayStore) load(id string, t *threadReplay) {
 // held. A failed or short write leaves the entry to the next compaction,
 // which rewrites the journal from memory.
 func (s *replayStore) appendLocked(id string, t *threadReplay, line []byte) error {
+	if t.noJournal {
+		return nil // said once, by journalFailed
+	}
 	if t.tail != nil {
 		t.tail = append(t.tail, line...)
 	}
 	if t.f == nil {
 		f, err := s.root.OpenFile(journalName(id), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
-			t.compact = true
+			s.journalFailed(id, t, err)
 			return fmt.Errorf("open the replay journal: %w", err)
 		}
 		if !t.onDisk {
@@ -149,6 +156,34 @@ func (s *replayStore) appendLocked(id string, t *threadReplay, line []byte) erro
 	}
 	t.torn = false
 	return nil
+}
+
+// maxJournalFails is how many journal opens or compactions of a thread may
+// fail in a row before the store stops trying (each retry rewrites and
+// fsyncs the whole thread).
+const maxJournalFails = 3
+
+// journalFailed records a failed journal open or compaction; t.mu is held.
+// The journal is retried by the next maintenance pass, unless the error
+// can never go away (the name is too long for the file system) or it
+// failed maxJournalFails times in a row: then the thread's entries stay in
+// memory only (replay still works until the router restarts), said once.
+func (s *replayStore) journalFailed(id string, t *threadReplay, err error) {
+	t.fails++
+	if !permanentJournalError(err) && t.fails < maxJournalFails {
+		t.compact = true
+		s.log.Error("cannot write a replay journal; will retry", "file", journalName(id), "err", err)
+		return
+	}
+	t.noJournal, t.compact = true, false
+	s.log.Error("giving up on a replay journal; this thread's replay entries stay in memory only and do not survive a restart",
+		"file", journalName(id), "failures", t.fails, "err", err)
+}
+
+// permanentJournalError reports errors retrying cannot fix: a file name the
+// file system cannot hold.
+func permanentJournalError(err error) bool {
+	return errors.Is(err, syscall.ENAMETOOLONG) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.EILSEQ)
 }
 
 // needsCompaction reports whether the journal holds much more than its
@@ -184,7 +219,7 @@ func (s *replayStore) compactThread(id string, t *threadReplay) {
 	tail := t.tail
 	t.tail = nil
 	if err != nil {
-		s.log.Error("cannot compact a replay journal; will retry", "file", journalName(id), "err", err)
+		s.journalFailed(id, t, err)
 		return
 	}
 	if t.closed { // evicted meanwhile: its journal, as it is, stays the truth
@@ -194,15 +229,16 @@ func (s *replayStore) compactThread(id string, t *threadReplay) {
 	if len(tail) > 0 {
 		if err := s.appendTemp(tmp, tail); err != nil {
 			_ = s.root.Remove(tmp)
-			s.log.Error("cannot compact a replay journal; will retry", "file", journalName(id), "err", err)
+			s.journalFailed(id, t, err)
 			return
 		}
 	}
 	if err := s.root.Rename(tmp, journalName(id)); err != nil {
 		_ = s.root.Remove(tmp)
-		s.log.Error("cannot compact a replay journal; will retry", "file", journalName(id), "err", err)
+		s.journalFailed(id, t, err)
 		return
 	}
+	t.fails = 0
 	s.created.Store(true) // the directory changed: sync it
 	if t.f != nil {
 		_ = t.f.Close() // the replaced file: nothing more goes there

@@ -38,8 +38,12 @@ func (s *replayStore) maintainer() {
 }
 
 // flush fsyncs every journal written since the last pass, closes the
-// journals of evicted threads, compacts the journals due for it and, when
-// journals were created, keeps the directory within MaxThreads files.
+// journals of evicted threads and of threads not written since the last
+// pass (an idle thread holds no descriptor; its next put reopens the
+// journal), compacts the journals due for it and, when journals were
+// created, keeps the directory within MaxThreads files. While a journal
+// stays open it asks for another pass, so the handle of a thread that goes
+// idle is closed about a second after its last fsync.
 func (s *replayStore) flush() {
 	s.maintMu.Lock()
 	defer s.maintMu.Unlock()
@@ -55,6 +59,7 @@ func (s *replayStore) flush() {
 	for _, f := range retired {
 		s.syncClose(f)
 	}
+	open := false // a journal stays open after this pass
 	for i, t := range ts {
 		t.mu.Lock()
 		if t.closed {
@@ -64,20 +69,32 @@ func (s *replayStore) flush() {
 		if t.compact {
 			t.mu.Unlock()
 			s.compactThread(ids[i], t)
+			open = true // the new journal is open
 			continue
 		}
-		var f *os.File
-		if t.dirty && t.f != nil {
-			f, t.dirty = t.f, false
+		var sync, idle *os.File
+		switch {
+		case t.f == nil:
+		case t.dirty:
+			sync, t.dirty = t.f, false
+			open = true
+		default: // synced by an earlier pass and not written since
+			idle, t.f = t.f, nil
 		}
 		t.mu.Unlock()
 		// Outside the lock: only this goroutine (under maintMu) closes
-		// journal handles, so f stays open.
-		if f != nil {
-			if err := f.Sync(); err != nil {
+		// journal handles, so sync stays open.
+		if sync != nil {
+			if err := sync.Sync(); err != nil {
 				s.log.Error("cannot fsync a replay journal", "file", journalName(ids[i]), "err", err)
 			}
 		}
+		if idle != nil {
+			_ = idle.Close()
+		}
+	}
+	if open {
+		s.poke()
 	}
 	if s.created.Swap(false) {
 		s.evictFiles()
