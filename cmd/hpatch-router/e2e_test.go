@@ -37,6 +37,7 @@ import (
 	"testing"
 
 	"hpatch-router/internal/testenv"
+	"hpatch-router/router/access/accesstest"
 )
 
 // ciCodexPath is where CI installs @openai/codex@0.169.0.
@@ -63,6 +64,7 @@ var e2eBins *e2eBinaries
 const e2eParallel = 4
 
 func TestMain(m *testing.M) {
+	accesstest.Main() // a copy of this binary acting as another user's client
 	flag.Parse()
 	explicit := false
 	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })

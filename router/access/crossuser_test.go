@@ -43,7 +43,7 @@ func TestCrossUserRefused(t *testing.T) {
 			if resp.Err != "" {
 				t.Fatalf("%s: %s", reqs[i].URL, resp.Err)
 			}
-			wantRefusal(t, resp.Status, resp.Body, CodePeerNotOwner)
+			accesstest.WantRefusal(t, reqs[i].URL, resp.Status, resp.Body, CodePeerNotOwner)
 		}
 		if n := reached.Load(); n != 0 {
 			t.Fatalf("allowRemote=%v: the handler ran %d times for another user", allowRemote, n)

@@ -1,7 +1,6 @@
 package access
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -10,9 +9,10 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
-	"strings"
 	"sync/atomic"
 	"testing"
+
+	"hpatch-router/router/access/accesstest"
 )
 
 func quiet() Option { return Logger(slog.New(slog.DiscardHandler)) }
@@ -107,18 +107,7 @@ func TestGuardWithoutConnContextRefuses(t *testing.T) {
 	req := httptest.NewRequest("GET", "/healthz", nil)
 	req.Host = "127.0.0.1"
 	h.ServeHTTP(rec, req)
-	wantRefusal(t, rec.Code, rec.Body.Bytes(), CodePeerUnknown)
-}
-
-func wantRefusal(t *testing.T, status int, body []byte, code string) {
-	t.Helper()
-	var e struct {
-		Error struct{ Message, Type, Code string }
-	}
-	if status != http.StatusForbidden || json.Unmarshal(body, &e) != nil || e.Error.Code != code ||
-		e.Error.Type != "permission_error" || !strings.HasPrefix(e.Error.Message, "hpatch-router: ") {
-		t.Fatalf("status %d body %s, want 403 %s in the OpenAI error shape", status, body, code)
-	}
+	accesstest.WantRefusal(t, "no ConnContext", rec.Code, rec.Body.Bytes(), CodePeerUnknown)
 }
 
 // TestGuardOnServer runs the guard on a real listener with the kernel
@@ -157,7 +146,7 @@ func TestGuardOnServer(t *testing.T) {
 		}
 	}
 	code, body := get("rebind.evil.example")
-	wantRefusal(t, code, body, CodeHostNotAllowed)
+	accesstest.WantRefusal(t, "rebinding Host", code, body, CodeHostNotAllowed)
 	if n := lookups.Load(); n != 1 {
 		t.Fatalf("%d lookups for 4 requests on one connection, want 1", n)
 	}

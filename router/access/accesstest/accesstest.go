@@ -23,9 +23,12 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"hpatch-router/internal/testenv"
 )
 
 // clientEnv marks the copy of the test binary that acts as the client.
@@ -61,7 +64,9 @@ func Main() {
 		fmt.Fprintln(os.Stderr, "accesstest client:", err)
 		os.Exit(2)
 	}
-	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{DisableKeepAlives: true}}
+	// Refusals are immediate; the timeout ends a stream (/events) that was
+	// wrongly served, so a broken guard fails the test instead of hanging it.
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	var resps []Response
 	for _, r := range reqs {
 		resps = append(resps, send(client, r))
@@ -94,16 +99,13 @@ func send(client *http.Client, r Request) Response {
 	return out
 }
 
-// UID returns a uid no account uses, for a throwaway client; it skips the
-// test unless this process can switch to it (root), and fails instead
-// under CI=true.
+// UID returns a uid no account uses, for a throwaway client. Switching to
+// it needs root (CI runs as root): otherwise the test skips, or fails
+// under CI=true (testenv.Missing).
 func UID(t testing.TB) uint32 {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("cross-user tests need root in CI (to run a client as a throwaway uid)")
-		}
-		t.Skip("cross-user tests need root to run a client as another uid")
+		testenv.Missing(t, "cross-user tests need root to run a client as a throwaway uid")
 	}
 	for uid := 47000; uid < 48000; uid++ {
 		if _, err := user.LookupId(strconv.Itoa(uid)); err != nil {
@@ -170,4 +172,18 @@ func clientCopy(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return exe
+}
+
+// WantRefusal fails the test unless status and body are a 403 refusal
+// with code in the OpenAI error shape ("permission_error", message
+// starting "hpatch-router: ").
+func WantRefusal(t testing.TB, what string, status int, body []byte, code string) {
+	t.Helper()
+	var e struct {
+		Error struct{ Message, Type, Code string }
+	}
+	if status != http.StatusForbidden || json.Unmarshal(body, &e) != nil || e.Error.Code != code ||
+		e.Error.Type != "permission_error" || !strings.HasPrefix(e.Error.Message, "hpatch-router: ") {
+		t.Errorf("%s: %d %.200s, want 403 %s in the OpenAI error shape", what, status, body, code)
+	}
 }

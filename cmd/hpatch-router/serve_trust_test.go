@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"hpatch-router/router"
+	"hpatch-router/router/access"
+	"hpatch-router/router/access/accesstest"
+	"hpatch-router/router/routertest"
+	"hpatch-router/worker/snapshot"
+)
+
+// trustServe is serve (hpatch mode, dashboard on) in front of a scripted
+// upstream whose every answer is a retained python3 shell call.
+type trustServe struct {
+	cfg  *serveConfig
+	up   *routertest.Upstream
+	base string // http://127.0.0.1:PORT
+	body []byte // a real Codex request
+}
+
+const victimThread = "019b0000-0000-7000-8000-00000000beef"
+
+func startTrustServe(t *testing.T) *trustServe {
+	t.Helper()
+	up := routertest.NewUpstream(t, routertest.Scenario{Default: &routertest.Step{
+		CustomToolCall: &routertest.CustomToolCall{Name: "shell", Namespace: "functions", CallID: "call_1",
+			Input: "#!/usr/bin/env python3\nprint('victim')\n"}}})
+	u, _ := url.Parse(up.URL())
+	body, err := os.ReadFile("../../testdata/codex/captures/cli-lite-exec/000-post.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &serveConfig{
+		listen: "127.0.0.1:0", upstream: u, mode: router.ModeHPatch,
+		runtimeDir: filepath.Join(t.TempDir(), "runtime"), stateDir: filepath.Join(t.TempDir(), "state"),
+		responseStartTimeout: time.Minute, streamIdleTimeout: time.Minute,
+		maxRequestBody: 1 << 20, shutdownGrace: time.Second,
+		dashboard: dashboardFlags{enabled: true},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, slog.New(slog.DiscardHandler), func(a string) { addrc <- a }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	select {
+	case a := <-addrc:
+		return &trustServe{cfg: cfg, up: up, base: "http://" + a, body: body}
+	case err := <-done:
+		t.Fatalf("serve: %v", err)
+	}
+	return nil
+}
+
+// routes is one request to every route serve answers.
+func (s *trustServe) routes() []accesstest.Request {
+	var reqs []accesstest.Request
+	for _, r := range []struct{ method, path string }{
+		{"POST", "/v1/responses"}, {"POST", "/v1/responses/compact"}, {"GET", "/v1/models"},
+		{"GET", "/metrics"}, {"GET", "/healthz"}, {"GET", "/"}, {"GET", "/events"}, {"GET", "/api/summary"},
+	} {
+		req := accesstest.Request{Method: r.method, URL: s.base + r.path, Header: map[string]string{"Thread-Id": victimThread}}
+		if r.method == "POST" {
+			req.Body = s.body
+			req.Header["Content-Type"] = "application/json"
+		}
+		reqs = append(reqs, req)
+	}
+	return reqs
+}
+
+// created lists what exists for the thread: its runtime directory and its
+// replay journal.
+func (s *trustServe) created() []string {
+	var out []string
+	for _, p := range []string{
+		filepath.Join(s.cfg.runtimeDir, snapshot.ThreadDirName(victimThread)),
+		filepath.Join(s.cfg.stateDir, victimThread+".replay.jsonl"),
+	} {
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (s *trustServe) summary(t *testing.T) (calls, rejections int) {
+	t.Helper()
+	resp, err := http.Get(s.base + "/api/summary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var sum struct {
+		Totals struct{ Calls, Rejections int }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&sum); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("summary %d: %v", resp.StatusCode, err)
+	}
+	return sum.Totals.Calls, sum.Totals.Rejections
+}
+
+// TestServeCrossUser (issue 13, attack 1): another local user who knows the
+// victim's thread id gets 403 on every route; nothing reaches the upstream
+// and nothing is created (no thread directory, no journal, no dashboard
+// entry). The same requests from the router's own user work.
+func TestServeCrossUser(t *testing.T) {
+	uid := accesstest.UID(t)
+	s := startTrustServe(t)
+	reqs := s.routes()
+	for i, resp := range accesstest.Do(t, uid, reqs...) {
+		if resp.Err != "" {
+			t.Fatalf("%s %s: %s", reqs[i].Method, reqs[i].URL, resp.Err)
+		}
+		accesstest.WantRefusal(t, reqs[i].Method+" "+reqs[i].URL, resp.Status, resp.Body, access.CodePeerNotOwner)
+	}
+	if n := len(s.up.Requests()); n != 0 {
+		t.Fatalf("%d requests of another user reached the upstream", n)
+	}
+	if c := s.created(); len(c) != 0 {
+		t.Fatalf("another user's requests created %v", c)
+	}
+	if calls, rejs := s.summary(t); calls != 0 || rejs != 0 {
+		t.Fatalf("dashboard shows %d calls, %d rejections from another user", calls, rejs)
+	}
+
+	// The owner, same requests.
+	req, _ := http.NewRequest("POST", s.base+"/v1/responses", bytes.NewReader(s.body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Thread-Id", victimThread)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(out), `"name":"exec"`) {
+		t.Fatalf("owner: %d %.300s", resp.StatusCode, out)
+	}
+	if c := s.created(); len(c) != 2 {
+		t.Fatalf("owner's request created %v, want the thread directory and the journal", c)
+	}
+	if calls, _ := s.summary(t); calls != 1 {
+		t.Fatalf("dashboard shows %d calls after the owner's one", calls)
+	}
+}
+
+// TestServeRefusesRebindingHost (issue 13, attack 2): a request of the
+// router's own user (a browser page) with a name that is not loopback as
+// Host gets 403 on every route and reaches nothing.
+func TestServeRefusesRebindingHost(t *testing.T) {
+	s := startTrustServe(t)
+	// The timeout ends an /events stream that was wrongly served.
+	client := &http.Client{Transport: &http.Transport{}, Timeout: 5 * time.Second}
+	defer client.CloseIdleConnections()
+	for _, host := range []string{"rebind.evil.example", "rebind.evil.example:8080", "localhost.evil.example"} {
+		for _, r := range s.routes() {
+			req, _ := http.NewRequest(r.Method, r.URL, bytes.NewReader(r.Body))
+			req.Host = host
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+			accesstest.WantRefusal(t, "Host "+host+" "+r.Method+" "+r.URL, resp.StatusCode, body, access.CodeHostNotAllowed)
+		}
+	}
+	if n := len(s.up.Requests()); n != 0 {
+		t.Fatalf("%d rebinding requests reached the upstream", n)
+	}
+	if c := s.created(); len(c) != 0 {
+		t.Fatalf("rebinding requests created %v", c)
+	}
+}
