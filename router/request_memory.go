@@ -9,8 +9,9 @@ import (
 )
 
 // heldBytes bounds the request body bytes the router holds in memory at
-// once, across all requests: bodies it reads whole to rewrite them, and
-// the rewritten copies. Streamed bodies (forwarded unchanged) are not held.
+// once, across all requests: bodies it reads whole to rewrite them, each
+// counted bodyCopies times. Streamed bodies (forwarded unchanged) are not
+// held.
 type heldBytes struct {
 	limit int64
 	used  atomic.Int64
@@ -47,34 +48,32 @@ func (l *lease) release() {
 	l.n = 0
 }
 
-// holdCopy counts out against the lease when it is a new buffer and not a
-// view of in (a rewrite that changed nothing returns its input).
-func (l *lease) holdCopy(in, out []byte) error {
-	if len(out) == 0 || (len(in) > 0 && &in[0] == &out[0]) {
-		return nil
-	}
-	return l.grow(int64(len(out)))
-}
-
 // errMemoryBudget: taking more would exceed the held-bytes bound.
 var errMemoryBudget = errors.New("request memory budget exhausted")
 
 // errBodyTooLarge is reported by readBounded.
 var errBodyTooLarge = errors.New("request body too large")
 
+// bodyCopies is how many times a body read whole counts: the body and the
+// copy its replay restore or request rewrite makes. Counting the copy
+// before it exists keeps a request from reading a body it then has no room
+// to rewrite.
+const bodyCopies = 2
+
 // readChunk is how much an unknown-length body grows by at first.
 const readChunk = 64 << 10
 
-// readBounded reads a whole body of at most limit bytes, holding what it
-// allocates against l before allocating it. size is the Content-Length
-// (-1 when unknown): a known size is held and allocated at once, so an
-// over-budget request is refused before a byte is read.
+// readBounded reads a whole body of at most limit bytes, holding
+// bodyCopies times what it allocates against l before allocating it. size
+// is the Content-Length (-1 when unknown): a known size is held and
+// allocated at once, so an over-budget request is refused before a byte is
+// read.
 func readBounded(r io.Reader, size, limit int64, l *lease) ([]byte, error) {
 	if size > limit {
 		return nil, errBodyTooLarge
 	}
 	if size >= 0 {
-		if err := l.grow(size); err != nil {
+		if err := l.grow(bodyCopies * size); err != nil {
 			return nil, err
 		}
 		buf := make([]byte, size)
@@ -90,7 +89,7 @@ func readBounded(r io.Reader, size, limit int64, l *lease) ([]byte, error) {
 			if next <= int64(cap(buf)) {
 				return nil, errBodyTooLarge
 			}
-			if err := l.grow(next - int64(cap(buf))); err != nil {
+			if err := l.grow(bodyCopies * (next - int64(cap(buf)))); err != nil {
 				return nil, err
 			}
 			grown := make([]byte, len(buf), next)

@@ -37,20 +37,16 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 			Code: CodeInvalidJSON, Message: "the request body is not a JSON object"})
 		return
 	}
-	body, err = rt.restoreHeld(w, thread, body, held)
-	if err != nil {
-		return
-	}
-	rewritten, facts, err := rt.cfg.rewrite(body)
+	body, err = rt.restoreReplay(thread, body)
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
 	}
-	if err := held.holdCopy(body, rewritten); err != nil {
-		rt.memoryExhausted(w)
+	body, facts, err := rt.cfg.rewrite(body)
+	if err != nil {
+		rt.answerError(w, thread, err)
 		return
 	}
-	body = rewritten
 	if facts.Owned {
 		rt.metrics.rewrite()
 	}
@@ -103,25 +99,12 @@ func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	thread := rt.threadID(r)
-	if body, err = rt.restoreHeld(w, thread, body, held); err != nil {
+	body, err = rt.restoreReplay(thread, body)
+	if err != nil {
+		rt.answerError(w, thread, err)
 		return
 	}
 	rt.forward(w, r, body)
-}
-
-// restoreHeld is restoreReplay with the restored copy held against l; it
-// answers the request itself when it fails.
-func (rt *Router) restoreHeld(w http.ResponseWriter, thread string, body []byte, l *lease) ([]byte, error) {
-	restored, err := rt.restoreReplay(thread, body)
-	if err != nil {
-		rt.answerError(w, thread, err)
-		return nil, err
-	}
-	if err := l.holdCopy(body, restored); err != nil {
-		rt.memoryExhausted(w)
-		return nil, err
-	}
-	return restored, nil
 }
 
 // encodedRequest reports (and counts) a content-encoded request body: a
