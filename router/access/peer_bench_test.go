@@ -2,7 +2,11 @@ package access
 
 import (
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 )
 
@@ -10,7 +14,7 @@ import (
 // each kernel interface, with a few and with many other sockets open (the
 // /proc scan reads every socket of the host; sock_diag looks one up).
 //
-//	go test -run '^$' -bench Lookup ./router/access
+//	go test -run '^$' -bench . ./router/access
 func BenchmarkLookup(b *testing.B) {
 	for _, extra := range []int{0, 1000} {
 		others := openConns(b, extra)
@@ -54,4 +58,34 @@ func openConns(b *testing.B, n int) []net.Conn {
 		conns = append(conns, c, s)
 	}
 	return conns
+}
+
+// BenchmarkNewConnection is one request on a fresh loopback connection,
+// with and without the guard: the difference is what identifying a
+// connection costs end to end.
+func BenchmarkNewConnection(b *testing.B) {
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	for _, guarded := range []bool{false, true} {
+		b.Run(map[bool]string{false: "bare", true: "guarded"}[guarded], func(b *testing.B) {
+			srv := httptest.NewUnstartedServer(ok)
+			if guarded {
+				g := New(Logger(slog.New(slog.DiscardHandler)))
+				srv.Config.Handler, srv.Config.ConnContext = g.Wrap(ok), g.ConnContext
+			}
+			srv.Start()
+			defer srv.Close()
+			client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+			for b.Loop() {
+				resp, err := client.Get(srv.URL)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					b.Fatal(resp.Status)
+				}
+			}
+		})
+	}
 }
