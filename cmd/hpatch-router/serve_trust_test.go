@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"hpatch-router/internal/testuser"
 	"hpatch-router/router"
 	"hpatch-router/router/access"
 	"hpatch-router/router/access/accesstest"
@@ -121,10 +122,10 @@ func (s *trustServe) summary(t *testing.T) (calls, rejections int) {
 // and nothing is created (no thread directory, no journal, no dashboard
 // entry). The same requests from the router's own user work.
 func TestServeCrossUser(t *testing.T) {
-	uid := accesstest.UID(t)
+	other := testuser.New(t, "/usr/sbin/nologin")
 	s := startTrustServe(t)
 	reqs := s.routes()
-	for i, resp := range accesstest.Do(t, uid, reqs...) {
+	for i, resp := range accesstest.Do(t, other, reqs...) {
 		if resp.Err != "" {
 			t.Fatalf("%s %s: %s", reqs[i].Method, reqs[i].URL, resp.Err)
 		}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"hpatch-router/internal/testuser"
 	"hpatch-router/router/access/accesstest"
 )
 
@@ -21,7 +22,7 @@ func TestMain(m *testing.M) {
 // requests from this user pass. With AllowRemote the local other user is
 // still identified and refused.
 func TestCrossUserRefused(t *testing.T) {
-	uid := accesstest.UID(t)
+	other := testuser.New(t, "/usr/sbin/nologin")
 	for _, allowRemote := range []bool{false, true} {
 		var reached atomic.Int32
 		g := New(quiet(), AllowRemote(allowRemote))
@@ -39,7 +40,7 @@ func TestCrossUserRefused(t *testing.T) {
 			}
 			reqs = append(reqs, accesstest.Request{Method: method, URL: srv.URL + p, Header: map[string]string{"Thread-Id": "victim"}, Body: []byte("{}")})
 		}
-		for i, resp := range accesstest.Do(t, uid, reqs...) {
+		for i, resp := range accesstest.Do(t, other, reqs...) {
 			if resp.Err != "" {
 				t.Fatalf("%s: %s", reqs[i].URL, resp.Err)
 			}

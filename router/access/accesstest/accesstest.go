@@ -1,10 +1,10 @@
 // Package accesstest sends HTTP requests to a router as another local
 // user, for the cross-user tests of the packages that wire package access.
 //
-// The client is a copy of the running test binary, started with a
-// throwaway uid (SysProcAttr.Credential; only root can do that, which CI
-// is). The test package's TestMain must call Main first, so that copy acts
-// as the client instead of running the tests:
+// The client is a copy of the running test binary, started as a throwaway
+// user (package testuser; creating one needs root, which CI is). The test
+// package's TestMain must call Main first, so that copy acts as the client
+// instead of running the tests:
 //
 //	func TestMain(m *testing.M) {
 //		accesstest.Main()
@@ -20,15 +20,12 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"hpatch-router/internal/testenv"
+	"hpatch-router/internal/testuser"
 )
 
 // clientEnv marks the copy of the test binary that acts as the client.
@@ -99,78 +96,50 @@ func send(client *http.Client, r Request) Response {
 	return out
 }
 
-// UID returns a uid no account uses, for a throwaway client. Switching to
-// it needs root (CI runs as root): otherwise the test skips, or fails
-// under CI=true (testenv.Missing).
-func UID(t testing.TB) uint32 {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		testenv.Missing(t, "cross-user tests need root to run a client as a throwaway uid")
-	}
-	for uid := 47000; uid < 48000; uid++ {
-		if _, err := user.LookupId(strconv.Itoa(uid)); err != nil {
-			return uint32(uid)
-		}
-	}
-	t.Fatal("no free uid in 47000..47999 for a throwaway client")
-	return 0
-}
-
 // Do sends reqs in order, each on its own connection, from a process
-// running as uid (and gid uid, no supplementary groups), and returns the
-// responses.
-func Do(t testing.TB, uid uint32, reqs ...Request) []Response {
+// running as u, and returns the responses.
+func Do(t testing.TB, u testuser.User, reqs ...Request) []Response {
 	t.Helper()
-	exe := clientCopy(t)
+	exe := clientCopy(t, u)
 	in, err := json.Marshal(reqs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe)
-	cmd.Env = []string{clientEnv + "=1", "PATH=/usr/bin:/bin", "HOME=/", "TMPDIR=/tmp"}
-	cmd.Dir = "/"
+	cmd.Env = u.Env(clientEnv+"=1", "PATH=/usr/bin:/bin")
+	cmd.Dir = u.Home
 	cmd.Stdin = bytes.NewReader(in)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}}
+	cmd.SysProcAttr = u.SysProcAttr()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("client as uid %d: %v: %s", uid, err, stderr.Bytes())
+		t.Fatalf("client as %s (uid %d): %v: %s", u.Name, u.UID, err, stderr.Bytes())
 	}
 	var resps []Response
 	if err := json.Unmarshal(out, &resps); err != nil || len(resps) != len(reqs) {
-		t.Fatalf("client as uid %d answered %q (%v)", uid, out, err)
+		t.Fatalf("client as %s answered %q (%v)", u.Name, out, err)
 	}
 	return resps
 }
 
-// clientCopy copies the test binary where another user can run it: the
-// build directory is private to the user who ran go test.
-func clientCopy(t testing.TB) string {
+// clientCopy copies the test binary into u's own directory: the build
+// directory is private to the user who ran go test.
+func clientCopy(t testing.TB, u testuser.User) string {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "accesstest-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(self)
 	if err != nil {
 		t.Fatal(err)
 	}
-	exe := filepath.Join(dir, "client")
-	if err := os.WriteFile(exe, data, 0o755); err != nil {
+	exe := filepath.Join(u.Dir(t, "accesstest"), "client")
+	if err := os.WriteFile(exe, data, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(exe, 0o755); err != nil { // whatever the umask
-		t.Fatal(err)
-	}
+	u.Own(t, exe)
 	return exe
 }
 
