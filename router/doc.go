@@ -5,7 +5,12 @@
 // and `hpatch` tools), the streaming SSE and JSON response rewrite (replace
 // model `shell`/`hpatch` calls with exec carriers), and the durable per-thread
 // replay store that restores the model's original calls in later requests.
-// Bytes it does not mean to change pass through untouched (A14).
+// Bytes it does not mean to change pass through untouched (A14). It also
+// owns what the proxy itself must never do: forward a path outside /v1/
+// (paths are cleaned before routing), pass an upstream's Access-Control-*
+// headers to a client, or hold more request body bytes in memory at once
+// than MaxRequestMemory allows (503 beyond it). Who may send requests at
+// all is package access's rule; serve puts its Guard in front.
 //
 // Rules it applies but does not own come from their owners: thread ids
 // from package ident, the #!params shape parser and the script-reference
