@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -18,6 +19,7 @@ import (
 
 	"hpatch-router/internal/testenv"
 	"hpatch-router/internal/testuser"
+	"hpatch-router/router/access"
 	"hpatch-router/router/routertest"
 )
 
@@ -68,7 +70,8 @@ type routerSpec struct {
 }
 
 // startRouter runs `hpatch-router serve` against spec.upstream on a free
-// loopback port and waits until /healthz answers 200. It is stopped at the
+// loopback port and waits until /healthz answers 200 (or, for a router run
+// as another user, 403 peer_not_owner). It is stopped at the
 // end of the test; its output is logged when the test fails.
 func startRouter(t *testing.T, spec routerSpec) *routerProc {
 	t.Helper()
@@ -82,7 +85,10 @@ func startRouter(t *testing.T, spec routerSpec) *routerProc {
 			return p
 		}
 		lastErr = err
-		if !strings.Contains(err.Error(), "address already in use") {
+		// A port taken meanwhile, or ETXTBSY: a binary just copied for a
+		// test user can still be open for writing in a child another
+		// parallel test forked before its exec (golang/go#22315).
+		if !strings.Contains(err.Error(), "address already in use") && !errors.Is(err, syscall.ETXTBSY) {
 			break
 		}
 	}
@@ -127,8 +133,14 @@ func tryStartRouter(t *testing.T, spec routerSpec) (*routerProc, error) {
 	for {
 		resp, err := client.Get(p.URL + "/healthz")
 		if err == nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
+				return p, nil
+			}
+			// A router run as another user serves only that user: its
+			// refusal of this process is the answer that it is up.
+			if spec.as != nil && resp.StatusCode == http.StatusForbidden && strings.Contains(string(body), `"code":"`+access.CodePeerNotOwner+`"`) {
 				return p, nil
 			}
 		}
