@@ -22,6 +22,13 @@ import (
 // and a slow machine is not what these tests are about.
 const serverTimeout = 3 * time.Minute
 
+// run is one hsymbol call in a run of its own: its sessions end with it.
+func run(ctx context.Context, env *privcmd.Env, args []string, set settings) int {
+	sessions := newSessions(set)
+	defer sessions.Close()
+	return sessions.Run(ctx, env, args)
+}
+
 // testEnv is the private command environment of a shell in dir: the test
 // process's environment with PATH set to path and m's HOME, XDG_* and
 // TMPDIR.

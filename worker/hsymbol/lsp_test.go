@@ -77,7 +77,7 @@ func TestClientCallAnswersServerRequestsAndSkipsNotifications(t *testing.T) {
 		"textDocument/definition": `{"uri":"file:///w/a.go","range":{"start":{"line":3,"character":0},"end":{"line":5,"character":1}}}`,
 		"slow":                    "",
 	})
-	c := newClient("fake", cw, cr)
+	c := startClient("fake", cw, cr)
 	defer c.stop()
 	var raw json.RawMessage
 	if err := c.call(t.Context(), "textDocument/definition", map[string]any{}, &raw); err != nil {
