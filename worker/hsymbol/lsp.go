@@ -185,12 +185,15 @@ func (c *client) call(ctx context.Context, method string, params, result any) er
 	var m message
 	select {
 	case <-ctx.Done():
-		return fmt.Errorf("%s did not answer %s in time: %v", c.name, method, context.Cause(ctx))
+		return c.late(ctx, method)
 	case m = <-reply:
 	case <-c.ended:
 		select {
 		case m = <-reply: // answered just before the end
 		default:
+			if ctx.Err() != nil { // the end is the kill that ctx's end caused
+				return c.late(ctx, method)
+			}
 			err := c.endErr
 			if errors.Is(err, io.EOF) {
 				err = errors.New("it exited")
@@ -205,6 +208,10 @@ func (c *client) call(ctx context.Context, method string, params, result any) er
 		return nil
 	}
 	return json.Unmarshal(m.Result, result)
+}
+
+func (c *client) late(ctx context.Context, method string) error {
+	return fmt.Errorf("%s did not answer %s in time: %v", c.name, method, context.Cause(ctx))
 }
 
 // answer replies to a server request: configuration gets one null per item,

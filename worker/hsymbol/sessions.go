@@ -56,20 +56,40 @@ func newSessions(set settings) *Sessions {
 var errClosed = errors.New("the run is ending; no language server starts any more")
 
 // ask answers q from the session of q's server and root, started or
-// replaced as needed; notes (one line each) go to env.Stderr.
+// replaced as needed; notes (one line each) go to env.Stderr. A reused
+// server found dead, before the request or by it (it may exit just before
+// the request reaches it), is started again once.
 func (pool *Sessions) ask(ctx context.Context, env *privcmd.Env, q query) ([]location, error) {
 	sl, err := pool.slot(sessionKey(q, env.Environ))
 	if err != nil {
 		return nil, err
 	}
-	s, err := pool.acquire(ctx, env, sl, q)
-	if err != nil {
-		return nil, err
+	restarted := false
+	for {
+		s, reused, err := pool.acquire(ctx, env, sl, q, restarted)
+		if err != nil {
+			return nil, err
+		}
+		locs, err := s.ask(ctx, q)
+		var answer *responseError
+		failed := err != nil && !errors.As(err, &answer)
+		pool.release(sl, s, failed)
+		if !failed || !reused || restarted || ctx.Err() != nil {
+			return locs, err
+		}
+		noteRestart(env, s)
+		restarted = true
 	}
-	locs, err := s.ask(ctx, q)
-	var answer *responseError
-	pool.release(sl, s, err != nil && !errors.As(err, &answer))
-	return locs, err
+}
+
+// noteRestart says, in one line, that s's server is gone and starts again.
+func noteRestart(env *privcmd.Env, s *session) {
+	said := ""
+	if last := s.stderr.last(); last != "" {
+		said = " (" + last + ")"
+	}
+	fmt.Fprintf(env.Stderr, "hsymbol: %s\n", hgrep.OneLine(fmt.Sprintf(
+		"%s exited since the previous call%s; starting it again", s.srv.name, said)))
 }
 
 func (pool *Sessions) slot(key string) (*slot, error) {
@@ -86,32 +106,30 @@ func (pool *Sessions) slot(key string) (*slot, error) {
 	return sl, nil
 }
 
-// acquire returns the slot's session with this call counted on it, after
-// starting one when there is none, its server died, or the workspace
+// acquire returns the slot's session with this call counted on it, and
+// whether an earlier call started it. It starts one when there is none,
+// its server died (said once per call: restarted), or the workspace
 // changed.
-func (pool *Sessions) acquire(ctx context.Context, env *privcmd.Env, sl *slot, q query) (*session, error) {
+func (pool *Sessions) acquire(ctx context.Context, env *privcmd.Env, sl *slot, q query, restarted bool) (*session, bool, error) {
 	select {
 	case sl.turn <- struct{}{}:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%s did not start in time: %v", q.srv.name, context.Cause(ctx))
+		return nil, false, fmt.Errorf("%s did not start in time: %v", q.srv.name, context.Cause(ctx))
 	}
 	defer func() { <-sl.turn }()
 	if s := pool.current(sl); s != nil {
 		switch {
 		case !s.alive():
-			said := ""
-			if last := s.stderr.last(); last != "" {
-				said = " (" + last + ")"
+			if !restarted {
+				noteRestart(env, s)
 			}
-			fmt.Fprintf(env.Stderr, "hsymbol: %s\n", hgrep.OneLine(fmt.Sprintf(
-				"%s exited since the previous call%s; starting it again", q.srv.name, said)))
 			pool.retire(sl, s, false)
 		case pool.changed(ctx, s):
 			pool.retire(sl, s, true)
 		case pool.take(sl, s):
-			return s, nil
+			return s, true, nil
 		default:
-			return nil, errClosed
+			return nil, false, errClosed
 		}
 	}
 	roots := pool.set.tempRoots
@@ -120,17 +138,17 @@ func (pool *Sessions) acquire(ctx context.Context, env *privcmd.Env, sl *slot, q
 	}
 	s, err := startSession(ctx, env, q, roots)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	pool.mu.Lock()
 	defer pool.mu.Unlock()
 	if pool.closed {
 		go s.end(false)
-		return nil, errClosed
+		return nil, false, errClosed
 	}
 	sl.s = s
 	pool.live[s] = &use{calls: 1}
-	return s, nil
+	return s, false, nil
 }
 
 // changed reports whether s's workspace sources differ from when it
