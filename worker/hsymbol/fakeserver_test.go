@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -217,6 +218,28 @@ func groupMembers(pgid int) []int {
 			out = append(out, pid)
 		}
 	}
+	return out
+}
+
+// serverChildren are the running children of the test process: the
+// language servers its sessions started (their own children, like gopls's
+// go list, are grandchildren).
+func serverChildren(t *testing.T) []int {
+	t.Helper()
+	tasks, err := filepath.Glob("/proc/self/task/*/children")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, f := range tasks {
+		data, _ := os.ReadFile(f)
+		for _, field := range strings.Fields(string(data)) {
+			if pid, err := strconv.Atoi(field); err == nil && running(pid) {
+				out = append(out, pid)
+			}
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

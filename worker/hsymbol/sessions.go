@@ -56,9 +56,9 @@ func newSessions(set settings) *Sessions {
 var errClosed = errors.New("the run is ending; no language server starts any more")
 
 // ask answers q from the session of q's server and root, started or
-// replaced as needed; notes (one line each) go to env.Stderr. A reused
-// server found dead, before the request or by it (it may exit just before
-// the request reaches it), is started again once.
+// replaced as needed. A reused server found dead by the request (it exited
+// since the previous call, or as the request reached it) is started again
+// once, with one line on env.Stderr.
 func (pool *Sessions) ask(ctx context.Context, env *privcmd.Env, q query) ([]location, error) {
 	sl, err := pool.slot(sessionKey(q, env.Environ))
 	if err != nil {
@@ -66,7 +66,7 @@ func (pool *Sessions) ask(ctx context.Context, env *privcmd.Env, q query) ([]loc
 	}
 	restarted := false
 	for {
-		s, reused, err := pool.acquire(ctx, env, sl, q, restarted)
+		s, reused, err := pool.acquire(ctx, env, sl, q)
 		if err != nil {
 			return nil, err
 		}
@@ -107,10 +107,9 @@ func (pool *Sessions) slot(key string) (*slot, error) {
 }
 
 // acquire returns the slot's session with this call counted on it, and
-// whether an earlier call started it. It starts one when there is none,
-// its server died (said once per call: restarted), or the workspace
-// changed.
-func (pool *Sessions) acquire(ctx context.Context, env *privcmd.Env, sl *slot, q query, restarted bool) (*session, bool, error) {
+// whether an earlier call started it. It starts one when there is none or
+// the workspace changed.
+func (pool *Sessions) acquire(ctx context.Context, env *privcmd.Env, sl *slot, q query) (*session, bool, error) {
 	select {
 	case sl.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -119,13 +118,8 @@ func (pool *Sessions) acquire(ctx context.Context, env *privcmd.Env, sl *slot, q
 	defer func() { <-sl.turn }()
 	if s := pool.current(sl); s != nil {
 		switch {
-		case !s.alive():
-			if !restarted {
-				noteRestart(env, s)
-			}
-			pool.retire(sl, s, false)
 		case pool.changed(ctx, s):
-			pool.retire(sl, s, true)
+			pool.retire(sl, s)
 		case pool.take(sl, s):
 			return s, true, nil
 		default:
@@ -177,22 +171,22 @@ func (pool *Sessions) take(sl *slot, s *session) bool {
 	return true
 }
 
-// retire takes s out of its slot. It ends now when no call is using it
-// (politely, or killed when it died), else with the last of those calls.
-func (pool *Sessions) retire(sl *slot, s *session, polite bool) {
+// retire takes s out of its slot. It shuts down now when no call is
+// using it, else with the last of those calls.
+func (pool *Sessions) retire(sl *slot, s *session) {
 	pool.mu.Lock()
 	if sl.s == s {
 		sl.s = nil
 	}
 	u := pool.live[s]
-	if u != nil && u.calls > 0 && polite {
+	if u != nil && u.calls > 0 {
 		u.retired = true
 		pool.mu.Unlock()
 		return
 	}
 	delete(pool.live, s)
 	pool.mu.Unlock()
-	s.end(polite)
+	s.end(true)
 }
 
 // release ends a call on s. A failed call ends the session at once (a
