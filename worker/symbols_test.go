@@ -132,22 +132,5 @@ func rowHash(text string) string { return retain.Hash([]byte(text)) }
 
 // groupAlive lists the running (not zombie) processes of group pgid.
 func groupAlive(pgid int) []int {
-	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, ent := range entries {
-		pid, err := strconv.Atoi(ent.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + ent.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(stat)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) >= 3 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
-			out = append(out, pid)
-		}
-	}
-	return out
+	return liveProcs(func(_ int, stat []string) bool { return stat[2] == strconv.Itoa(pgid) })
 }
