@@ -165,6 +165,27 @@ func TestHsymbolGo(t *testing.T) {
 		}
 		checkSharedRun(t, writable, path, cases, 1)
 	})
+	t.Run("one run: a file changed between calls is in the next answer", func(t *testing.T) {
+		// gopls is not told of changes on disk to files it has not opened:
+		// the same server would still answer from what it read first.
+		dir := workspace(t)
+		refs := []string{"refs", "main.go", "18:5817", "Add"}
+		before := `"main.go":18:5817 	c.Add(2)` + "\n" + `"main.go":19:4859 	c.Add(3)` + "\n" +
+			`"util/util.go":29:d85f func (c *Counter) Add(n int) {` + "\n"
+		added := "func more(c *Counter) { c.Add(9) }"
+		pool := newSessions(writable.settings(MaxOutput))
+		defer pool.Close()
+		for i, want := range []string{before, before + `"util/util.go":44:` + hashOf(added) + " " + added + "\n"} {
+			if i == 1 {
+				appendTo(t, filepath.Join(dir, "util", "util.go"), "\n"+added+"\n")
+			}
+			var out, errb bytes.Buffer
+			code := pool.Run(t.Context(), testEnv(dir, &out, &errb, path, writable), append([]string{"hsymbol"}, refs...))
+			if code != 0 || errb.Len() != 0 || out.String() != want {
+				t.Fatalf("call %d: exit %d stderr %q stdout\n%s\nwant\n%s", i+1, code, errb.String(), out.String(), want)
+			}
+		}
+	})
 	t.Run("cancellation mid-call stops gopls and its go list", func(t *testing.T) {
 		m := writableMachine(t) // cold: the call lasts
 		var out, errb bytes.Buffer
