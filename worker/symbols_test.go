@@ -40,7 +40,8 @@ const goplsChildren = `sh -c 'for p in $(cat /proc/$PPID/task/*/children); do [ 
 // TestRunEndsItsLanguageServer: the hsymbol calls of one worker run share
 // one gopls, which is still running at the script's last line and gone,
 // with everything in its process group, when the worker exits — however
-// the run ended — without any leftover or detached-process report.
+// the run ended — without any leftover or detached-process report, and
+// even when the worker itself is killed.
 func TestRunEndsItsLanguageServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts gopls")
@@ -57,17 +58,21 @@ func TestRunEndsItsLanguageServer(t *testing.T) {
 	wantRows := `"util/util.go":4:` + rowHash("func Shout(s string) string {") + " func Shout(s string) string {\n"
 	tests := []struct {
 		name     string
-		tail     string // after the calls
-		signal   bool   // SIGTERM once the calls are done
+		tail     string         // after the calls
+		signal   syscall.Signal // sent to the worker once the calls are done
 		code     int
 		stderrRE string
 	}{
 		{name: "success", code: 0, stderrRE: `^$`},
 		{name: "error", tail: "exit 3\n", code: 3, stderrRE: `^$`},
 		{name: "overflow", tail: "head -c 5000000 /dev/zero\n", code: 125, stderrRE: `^shell: output exceeded \d+ bytes [^\n]*\n$`},
-		{name: "signal while the server is idle", tail: "echo calls-done\nsleep 30\n", signal: true, code: 143,
+		{name: "signal while the server is idle", tail: "echo calls-done\nsleep 30\n", signal: syscall.SIGTERM, code: 143,
 			stderrRE: `^shell: stopped by SIGTERM; running commands and their process groups were terminated\n$`},
+		// Nothing of the worker runs after SIGKILL: gopls goes by its
+		// parent-death signal.
+		{name: "the worker is killed", tail: "echo calls-done\nsleep 3021 >/dev/null 2>&1\n", signal: syscall.SIGKILL, code: -1, stderrRE: `^$`},
 	}
+	track(t, "sleep 3021") // the killed worker's sleep outlives it
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := e.command(t.Context(), "bash", calls+tc.tail)
@@ -97,8 +102,8 @@ func TestRunEndsItsLanguageServer(t *testing.T) {
 					server, _ = strconv.Atoi(pid)
 					continue
 				}
-				if line == "calls-done" && tc.signal {
-					must(t, cmd.Process.Signal(syscall.SIGTERM))
+				if line == "calls-done" && tc.signal != 0 {
+					must(t, cmd.Process.Signal(tc.signal))
 					continue
 				}
 				if raw != nil {

@@ -28,16 +28,22 @@ const fakeServerEnv = "HSYMBOL_FAKE_SERVER_LOG"
 
 // fakeHangEnv makes the fake server never answer definition or
 // references; fakeExitEnv=N makes it exit, unanswering, when it is asked
-// the N-th time.
+// the N-th time; fakeStayEnv makes it stay when its input ends (most
+// servers exit then, so only a signal ends one that does not).
 const (
 	fakeHangEnv = "HSYMBOL_FAKE_SERVER_HANG"
 	fakeExitEnv = "HSYMBOL_FAKE_SERVER_EXIT_ON_ASK"
+	fakeStayEnv = "HSYMBOL_FAKE_SERVER_STAY"
 )
 
 func init() {
 	if log := os.Getenv(fakeServerEnv); log != "" && filepath.Base(os.Args[0]) == "gopls" {
 		exitOn, _ := strconv.Atoi(os.Getenv(fakeExitEnv))
-		os.Exit(fakeServerMain(log, os.Getenv(fakeHangEnv) != "", exitOn, os.Stdin, os.Stdout))
+		code := fakeServerMain(log, os.Getenv(fakeHangEnv) != "", exitOn, os.Stdin, os.Stdout)
+		if os.Getenv(fakeStayEnv) != "" {
+			select {}
+		}
+		os.Exit(code)
 	}
 }
 

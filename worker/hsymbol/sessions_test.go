@@ -3,15 +3,22 @@
 package hsymbol
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
+
+	"hpatch-router/worker/privcmd"
 )
 
 // fakeRun is a run whose gopls is the fake server (fakeserver_test.go):
@@ -284,4 +291,62 @@ func TestSessionsStopMidCall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// workerDirEnv names the workspace of TestSessionsWorkerProcess.
+const workerDirEnv = "HSYMBOL_TEST_WORKER_DIR"
+
+// TestSessionsWorkerProcess is the worker of TestSessionsEndWithAKilledWorker
+// when started by it as a child process; otherwise it does nothing.
+func TestSessionsWorkerProcess(t *testing.T) {
+	dir := os.Getenv(workerDirEnv)
+	if dir == "" {
+		t.Skip("only the worker of TestSessionsEndWithAKilledWorker")
+	}
+	pool := newSessions(settings{timeout: time.Minute, limit: MaxOutput, tempRoots: []string{os.Getenv("TMPDIR")}})
+	var out, errb bytes.Buffer
+	env := &privcmd.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: dir, Environ: os.Environ()}
+	code := pool.Run(t.Context(), env, []string{"hsymbol", "def", "main.go", "17:f2d0", "NewCounter"})
+	fmt.Printf("ready %d %q\n", code, errb.String())
+	select {} // until killed, the server idle in its session
+}
+
+// TestSessionsEndWithAKilledWorker: a worker killed outright (nothing of it
+// runs after SIGKILL) still takes its idle server along, even one that
+// would outlive the end of its input.
+func TestSessionsEndWithAKilledWorker(t *testing.T) {
+	f := newFakeRun(t, fakeStayEnv+"=1")
+	t.Cleanup(func() { // a failed run must not leave the fake behind
+		for _, pid := range append(f.log.pids(t, "start"), f.log.pids(t, "child")...) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^TestSessionsWorkerProcess$")
+	cmd.Env = append(f.m.home.Environ([]string{"PATH=" + f.path}), append(f.vars, workerDirEnv+"="+f.dir)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || line != "ready 0 \"\"\n" {
+		cmd.Process.Kill()
+		t.Fatalf("the worker said %q (%v)", line, err)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	starts := f.log.pids(t, "start")
+	if len(starts) != 1 {
+		t.Fatalf("servers started: %v", starts)
+	}
+	gone(t, starts[0])
+	groupGone(t, starts[0])
 }
