@@ -4,13 +4,16 @@ package hsymbol
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/textproto"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -80,7 +83,10 @@ func TestClientCallAnswersServerRequestsAndSkipsNotifications(t *testing.T) {
 	c := startClient("fake", cw, cr)
 	defer c.stop()
 	var raw json.RawMessage
-	if err := c.call(t.Context(), "textDocument/definition", map[string]any{}, &raw); err != nil {
+	// The fake answers only after its own request was answered.
+	bounded, stop := context.WithTimeout(t.Context(), time.Minute)
+	defer stop()
+	if err := c.call(bounded, "textDocument/definition", map[string]any{}, &raw); err != nil {
 		t.Fatal(err)
 	}
 	locs, err := parseLocations(raw)
@@ -98,6 +104,58 @@ func TestClientCallAnswersServerRequestsAndSkipsNotifications(t *testing.T) {
 	_ = sw.Close()
 	if err := c.call(t.Context(), "after", nil, nil); err == nil || !strings.Contains(err.Error(), "ended the session") {
 		t.Fatalf("closed stream: %v", err)
+	}
+}
+
+// halvingWriter writes each frame in two parts and lets other goroutines
+// run in between, as an io.Writer may.
+type halvingWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (w *halvingWriter) Write(p []byte) (int, error) {
+	half := len(p) / 2
+	w.part(p[:half])
+	runtime.Gosched()
+	w.part(p[half:])
+	return len(p), nil
+}
+
+func (w *halvingWriter) part(p []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+}
+
+// TestClientFramesStayWhole: concurrent calls and notifications on one
+// connection never interleave their frames.
+func TestClientFramesStayWhole(t *testing.T) {
+	w := &halvingWriter{}
+	c := startClient("fake", w, strings.NewReader(""))
+	defer c.stop()
+	const senders = 16
+	var wg sync.WaitGroup
+	for i := range senders {
+		wg.Go(func() {
+			for range 20 {
+				if err := c.notify("n", map[string]any{"from": i, "pad": strings.Repeat("x", i*50)}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	r := newClient("check", io.Discard, bytes.NewReader(w.buf.Bytes()))
+	n := 0
+	for m := range r.incoming {
+		if m.Method != "n" {
+			t.Fatalf("frame %d is not a whole notification: %+v", n, m)
+		}
+		n++
+	}
+	if n != senders*20 {
+		t.Fatalf("%d whole frames of %d sent", n, senders*20)
 	}
 }
 

@@ -47,7 +47,8 @@ func newFakeRun(t *testing.T, vars ...string) *fakeRun {
 func (f *fakeRun) call(ctx context.Context, cwd string, args ...string) (string, string, int) {
 	var out, errb bytes.Buffer
 	env := testEnv(filepath.Join(f.dir, cwd), &out, &errb, f.path, f.m)
-	env.Environ = append(env.Environ, f.vars...)
+	// The worker exports PWD as the evaluation's cwd, as bash does.
+	env.Environ = append(env.Environ, append(f.vars, "PWD="+env.Dir)...)
 	code := f.pool.Run(ctx, env, append([]string{"hsymbol"}, args...))
 	return out.String(), errb.String(), code
 }
@@ -96,8 +97,8 @@ func TestSessionsOneServerPerRun(t *testing.T) {
 			t.Fatalf("after call %d: servers started %v, want one, running", i+1, starts)
 		}
 	}
-	if n := f.log.count(t, "open "); n != 2 {
-		t.Errorf("%d documents opened, want 2 (main.go once, util.go once): %q", n, f.log.lines(t))
+	if opened, changed := f.log.count(t, "open "), f.log.count(t, "change "); opened != 2 || changed != 0 {
+		t.Errorf("%d documents opened and %d changed, want 2 opened (main.go once, util.go once): %q", opened, changed, f.log.lines(t))
 	}
 	f.pool.Close()
 	if f.log.count(t, "exit") != 1 {
