@@ -83,12 +83,13 @@ func benchRun(b *testing.B, dir string, calls ...[]string) []time.Duration {
 		defer os.RemoveAll(filepath.Dir(home.Dir)) // a cold gopls cache is large
 		environ, roots = home.Environ(environ), []string{home.Dirs["TMPDIR"]}
 	}
-	pool := newSessions(settings{timeout: serverTimeout, limit: MaxOutput, tempRoots: roots})
+	pool := newSessions(settings{tempRoots: roots})
 	defer pool.Close()
 	var took []time.Duration
 	for _, args := range calls {
 		var out, errb bytes.Buffer
-		env := &privcmd.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: dir, Environ: environ}
+		env := &privcmd.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: dir, Environ: environ,
+			Limits: serverLimits()}
 		start := time.Now()
 		code := pool.Run(b.Context(), env, append([]string{"hsymbol"}, args...))
 		took = append(took, time.Since(start))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hpatch-router/internal/testenv"
+	"hpatch-router/shebang"
 	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
@@ -39,7 +40,16 @@ func testEnv(dir string, out, errw *bytes.Buffer, path string, m *machine) *priv
 			environ = append(environ, kv)
 		}
 	}
-	return &privcmd.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errw, Dir: dir, Environ: m.home.Environ(environ)}
+	return &privcmd.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errw, Dir: dir, Environ: m.home.Environ(environ),
+		Limits: serverLimits()}
+}
+
+// serverLimits are hsymbol's limits with the time limit of a cold server
+// on a loaded machine.
+func serverLimits() privcmd.Limits {
+	l := privcmd.Bounds(shebang.Hsymbol)
+	l.Time = serverTimeout
+	return l
 }
 
 // machine is where a test's language server runs: a home where it never
@@ -173,7 +183,7 @@ func TestHsymbolGo(t *testing.T) {
 		before := `"main.go":18:5817 	c.Add(2)` + "\n" + `"main.go":19:4859 	c.Add(3)` + "\n" +
 			`"util/util.go":29:d85f func (c *Counter) Add(n int) {` + "\n"
 		added := "func more(c *Counter) { c.Add(9) }"
-		pool := newSessions(writable.settings(MaxOutput))
+		pool := newSessions(writable.settings())
 		defer pool.Close()
 		for i, want := range []string{before, before + `"util/util.go":44:` + hashOf(added) + " " + added + "\n"} {
 			if i == 1 {
@@ -192,7 +202,7 @@ func TestHsymbolGo(t *testing.T) {
 		env := testEnv(dir, &out, &errb, path, m)
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		pool := newSessions(m.settings(MaxOutput))
+		pool := newSessions(m.settings())
 		defer pool.Close()
 		done := make(chan int, 1)
 		go func() { done <- pool.Run(ctx, env, []string{"hsymbol", "def", "main.go", "17:f2d0", "NewCounter"}) }()
@@ -258,7 +268,7 @@ type shared struct {
 // end leaves none of them, nor anything in their process groups.
 func checkSharedRun(t *testing.T, m *machine, path string, cases []shared, servers int) {
 	t.Helper()
-	pool := newSessions(m.settings(MaxOutput))
+	pool := newSessions(m.settings())
 	defer pool.Close()
 	if left := serverChildren(t); len(left) != 0 {
 		t.Fatalf("servers of earlier runs still run: %v", left)

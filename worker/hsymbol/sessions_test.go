@@ -16,7 +16,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"hpatch-router/worker/privcmd"
 )
@@ -34,7 +33,7 @@ type fakeRun struct {
 
 func newFakeRun(t *testing.T, vars ...string) *fakeRun {
 	m := writableMachine(t)
-	f := &fakeRun{pool: newSessions(m.settings(MaxOutput)), m: m, dir: workspace(t), path: fakeServerPath(t),
+	f := &fakeRun{pool: newSessions(m.settings()), m: m, dir: workspace(t), path: fakeServerPath(t),
 		log: fakeLog(filepath.Join(t.TempDir(), "servers.log"))}
 	// A -race test binary sleeps a second at exit unless told not to.
 	f.vars = append([]string{fakeServerEnv + "=" + string(f.log), "GORACE=atexit_sleep_ms=0"}, vars...)
@@ -304,9 +303,10 @@ func TestSessionsWorkerProcess(t *testing.T) {
 	if dir == "" {
 		t.Skip("only the worker of TestSessionsEndWithAKilledWorker")
 	}
-	pool := newSessions(settings{timeout: time.Minute, limit: MaxOutput, tempRoots: []string{os.Getenv("TMPDIR")}})
+	pool := newSessions(settings{tempRoots: []string{os.Getenv("TMPDIR")}})
 	var out, errb bytes.Buffer
-	env := &privcmd.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: dir, Environ: os.Environ()}
+	env := &privcmd.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: dir, Environ: os.Environ(),
+		Limits: serverLimits()}
 	code := pool.Run(t.Context(), env, []string{"hsymbol", "def", "main.go", "17:f2d0", "NewCounter"})
 	fmt.Printf("ready %d %q\n", code, errb.String())
 	select {} // until killed, the server idle in its session
