@@ -183,3 +183,25 @@ func TestParseLocations(t *testing.T) {
 		})
 	}
 }
+
+// FuzzClientServe: whatever a server writes, serve answers and routes it
+// without panicking, and a call ends with its answer or an error once the
+// stream does.
+func FuzzClientServe(f *testing.F) {
+	frame := func(body string) string { return "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body }
+	f.Add([]byte(frame(`{"jsonrpc":"2.0","id":1,"result":[{"uri":"file:///a.go","range":{"start":{"line":1},"end":{"line":1}}}]}`)))
+	f.Add([]byte(frame(`{"jsonrpc":"2.0","id":"x","method":"workspace/configuration","params":{"items":[1,2]}}`) +
+		frame(`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"no"}}`)))
+	f.Add([]byte(frame(`{"id":1}`) + frame(`{"id":1,"result":null}`)))
+	f.Add([]byte(frame(`{"id":[1],"method":"m","params":{"items":"x"}}`)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := startClient("fuzz", io.Discard, bytes.NewReader(data))
+		defer c.stop()
+		var raw json.RawMessage
+		err := c.call(t.Context(), "textDocument/definition", nil, &raw)
+		if err == nil {
+			_, _ = parseLocations(raw)
+		}
+		<-c.ended
+	})
+}
