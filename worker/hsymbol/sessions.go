@@ -22,7 +22,8 @@ import (
 // the previous call (said in one line), or when the workspace's sources
 // changed on disk since it started (the server would answer from what it
 // read then); in a workspace too large to check, it serves one call. A
-// call that fails other than by the server's own error answer ends it.
+// call that fails other than by the server's own error answer ends it. A
+// new server beyond maxServers ends the least recently used idle one.
 // Close, at the end of the run, ends every server and its process group.
 type Sessions struct {
 	set settings
@@ -31,6 +32,7 @@ type Sessions struct {
 	closed bool
 	slots  map[string]*slot
 	live   map[*session]*use // every session not yet ended
+	takes  int               // calls that took a session, for use.last
 }
 
 // slot is the place of the session for one (server, root, environment).
@@ -39,12 +41,22 @@ type slot struct {
 	s    *session      // guarded by Sessions.mu
 }
 
-// use is how a live session is used: calls in flight, and whether it was
-// replaced (it ends when the last of them does).
+// use is how a live session is used: calls in flight, whether it was
+// replaced (it ends when the last of them does), its slot, and when a call
+// last took it (a count of takes in the run).
 type use struct {
 	calls   int
 	retired bool
+	slot    *slot
+	last    int
 }
+
+// maxServers bounds the servers a run keeps: a script that visits many
+// roots, or changes its environment on every call, must not gather a
+// language server (hundreds of MB each) per question. Four hold gopls,
+// pyright and typescript-language-server for one mixed repository and
+// one more; beyond them the least recently used idle one ends.
+const maxServers = 4
 
 // NewSessions returns the sessions of one run; the run must Close them.
 func NewSessions() *Sessions { return newSessions(settings{}) }
@@ -126,6 +138,7 @@ func (pool *Sessions) acquire(ctx context.Context, env *privcmd.Env, sl *slot, q
 			return nil, false, errClosed
 		}
 	}
+	pool.makeRoom()
 	roots := pool.set.tempRoots
 	if roots == nil {
 		roots = tempRoots(env)
@@ -141,8 +154,34 @@ func (pool *Sessions) acquire(ctx context.Context, env *privcmd.Env, sl *slot, q
 		return nil, false, errClosed
 	}
 	sl.s = s
-	pool.live[s] = &use{calls: 1}
+	pool.takes++
+	pool.live[s] = &use{calls: 1, slot: sl, last: pool.takes}
 	return s, false, nil
+}
+
+// makeRoom ends the least recently used idle server while a new one would
+// make more than maxServers. Servers answering calls are left alone: how
+// many of those run at once is the script's own concurrency.
+func (pool *Sessions) makeRoom() {
+	for {
+		pool.mu.Lock()
+		var oldest *session
+		for s, u := range pool.live {
+			if len(pool.live) >= maxServers && u.calls == 0 && (oldest == nil || u.last < pool.live[oldest].last) {
+				oldest = s
+			}
+		}
+		if oldest == nil {
+			pool.mu.Unlock()
+			return
+		}
+		if sl := pool.live[oldest].slot; sl.s == oldest {
+			sl.s = nil
+		}
+		delete(pool.live, oldest)
+		pool.mu.Unlock()
+		oldest.end(true)
+	}
 }
 
 // changed reports whether s's workspace sources differ from when it
@@ -168,6 +207,8 @@ func (pool *Sessions) take(sl *slot, s *session) bool {
 		return false
 	}
 	u.calls++
+	pool.takes++
+	u.last = pool.takes
 	return true
 }
 

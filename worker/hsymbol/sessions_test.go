@@ -35,8 +35,10 @@ func newFakeRun(t *testing.T, vars ...string) *fakeRun {
 	m := writableMachine(t)
 	f := &fakeRun{pool: newSessions(m.settings()), m: m, dir: workspace(t), path: fakeServerPath(t),
 		log: fakeLog(filepath.Join(t.TempDir(), "servers.log"))}
-	// A -race test binary sleeps a second at exit unless told not to.
-	f.vars = append([]string{fakeServerEnv + "=" + string(f.log), "GORACE=atexit_sleep_ms=0"}, vars...)
+	// A -race test binary, as the fake servers are, sleeps a second at exit
+	// unless told not to.
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	f.vars = append([]string{fakeServerEnv + "=" + string(f.log)}, vars...)
 	t.Cleanup(f.pool.Close)
 	return f
 }
@@ -194,6 +196,42 @@ func TestSessionsRestartOnce(t *testing.T) {
 		}
 		f.checkEnded(t)
 	})
+}
+
+// TestSessionsBoundedServers: a script that changes its environment on
+// every call gets a new server each time, but no more than maxServers of
+// them run; the least recently used idle one is shut down first.
+func TestSessionsBoundedServers(t *testing.T) {
+	f := newFakeRun(t)
+	base := f.vars
+	def := []string{"def", "main.go", "17:f2d0", "NewCounter"}
+	call := func(i int) {
+		t.Helper()
+		f.vars = append(slices.Clip(base), fmt.Sprintf("ROUND=%d", i))
+		if out, errs, code := f.call(t.Context(), "", def...); code != 0 || errs != "" || out != rowNewCounter {
+			t.Fatalf("call %d: exit %d stderr %q stdout %q", i, code, errs, out)
+		}
+	}
+	for i := range maxServers {
+		call(i)
+	}
+	call(0) // the first server is now the most recently used
+	call(maxServers)
+	starts := f.log.pids(t, "start")
+	if len(starts) != maxServers+1 {
+		t.Fatalf("%d servers started, want %d", len(starts), maxServers+1)
+	}
+	gone(t, starts[1]) // the least recently used
+	for i, pid := range starts {
+		if i != 1 && !running(pid) {
+			t.Errorf("server %d (pid %d) was ended, want only the least recently used", i, pid)
+		}
+	}
+	if n := f.log.count(t, "exit"); n != 1 {
+		t.Errorf("%d polite shutdowns, want 1", n)
+	}
+	f.pool.Close()
+	f.checkEnded(t)
 }
 
 func appendTo(t *testing.T, path, text string) {
