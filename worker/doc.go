@@ -9,7 +9,10 @@
 // in-process inside the shell evaluation, through one exec middleware,
 // PrivateCommands, each under its limits from the dispatch table
 // (privcmd.Bounds); no parser runs in the worker itself (inspect_file
-// outlines in a separate, capped process).
+// outlines in a separate, capped process). The run owns hsymbol's
+// language servers (one hsymbol.Sessions per run, shared by its calls) and
+// ends them first when the evaluation is over, before it looks for what
+// the script left running, so neither report counts them.
 //
 // # Router side
 //

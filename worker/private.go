@@ -26,13 +26,14 @@ type privateCommand struct {
 }
 
 // privateCommands is the dispatch table of the private commands the shell
-// evaluation runs in-process, each with its limits (privcmd.Bounds).
-// Nothing by these names exists on disk.
-func privateCommands() map[string]privateCommand {
+// evaluation runs in-process, each with its limits (privcmd.Bounds);
+// hsymbol's calls share symbols' language servers. Nothing by these names
+// exists on disk.
+func privateCommands(symbols *hsymbol.Sessions) map[string]privateCommand {
 	return map[string]privateCommand{
 		shebang.Hread:       {hread.Run, privcmd.Bounds(shebang.Hread)},
 		shebang.Hgrep:       {hgrep.Run, privcmd.Bounds(shebang.Hgrep)},
-		shebang.Hsymbol:     {hsymbol.Run, privcmd.Bounds(shebang.Hsymbol)},
+		shebang.Hsymbol:     {symbols.Run, privcmd.Bounds(shebang.Hsymbol)},
 		shebang.InspectFile: {inspect.Run, privcmd.Bounds(shebang.InspectFile)},
 	}
 }
@@ -43,9 +44,10 @@ func privateCommands() map[string]privateCommand {
 // redirections and pipes),
 // directory and exported environment; any other command goes to next.
 // scripts is the thread's retained-script directory for @shell/<id>
-// references, or nil.
-func PrivateCommands(scripts *os.Root) func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
-	cmds := privateCommands()
+// references, or nil; symbols are the language-server sessions of the
+// run, which the caller closes when the evaluation is over.
+func PrivateCommands(scripts *os.Root, symbols *hsymbol.Sessions) func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+	cmds := privateCommands(symbols)
 	return func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 		return func(ctx context.Context, args []string) error {
 			c, ok := cmds[args[0]]

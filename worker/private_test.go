@@ -12,7 +12,7 @@ import (
 // never send a call to one as a direct native command: every entry of the
 // dispatch table is one shebang keeps off the direct path.
 func TestPrivateCommandsAreNeverDirect(t *testing.T) {
-	for name := range privateCommands() {
+	for name := range privateCommands(nil) {
 		p, err := shebang.Translate(name+" x", shebang.Options{})
 		if err != nil || p.Kind == shebang.KindDirect || !shebang.IsPrivateCommand(name) {
 			t.Errorf("%s: plan %+v, err %v; want a worker call", name, p, err)
@@ -24,7 +24,7 @@ func TestPrivateCommandsAreNeverDirect(t *testing.T) {
 // refuses everything, so a command added without privcmd.Bounds fails here
 // instead of in use.
 func TestPrivateCommandsAreBounded(t *testing.T) {
-	for name, c := range privateCommands() {
+	for name, c := range privateCommands(nil) {
 		if l := c.limits; l.Input <= 0 || l.Output <= 0 || l.Time <= 0 {
 			t.Errorf("%s runs under %+v", name, l)
 		}

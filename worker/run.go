@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"mvdan.cc/sh/v3/interp"
+
+	"hpatch-router/worker/hsymbol"
 )
 
 // Exit statuses of the worker besides the script's own.
@@ -46,7 +48,8 @@ type run struct {
 	out            *output
 	procs          *procs
 	scripts        *os.Root
-	private        func(interp.ExecHandlerFunc) interp.ExecHandlerFunc // PrivateCommands(scripts)
+	symbols        *hsymbol.Sessions                                   // hsymbol's language servers, ended by complete
+	private        func(interp.ExecHandlerFunc) interp.ExecHandlerFunc // PrivateCommands(scripts, symbols)
 
 	once     sync.Once
 	tstpOnce sync.Once
@@ -74,7 +77,8 @@ func newRun(stdin, stdout, stderr *os.File, opts ...runOption) (*run, error) {
 	for _, o := range opts {
 		o(r)
 	}
-	r.private = PrivateCommands(r.scripts)
+	r.symbols = hsymbol.NewSessions()
+	r.private = PrivateCommands(r.scripts, r.symbols)
 	var err error
 	if r.stdout, err = r.out.newStream(stdout); err != nil {
 		return nil, err
@@ -187,11 +191,14 @@ func (r *run) await(done <-chan int) int {
 }
 
 // complete ends the run after the evaluation returned with status: records
-// it (unless something else ended the run first), terminates whatever the
-// script left running, drains the output within a bound, writes the one
+// it (unless something else ended the run first), ends hsymbol's language
+// servers, terminates whatever the script left running, drains the output within a bound, writes the one
 // line that explains a non-exit outcome, and returns the exit status.
 func (r *run) complete(status int) int {
 	r.finish("exit", status, 0)
+	// Language servers are the run's own, not the script's: they end
+	// first, so neither the leftover nor the detached report counts them.
+	r.symbols.Close()
 	leftover := r.procs.stop(syscall.SIGTERM)
 	detached := r.procs.stopOrphans()
 	r.stdout.closeWriter()

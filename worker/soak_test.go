@@ -167,6 +167,17 @@ func leftovers(sessions []int, marker string) []int {
 	for _, s := range sessions {
 		in[s] = true
 	}
+	return liveProcs(func(pid int, stat []string) bool {
+		sid, _ := strconv.Atoi(stat[3])
+		env, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		return in[sid] || strings.Contains(string(env), marker+"\x00")
+	})
+}
+
+// liveProcs lists the running (not zombie) processes that match accepts;
+// stat are the fields of /proc/PID/stat after the command name (state,
+// ppid, pgrp, session, …).
+func liveProcs(match func(pid int, stat []string) bool) []int {
 	entries, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, ent := range entries {
@@ -180,12 +191,7 @@ func leftovers(sessions []int, marker string) []int {
 		}
 		s := string(stat)
 		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) < 4 || f[0] == "Z" {
-			continue
-		}
-		sid, _ := strconv.Atoi(f[3])
-		env, _ := os.ReadFile("/proc/" + ent.Name() + "/environ")
-		if in[sid] || strings.Contains(string(env), marker+"\x00") {
+		if len(f) >= 4 && f[0] != "Z" && match(pid, f) {
 			pids = append(pids, pid)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hpatch-router/internal/testenv"
+	"hpatch-router/shebang"
 	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
@@ -21,6 +22,13 @@ import (
 // gopls or pyright on a loaded two-core CI machine may need more than 30 s,
 // and a slow machine is not what these tests are about.
 const serverTimeout = 3 * time.Minute
+
+// run is one hsymbol call in a run of its own: its sessions end with it.
+func run(ctx context.Context, env *privcmd.Env, args []string, set settings) int {
+	sessions := newSessions(set)
+	defer sessions.Close()
+	return sessions.Run(ctx, env, args)
+}
 
 // testEnv is the private command environment of a shell in dir: the test
 // process's environment with PATH set to path and m's HOME, XDG_* and
@@ -32,7 +40,16 @@ func testEnv(dir string, out, errw *bytes.Buffer, path string, m *machine) *priv
 			environ = append(environ, kv)
 		}
 	}
-	return &privcmd.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errw, Dir: dir, Environ: m.home.Environ(environ)}
+	return &privcmd.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errw, Dir: dir, Environ: m.home.Environ(environ),
+		Limits: serverLimits()}
+}
+
+// serverLimits are hsymbol's limits with the time limit of a cold server
+// on a loaded machine.
+func serverLimits() privcmd.Limits {
+	l := privcmd.Bounds(shebang.Hsymbol)
+	l.Time = serverTimeout
+	return l
 }
 
 // machine is where a test's language server runs: a home where it never
@@ -144,17 +161,73 @@ func TestHsymbolGo(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q", code, errb.String())
 			}
 			m.checkCleanedUp(t)
-			if strings.HasPrefix(tc.want, "/") {
-				if !strings.HasPrefix(out.String(), `"/`) || !strings.Contains(out.String(), tc.want) {
-					t.Fatalf("stdout %q", out.String())
-				}
-				return
-			}
-			if out.String() != tc.want {
+			if !printed(out.String(), tc.want) {
 				t.Fatalf("stdout\n%s\nwant\n%s", out.String(), tc.want)
 			}
 		})
 	}
+	t.Run("one run: one gopls answers every call as separate runs did", func(t *testing.T) {
+		var cases []shared
+		for _, tc := range tests {
+			if !tc.readOnly {
+				cases = append(cases, shared{filepath.Join(dir, tc.cwd), tc.args, tc.want})
+			}
+		}
+		checkSharedRun(t, writable, path, cases, 1)
+	})
+	t.Run("one run: a file changed between calls is in the next answer", func(t *testing.T) {
+		// gopls is not told of changes on disk to files it has not opened:
+		// the same server would still answer from what it read first.
+		dir := workspace(t)
+		refs := []string{"refs", "main.go", "18:5817", "Add"}
+		before := `"main.go":18:5817 	c.Add(2)` + "\n" + `"main.go":19:4859 	c.Add(3)` + "\n" +
+			`"util/util.go":29:d85f func (c *Counter) Add(n int) {` + "\n"
+		added := "func more(c *Counter) { c.Add(9) }"
+		pool := newSessions(writable.settings())
+		defer pool.Close()
+		for i, want := range []string{before, before + `"util/util.go":44:` + hashOf(added) + " " + added + "\n"} {
+			if i == 1 {
+				appendTo(t, filepath.Join(dir, "util", "util.go"), "\n"+added+"\n")
+			}
+			var out, errb bytes.Buffer
+			code := pool.Run(t.Context(), testEnv(dir, &out, &errb, path, writable), append([]string{"hsymbol"}, refs...))
+			if code != 0 || errb.Len() != 0 || out.String() != want {
+				t.Fatalf("call %d: exit %d stderr %q stdout\n%s\nwant\n%s", i+1, code, errb.String(), out.String(), want)
+			}
+		}
+	})
+	t.Run("cancellation mid-call stops gopls and its go list", func(t *testing.T) {
+		m := writableMachine(t) // cold: the call lasts
+		var out, errb bytes.Buffer
+		env := testEnv(dir, &out, &errb, path, m)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		pool := newSessions(m.settings())
+		defer pool.Close()
+		done := make(chan int, 1)
+		go func() { done <- pool.Run(ctx, env, []string{"hsymbol", "def", "main.go", "17:f2d0", "NewCounter"}) }()
+		// Mid-call: gopls runs and has started something in its group (go
+		// list loading the workspace into a cold cache).
+		var server []int
+		for len(server) == 0 || len(groupMembers(server[0])) < 2 {
+			select {
+			case code := <-done:
+				t.Fatalf("the call ended (exit %d, stderr %q) before gopls started anything", code, errb.String())
+			case <-time.After(10 * time.Millisecond):
+			}
+			server = serverChildren(t)
+		}
+		group := groupMembers(server[0])
+		cancel()
+		if code := <-done; code != 1 || !strings.Contains(errb.String(), "in time: context canceled") {
+			t.Fatalf("exit %d stderr %q", code, errb.String())
+		}
+		for _, pid := range group {
+			gone(t, pid)
+		}
+		groupGone(t, server[0])
+		m.checkCleanedUp(t)
+	})
 	t.Run("output bound keeps whole rows and says so", func(t *testing.T) {
 		var out, errb bytes.Buffer
 		env := testEnv(dir, &out, &errb, path, writable)
@@ -168,6 +241,59 @@ func TestHsymbolGo(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(writable.home.Dirs["XDG_CACHE_HOME"], "gopls")); err != nil {
 		t.Errorf("gopls's cache was not kept in the writable XDG_CACHE_HOME: %v", err)
 	}
+}
+
+// printed reports whether stdout is want, or for a want starting with "/"
+// (a location outside the workspace, which depends on the machine), one
+// absolute row containing it.
+func printed(stdout, want string) bool {
+	if strings.HasPrefix(want, "/") {
+		return strings.HasPrefix(stdout, `"/`) && strings.Contains(stdout, want)
+	}
+	return stdout == want
+}
+
+// shared is one call of a shared run: the shell's cwd, the arguments and
+// the exact stdout separate runs print.
+type shared struct {
+	cwd  string
+	args []string
+	want string
+}
+
+// checkSharedRun makes cases the calls of one run on m and checks that
+// each prints what it printed in a run of its own, that servers language
+// servers were started for all of them (the test process's children, the
+// same ones after every call once all have started) and that the run's
+// end leaves none of them, nor anything in their process groups.
+func checkSharedRun(t *testing.T, m *machine, path string, cases []shared, servers int) {
+	t.Helper()
+	pool := newSessions(m.settings())
+	defer pool.Close()
+	if left := serverChildren(t); len(left) != 0 {
+		t.Fatalf("servers of earlier runs still run: %v", left)
+	}
+	seen := map[int]bool{}
+	for i, c := range cases {
+		var out, errb bytes.Buffer
+		code := pool.Run(t.Context(), testEnv(c.cwd, &out, &errb, path, m), append([]string{"hsymbol"}, c.args...))
+		if code != 0 || errb.Len() != 0 || !printed(out.String(), c.want) {
+			t.Fatalf("call %d %q: exit %d stderr %q stdout\n%s\nwant\n%s", i+1, c.args, code, errb.String(), out.String(), c.want)
+		}
+		for _, pid := range serverChildren(t) {
+			seen[pid] = true
+		}
+	}
+	running := serverChildren(t)
+	if len(seen) != servers || len(running) != servers {
+		t.Fatalf("%d language servers started and %d running after %d calls, want %d", len(seen), len(running), len(cases), servers)
+	}
+	pool.Close()
+	for pid := range seen {
+		gone(t, pid)
+		groupGone(t, pid)
+	}
+	m.checkCleanedUp(t)
 }
 
 func TestHsymbolErrors(t *testing.T) {
@@ -273,6 +399,16 @@ func TestHsymbolPythonAndTypeScript(t *testing.T) {
 			want: `"js/app.js":15:5f93 function makeStore() {` + "\n" + `"js/app.js":16:e578   return new Store();` + "\n" +
 				`"js/app.js":17:d10b }` + "\n"},
 	}
+	t.Run("one run: one server per language answers every call as separate runs did", func(t *testing.T) {
+		var cases []shared
+		servers := map[string]bool{}
+		for _, tc := range tests {
+			testenv.NeedTool(t, tc.server)
+			servers[tc.server] = true
+			cases = append(cases, shared{dir, tc.args, tc.want})
+		}
+		checkSharedRun(t, readOnlyMachine(t), path, cases, len(servers))
+	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			testenv.NeedTool(t, tc.server)

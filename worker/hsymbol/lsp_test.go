@@ -4,13 +4,16 @@ package hsymbol
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/textproto"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -77,10 +80,13 @@ func TestClientCallAnswersServerRequestsAndSkipsNotifications(t *testing.T) {
 		"textDocument/definition": `{"uri":"file:///w/a.go","range":{"start":{"line":3,"character":0},"end":{"line":5,"character":1}}}`,
 		"slow":                    "",
 	})
-	c := newClient("fake", cw, cr)
+	c := startClient("fake", cw, cr)
 	defer c.stop()
 	var raw json.RawMessage
-	if err := c.call(t.Context(), "textDocument/definition", map[string]any{}, &raw); err != nil {
+	// The fake answers only after its own request was answered.
+	bounded, stop := context.WithTimeout(t.Context(), time.Minute)
+	defer stop()
+	if err := c.call(bounded, "textDocument/definition", map[string]any{}, &raw); err != nil {
 		t.Fatal(err)
 	}
 	locs, err := parseLocations(raw)
@@ -98,6 +104,58 @@ func TestClientCallAnswersServerRequestsAndSkipsNotifications(t *testing.T) {
 	_ = sw.Close()
 	if err := c.call(t.Context(), "after", nil, nil); err == nil || !strings.Contains(err.Error(), "ended the session") {
 		t.Fatalf("closed stream: %v", err)
+	}
+}
+
+// halvingWriter writes each frame in two parts and lets other goroutines
+// run in between, as an io.Writer may.
+type halvingWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (w *halvingWriter) Write(p []byte) (int, error) {
+	half := len(p) / 2
+	w.part(p[:half])
+	runtime.Gosched()
+	w.part(p[half:])
+	return len(p), nil
+}
+
+func (w *halvingWriter) part(p []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+}
+
+// TestClientFramesStayWhole: concurrent calls and notifications on one
+// connection never interleave their frames.
+func TestClientFramesStayWhole(t *testing.T) {
+	w := &halvingWriter{}
+	c := startClient("fake", w, strings.NewReader(""))
+	defer c.stop()
+	const senders = 16
+	var wg sync.WaitGroup
+	for i := range senders {
+		wg.Go(func() {
+			for range 20 {
+				if err := c.notify("n", map[string]any{"from": i, "pad": strings.Repeat("x", i*50)}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	r := newClient("check", io.Discard, bytes.NewReader(w.buf.Bytes()))
+	n := 0
+	for m := range r.incoming {
+		if m.Method != "n" {
+			t.Fatalf("frame %d is not a whole notification: %+v", n, m)
+		}
+		n++
+	}
+	if n != senders*20 {
+		t.Fatalf("%d whole frames of %d sent", n, senders*20)
 	}
 }
 
@@ -124,4 +182,26 @@ func TestParseLocations(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzClientServe: whatever a server writes, serve answers and routes it
+// without panicking, and a call ends with its answer or an error once the
+// stream does.
+func FuzzClientServe(f *testing.F) {
+	frame := func(body string) string { return "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body }
+	f.Add([]byte(frame(`{"jsonrpc":"2.0","id":1,"result":[{"uri":"file:///a.go","range":{"start":{"line":1},"end":{"line":1}}}]}`)))
+	f.Add([]byte(frame(`{"jsonrpc":"2.0","id":"x","method":"workspace/configuration","params":{"items":[1,2]}}`) +
+		frame(`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"no"}}`)))
+	f.Add([]byte(frame(`{"id":1}`) + frame(`{"id":1,"result":null}`)))
+	f.Add([]byte(frame(`{"id":[1],"method":"m","params":{"items":"x"}}`)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := startClient("fuzz", io.Discard, bytes.NewReader(data))
+		defer c.stop()
+		var raw json.RawMessage
+		err := c.call(t.Context(), "textDocument/definition", nil, &raw)
+		if err == nil {
+			_, _ = parseLocations(raw)
+		}
+		<-c.ended
+	})
 }

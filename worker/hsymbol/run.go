@@ -17,20 +17,18 @@ import (
 	"hpatch-router/worker/privcmd"
 )
 
-// Run is the private command hsymbol; args[0] is the command name.
-// env.Limits bound it: Input the document read and sent to the server,
-// Time the whole command (the server is killed at the deadline), Output
-// the rows; def's declarations are outlined under inspect_file's limits.
-func Run(ctx context.Context, env *privcmd.Env, args []string) int {
-	return run(ctx, env, args, settings{tempRoots: tempRoots(env)})
-}
-
 // settings are Run's places, which tests change.
 type settings struct {
-	tempRoots []string // candidate parents of the server's private directory
+	tempRoots []string // candidate parents of the server's private directory; nil: tempRoots(env)
 }
 
-func run(ctx context.Context, env *privcmd.Env, args []string, set settings) int {
+// Run is the private command hsymbol; args[0] is the command name. The
+// calls of one run share its language servers (Sessions). env.Limits bound
+// it: Input the document read and sent to the server, Time the whole
+// command (a server start included; the server is killed at the deadline),
+// Output the rows; def's declarations are outlined under inspect_file's
+// limits.
+func (pool *Sessions) Run(ctx context.Context, env *privcmd.Env, args []string) int {
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(env.Stderr, "hsymbol: %s\n", hgrep.OneLine(fmt.Sprintf(format, a...)))
 		return code
@@ -82,18 +80,13 @@ func run(ctx context.Context, env *privcmd.Env, args []string, set settings) int
 	if err != nil {
 		return fail(127, "%s (the %s language server) is not on PATH; install it: %s", srv.name, lang, srv.install)
 	}
-	dirs, err := newServerDirs(env, srv, set.tempRoots)
-	if err != nil {
-		return fail(1, "%v", err)
-	}
-	defer dirs.remove()
 	method := "textDocument/definition"
 	if req.op == "refs" {
 		method = "textDocument/references"
 	}
 	root := workspaceRoot(srv, file, env.Dir)
-	locs, err := ask(ctx, query{
-		srv: srv, bin: bin, environ: dirs.environ, root: root, options: initOptions(env, srv, root),
+	locs, err := pool.ask(ctx, env, query{
+		srv: srv, bin: bin, root: root, options: initOptions(env, srv, root),
 		file: file, text: data,
 		method: method, line: req.line - 1, char: utf16Column(line, col),
 	})

@@ -18,6 +18,7 @@ type server struct {
 	languageID string   // LSP languageId of the opened document
 	install    string   // how to get the server, for the error naming it
 	markers    []string // files that mark a workspace root, nearest first
+	sources    []string // name suffixes of the files it reads (tree.go)
 }
 
 // serverFor returns the server for an inspect language name.
@@ -26,16 +27,19 @@ func serverFor(lang string) (server, bool) {
 	case "go":
 		return server{name: "gopls", languageID: "go",
 			install: "go install golang.org/x/tools/gopls@latest",
-			markers: []string{"go.work", "go.mod"}}, true
+			markers: []string{"go.work", "go.mod"},
+			sources: []string{".go", "go.mod", "go.sum", "go.work", "go.work.sum"}}, true
 	case "python":
 		return server{name: "pyright-langserver", args: []string{"--stdio"}, languageID: "python",
 			install: "npm install -g pyright",
-			markers: []string{"pyrightconfig.json", "pyproject.toml", "setup.py", "setup.cfg"}}, true
+			markers: []string{"pyrightconfig.json", "pyproject.toml", "setup.py", "setup.cfg"},
+			sources: []string{".py", ".pyi", "pyrightconfig.json", "pyproject.toml", "setup.cfg"}}, true
 	case "javascript", "typescript", "tsx":
 		id := map[string]string{"javascript": "javascript", "typescript": "typescript", "tsx": "typescriptreact"}[lang]
 		return server{name: "typescript-language-server", args: []string{"--stdio"}, languageID: id,
 			install: "npm install -g typescript-language-server typescript",
-			markers: []string{"tsconfig.json", "jsconfig.json", "package.json"}}, true
+			markers: []string{"tsconfig.json", "jsconfig.json", "package.json"},
+			sources: []string{".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".json"}}, true
 	}
 	return server{}, false
 }

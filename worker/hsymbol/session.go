@@ -5,8 +5,11 @@ package hsymbol
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -18,6 +21,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"hpatch-router/worker/privcmd"
 )
 
 // location is one answer of the server: a file and a 0-based line range.
@@ -31,7 +36,6 @@ type location struct {
 type query struct {
 	srv     server
 	bin     string         // the server's executable
-	environ []string       // the server's environment (serverDirs)
 	root    string         // workspace root
 	options map[string]any // initializationOptions, or nil
 	file    string         // absolute path of the document
@@ -41,70 +45,90 @@ type query struct {
 	char    int            // UTF-16 units
 }
 
-// ask runs one LSP session: initialize, open the document, ask, shut down.
-func ask(ctx context.Context, q query) ([]location, error) {
-	cmd := exec.CommandContext(ctx, q.bin, q.srv.args...)
+// session is one running language server for one workspace root. The
+// hsymbol calls of a run that ask the same server about the same root
+// share it (Sessions); it ends with the run, or earlier when a call fails
+// or the workspace changed.
+type session struct {
+	srv    server
+	root   string
+	cmd    *exec.Cmd
+	stdin  io.Closer
+	c      *client
+	stderr *tail
+	dirs   *serverDirs
+	exited chan struct{} // closed when the server's leader has exited (not yet reaped)
+	tree   tree          // the workspace's source files when the server started
+
+	docMu sync.Mutex // a document is opened or changed before any request about it
+	docs  map[string]document
+
+	mu     sync.Mutex // reaped, so no signal reaches a reused group id
+	reaped bool
+
+	endOnce sync.Once
+}
+
+// document is what the server holds of an open file.
+type document struct {
+	version int
+	sum     [sha256.Size]byte
+}
+
+// startSession starts q's server in q.root with the writable directories
+// env needs (roots: candidate parents of its private directory) and
+// initializes it within ctx.
+func startSession(ctx context.Context, env *privcmd.Env, q query, roots []string) (*session, error) {
+	// The snapshot comes first: a file changed after it is a reason to
+	// restart, whatever the server already read.
+	tree, err := snapshotTree(ctx, q.root, q.srv)
+	if err != nil {
+		return nil, err
+	}
+	dirs, err := newServerDirs(env, q.srv, roots)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(q.bin, q.srv.args...)
 	cmd.Dir = q.root
 	// gopls (through golang.org/x/telemetry) forks a setsid'd crash-monitor
 	// and upload sidecar unless GO_TELEMETRY_CHILD says it is already one;
-	// a one-shot query must not leave that behind in the user's shell.
-	cmd.Env = append(slices.Clip(q.environ), "GO_TELEMETRY_CHILD=2")
+	// a query must not leave that behind in the user's shell.
+	cmd.Env = append(slices.Clip(dirs.environ), "GO_TELEMETRY_CHILD=2")
 	// The server leads its own process group so everything it started
-	// (gopls runs `go list`, tsserver forks a type checker) ends with it.
+	// (gopls runs `go list`, tsserver forks a type checker) ends with it;
+	// if the worker dies without ending the run, the server dies too
+	// (privcmd.Start).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = 2 * time.Second
-	var stderr tail
-	cmd.Stderr = &stderr
+	s := &session{srv: q.srv, root: q.root, cmd: cmd, stderr: &tail{}, dirs: dirs, tree: tree,
+		exited: make(chan struct{}), docs: map[string]document{}}
+	cmd.Stderr = s.stderr
 	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
+	if err == nil {
+		s.stdin = stdin
+		var stdout io.Reader
+		if stdout, err = cmd.StdoutPipe(); err == nil {
+			if err = privcmd.Start(cmd); err == nil {
+				s.c = startClient(q.srv.name, stdin, stdout)
+			}
+		}
 	}
-	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
+		dirs.remove()
 		return nil, fmt.Errorf("cannot start %s: %v", q.srv.name, err)
 	}
-	c := newClient(q.srv.name, stdin, stdout)
-	grace := time.Duration(0) // how long a server may take to exit by itself
-	defer func() {
-		c.stop()
-		exited := make(chan struct{})
-		go func() { waitExited(cmd.Process.Pid); close(exited) }()
-		select {
-		case <-exited:
-		case <-time.After(grace):
-			_ = killGroup(cmd)
-			<-exited
-		}
-		// The leader has exited but is not reaped: as a zombie it keeps its
-		// pid, so the group id still names our group while we end what the
-		// server left in it. Only then is it reaped.
-		_ = killGroup(cmd)
-		_ = cmd.Wait()
-	}()
-	locs, err := converse(ctx, c, q)
-	if err != nil {
-		if last := stderr.last(); last != "" {
-			err = fmt.Errorf("%v (%s said: %s)", err, q.srv.name, last)
-		}
-		return nil, err
+	go func() { waitExited(cmd.Process.Pid); close(s.exited) }()
+	stop := context.AfterFunc(ctx, s.kill)
+	defer stop()
+	if err := s.initialize(ctx, q); err != nil {
+		s.end(false)
+		return nil, s.explain(err)
 	}
-	// A polite end: the server gets a moment to exit; one that lingers is
-	// killed by the deferred cleanup.
-	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	if c.call(sctx, "shutdown", nil, nil) == nil {
-		_ = c.notify("exit", nil)
-		grace = time.Second
-	}
-	_ = stdin.Close()
-	return locs, nil
+	return s, nil
 }
 
-func converse(ctx context.Context, c *client, q query) ([]location, error) {
+func (s *session) initialize(ctx context.Context, q query) error {
 	rootURI := fileURI(q.root)
 	init := map[string]any{
 		"processId":        os.Getpid(),
@@ -125,18 +149,20 @@ func converse(ctx context.Context, c *client, q query) ([]location, error) {
 	if q.options != nil {
 		init["initializationOptions"] = q.options
 	}
-	if err := c.call(ctx, "initialize", init, nil); err != nil {
-		return nil, err
+	if err := s.c.call(ctx, "initialize", init, nil); err != nil {
+		return err
 	}
-	if err := c.notify("initialized", map[string]any{}); err != nil {
-		return nil, err
-	}
+	return s.c.notify("initialized", map[string]any{})
+}
+
+// ask puts q to the running server: the document is opened (or updated)
+// first. ctx ending before the answer kills the server.
+func (s *session) ask(ctx context.Context, q query) ([]location, error) {
+	stop := context.AfterFunc(ctx, s.kill)
+	defer stop()
 	docURI := fileURI(q.file)
-	open := map[string]any{"textDocument": map[string]any{
-		"uri": docURI, "languageId": q.srv.languageID, "version": 1, "text": string(q.text),
-	}}
-	if err := c.notify("textDocument/didOpen", open); err != nil {
-		return nil, err
+	if err := s.open(docURI, q.text); err != nil {
+		return nil, s.explain(fmt.Errorf("%s stopped reading: %v", s.srv.name, err))
 	}
 	params := map[string]any{
 		"textDocument": map[string]any{"uri": docURI},
@@ -146,10 +172,106 @@ func converse(ctx context.Context, c *client, q query) ([]location, error) {
 		params["context"] = map[string]any{"includeDeclaration": true}
 	}
 	var raw json.RawMessage
-	if err := c.call(ctx, q.method, params, &raw); err != nil {
-		return nil, err
+	if err := s.c.call(ctx, q.method, params, &raw); err != nil {
+		return nil, s.explain(err)
 	}
 	return parseLocations(raw)
+}
+
+// open sends text as the document's content unless the server already
+// holds exactly that: didOpen the first time, a full didChange after.
+func (s *session) open(uri string, text []byte) error {
+	s.docMu.Lock()
+	defer s.docMu.Unlock()
+	sum := sha256.Sum256(text)
+	d, known := s.docs[uri]
+	if known && d.sum == sum {
+		return nil
+	}
+	var err error
+	if !known {
+		err = s.c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+			"uri": uri, "languageId": s.srv.languageID, "version": 1, "text": string(text)}})
+		d.version = 1
+	} else {
+		d.version++
+		err = s.c.notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": uri, "version": d.version},
+			"contentChanges": []any{map[string]any{"text": string(text)}}})
+	}
+	if err == nil {
+		d.sum = sum
+		s.docs[uri] = d
+	}
+	return err
+}
+
+// explain adds the server's last stderr line to a failure, which often
+// says why (a missing module, a crash).
+func (s *session) explain(err error) error {
+	var answer *responseError
+	if errors.As(err, &answer) {
+		return err
+	}
+	if last := s.stderr.last(); last != "" {
+		return fmt.Errorf("%v (%s said: %s)", err, s.srv.name, last)
+	}
+	return err
+}
+
+// alive reports whether the server is still running and talking.
+func (s *session) alive() bool {
+	select {
+	case <-s.exited:
+		return false
+	case <-s.c.ended:
+		return false
+	default:
+		return true
+	}
+}
+
+// end stops the server once: politely (shutdown, exit, a second to go by
+// itself) when asked and it is alive, then its whole process group is
+// killed and the leader reaped; the private directory goes last.
+func (s *session) end(polite bool) {
+	s.endOnce.Do(func() {
+		grace := time.Duration(0)
+		if polite && s.alive() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			if s.c.call(ctx, "shutdown", nil, nil) == nil && s.c.notify("exit", nil) == nil {
+				grace = time.Second
+			}
+			cancel()
+		}
+		_ = s.stdin.Close()
+		select {
+		case <-s.exited:
+		case <-time.After(grace):
+			s.kill()
+			<-s.exited
+		}
+		// The leader has exited but is not reaped: as a zombie it keeps its
+		// pid, so the group id still names our group while we end what the
+		// server left in it. Only then is it reaped.
+		s.mu.Lock()
+		_ = killGroup(s.cmd)
+		s.reaped = true
+		s.mu.Unlock()
+		_ = s.cmd.Wait()
+		s.c.stop()
+		s.dirs.remove()
+	})
+}
+
+// kill ends the server's process group at once (a call ran out of time or
+// was cancelled); end still reaps it.
+func (s *session) kill() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.reaped {
+		_ = killGroup(s.cmd)
+	}
 }
 
 // parseLocations reads Location | Location[] | LocationLink[] | null.

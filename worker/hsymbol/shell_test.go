@@ -15,6 +15,7 @@ import (
 
 	"hpatch-router/internal/testenv"
 	"hpatch-router/worker"
+	"hpatch-router/worker/hsymbol"
 	"hpatch-router/worker/internal/workspacetest"
 )
 
@@ -60,11 +61,13 @@ hgrep --multiline x || echo "status $?"
 	}
 	// Both sides of a pipeline write stderr concurrently, as in a shell.
 	var out, errb lockedBuffer
+	symbols := hsymbol.NewSessions()
+	defer symbols.Close()
 	r, err := interp.New(
 		interp.StdIO(nil, &out, &errb),
 		interp.Dir(dir),
 		interp.Env(expand.ListEnviron(os.Environ()...)),
-		interp.ExecHandlers(worker.PrivateCommands(nil)),
+		interp.ExecHandlers(worker.PrivateCommands(nil, symbols)),
 	)
 	if err != nil {
 		t.Fatal(err)
