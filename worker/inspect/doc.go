@@ -4,8 +4,12 @@
 // reading the file.
 //
 // Parsers, one file each (run only in the outline process, see below): Go
-// through go/parser (golang.go); Markdown through goldmark with YAML front
-// matter through go.yaml.in/yaml/v3 (markdown.go); JSON by streaming encoding/json tokens (jsonfile.go); Python, JavaScript
+// through go/parser (golang.go); Markdown by a one-pass CommonMark block
+// scanner (markdown.go, mdblocks.go; heading text by CommonMark's inline
+// rules, mdinline.go) with YAML front matter read by a top-level mapping
+// scanner (frontmatter.go) — no Markdown or YAML library, whose package
+// tables every start of this executable would initialise; JSON by
+// streaming encoding/json tokens (jsonfile.go); Python, JavaScript
 // and TypeScript through tree-sitter grammars (treesitter.go, cgo builds;
 // without cgo those languages get metadata and an empty outline). Positions
 // come from byte offsets mapped onto the project's rows (LF, CRLF and lone

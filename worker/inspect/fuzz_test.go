@@ -43,6 +43,8 @@ func FuzzOutlineMarkdown(f *testing.F) {
 	f.Add([]byte("---\n: : :\n---\n"))
 	f.Add([]byte("#\n\n    # code\n```\n# fenced\n```\n"))
 	f.Add([]byte("> # quoted\n- # in list\n"))
+	f.Add([]byte("- - - x\n\n  \t# tab\n[a]: /u 't'\n===\n# [a] *b _c_* `d` <e@f.g> <h i=\"j\">\n"))
+	f.Add([]byte("---\n? k\n: v\nl:\n- a\nq: \"x\n  y\"\n---\n<!--\n# no\n-->\n~~~\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { checkOutline(t, "f.md", data) })
 }
 
