@@ -9,9 +9,11 @@
 // rules, mdinline.go) with YAML front matter read by a top-level mapping
 // scanner (frontmatter.go) — no Markdown or YAML library, whose package
 // tables every start of this executable would initialise; JSON by
-// streaming encoding/json tokens (jsonfile.go); Python, JavaScript
-// and TypeScript through tree-sitter grammars (treesitter.go, cgo builds;
-// without cgo those languages get metadata and an empty outline). Positions
+// streaming encoding/json tokens (jsonfile.go); Python by a tokenizer
+// that follows tree-sitter's indentation rules (python.go,
+// python_outline.go); JavaScript and TypeScript through tree-sitter
+// grammars (treesitter.go, cgo builds; without cgo those languages get
+// metadata and an empty outline). Positions
 // come from byte offsets mapped onto the project's rows (LF, CRLF and lone
 // CR end a line; lines.go), never from a parser's own line counting.
 //

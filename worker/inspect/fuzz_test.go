@@ -55,6 +55,13 @@ func FuzzOutlineGo(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkOutline(t, "f.go", data) })
 }
 
+func FuzzOutlinePython(f *testing.F) {
+	f.Add([]byte("@d\nclass A(B):\n    def m(self): return f'{x!r:>{w}}'\n    # c\n  y = (1,\ndef g():\n\tpass\n"))
+	f.Add([]byte("x = '''\n\\\n\ny = f\"{\"'\"}\" rb'\\''; z: int\nfrom .. import (a,\n b) \\\n# c\n"))
+	f.Add([]byte("\ufeffdef (:\n[{(\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkOutline(t, "f.py", data) })
+}
+
 func FuzzOutlineTreeSitter(f *testing.F) {
 	f.Add([]byte("class A:\n    def m(self):\n        pass\n"), false)
 	f.Add([]byte("export class C { m() {} }\r\nconst f = () => 1;\r"), true)

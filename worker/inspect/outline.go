@@ -78,6 +78,8 @@ func parserFor(lang string) outliner {
 		return outlineMarkdown
 	case "json":
 		return outlineJSON
+	case "python":
+		return outlinePython
 	}
 	if p := treeSitterParser(lang); p != nil {
 		return p

@@ -6,11 +6,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/javascript"
-	"github.com/smacker/go-tree-sitter/python"
 	"github.com/smacker/go-tree-sitter/typescript/tsx"
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
 )
@@ -19,8 +17,6 @@ import (
 func treeSitterParser(lang string) outliner {
 	var get func() *sitter.Language
 	switch lang {
-	case "python":
-		get = python.GetLanguage
 	case "javascript":
 		get = javascript.GetLanguage
 	case "typescript":
@@ -41,11 +37,7 @@ func treeSitterParser(lang string) outliner {
 		defer tree.Close()
 		root := tree.RootNode()
 		w := tsWalker{src: data, lines: lines, res: Result{Kind: "source", ParseComplete: !root.HasError()}}
-		if lang == "python" {
-			w.python(root)
-		} else {
-			w.script(root)
-		}
+		w.script(root)
 		return w.res, nil
 	}
 }
@@ -80,79 +72,6 @@ func namedChildren(n *sitter.Node) []*sitter.Node {
 		}
 	}
 	return out
-}
-
-// constantName reports whether name is spelled like a constant (UPPER_CASE).
-func constantName(name string) bool {
-	hasUpper := false
-	for _, r := range name {
-		if unicode.IsLower(r) {
-			return false
-		}
-		hasUpper = hasUpper || unicode.IsUpper(r)
-	}
-	return hasUpper
-}
-
-// python outlines a module: imports, module-level assignments, classes with
-// their methods, functions (decorated ones included).
-func (w *tsWalker) python(root *sitter.Node) {
-	for _, n := range namedChildren(root) {
-		span := n
-		if n.Type() == "decorated_definition" {
-			if d := n.ChildByFieldName("definition"); d != nil {
-				n = d
-			}
-		}
-		switch n.Type() {
-		case "import_statement":
-			for _, c := range namedChildren(n) {
-				if c.Type() == "aliased_import" {
-					c = c.ChildByFieldName("name")
-				}
-				w.add(KindImport, c, n)
-			}
-		case "import_from_statement", "future_import_statement":
-			if m := n.ChildByFieldName("module_name"); m != nil {
-				w.add(KindImport, m, n)
-			} else {
-				w.add(KindImport, n.Child(0), n) // "__future__"
-			}
-		case "expression_statement":
-			for _, c := range namedChildren(n) {
-				if c.Type() != "assignment" {
-					continue
-				}
-				if left := c.ChildByFieldName("left"); left != nil && left.Type() == "identifier" {
-					kind := KindVariable
-					if constantName(left.Content(w.src)) {
-						kind = KindConstant
-					}
-					w.add(kind, left, n)
-				}
-			}
-		case "class_definition":
-			name := n.ChildByFieldName("name")
-			w.add(KindClass, name, span)
-			if body := n.ChildByFieldName("body"); body != nil && name != nil {
-				for _, m := range namedChildren(body) {
-					mspan := m
-					if m.Type() == "decorated_definition" {
-						if d := m.ChildByFieldName("definition"); d != nil {
-							m = d
-						}
-					}
-					if m.Type() == "function_definition" {
-						if e := w.add(KindMethod, m.ChildByFieldName("name"), mspan); e != nil {
-							e.Receiver = name.Content(w.src)
-						}
-					}
-				}
-			}
-		case "function_definition":
-			w.add(KindFunction, n.ChildByFieldName("name"), span)
-		}
-	}
 }
 
 // script outlines JavaScript and TypeScript: imports, top-level
