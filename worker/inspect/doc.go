@@ -11,9 +11,13 @@
 // tables every start of this executable would initialise; JSON by
 // streaming encoding/json tokens (jsonfile.go); Python by a tokenizer
 // that follows tree-sitter's indentation rules (python.go,
-// python_outline.go); JavaScript and TypeScript through tree-sitter
-// grammars (treesitter.go, cgo builds; without cgo those languages get
-// metadata and an empty outline). Positions
+// python_outline.go); JavaScript, TypeScript and TSX by a tokenizer that
+// knows what hides a brace (strings, comments, templates, regular
+// expressions, JSX) and a statement reader with automatic semicolon
+// insertion (script_scan.go, script.go, script_members.go). Each gives
+// the entries tree-sitter's grammar gave (the package used them through
+// cgo until the worker's start-up cost asked for one static Go binary);
+// their tests hold the cases and say where they differ. Positions
 // come from byte offsets mapped onto the project's rows (LF, CRLF and lone
 // CR end a line; lines.go), never from a parser's own line counting.
 //

@@ -80,9 +80,8 @@ func parserFor(lang string) outliner {
 		return outlineJSON
 	case "python":
 		return outlinePython
-	}
-	if p := treeSitterParser(lang); p != nil {
-		return p
+	case "javascript", "typescript", "tsx":
+		return outlineScript(lang)
 	}
 	return nil
 }
