@@ -1,6 +1,5 @@
 package inspect
 
-
 // script.go reads the statements of a JavaScript or TypeScript file from
 // its tokens (script_scan.go) the way tree-sitter's grammars delimit them
 // — declarations ending with their body's '}', other statements with ';'
