@@ -152,11 +152,19 @@ func runOf(s string, i int, c byte) int {
 	return n
 }
 
-// htmlBlockTags are the tag names of HTML blocks of kind 6.
-var htmlBlockTags = strings.Fields(`address article aside base basefont blockquote body caption center col
-	colgroup dd details dialog dir div dl dt fieldset figcaption figure footer form frame frameset h1 h2 h3
-	h4 h5 h6 head header hr html iframe legend li link main menu menuitem nav noframes ol optgroup option p
-	param search section summary table tbody td tfoot th thead title tr track ul`)
+// htmlBlockTag reports the tag names of HTML blocks of kind 6.
+func htmlBlockTag(name string) bool {
+	switch name {
+	case "address", "article", "aside", "base", "basefont", "blockquote", "body", "caption", "center",
+		"col", "colgroup", "dd", "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption",
+		"figure", "footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "head",
+		"header", "hr", "html", "iframe", "legend", "li", "link", "main", "menu", "menuitem", "nav",
+		"noframes", "ol", "optgroup", "option", "p", "param", "search", "section", "summary", "table",
+		"tbody", "td", "tfoot", "th", "thead", "title", "tr", "track", "ul":
+		return true
+	}
+	return false
+}
 
 // htmlStart returns the kind (1–7) of HTML block s starts, or 0.
 func htmlStart(s string) int {
@@ -187,11 +195,9 @@ func htmlStart(s string) int {
 	for end < len(name) && (isASCIILetter(name[end]) || name[end] >= '0' && name[end] <= '9' || end > 0 && name[end] == '-') {
 		end++
 	}
-	for _, t := range htmlBlockTags {
-		if name[:end] == t {
-			if c := at(name, end); c == 0 || c == ' ' || c == '\t' || c == '>' || strings.HasPrefix(name[end:], "/>") {
-				return 6
-			}
+	if htmlBlockTag(name[:end]) {
+		if c := at(name, end); c == 0 || c == ' ' || c == '\t' || c == '>' || strings.HasPrefix(name[end:], "/>") {
+			return 6
 		}
 	}
 	if n := htmlTag(s); n > 0 && strings.Trim(s[n:], " \t") == "" {

@@ -290,14 +290,18 @@ func (s *pyScanner) statementAhead(indent int) bool {
 	for end < len(s.src) && isPyNameByte(s.src[end]) {
 		end++
 	}
-	return pyStatementWords[s.src[j:end]]
+	return pyStatementWord(s.src[j:end])
 }
 
-// pyStatementWords start a statement and cannot stand inside brackets.
-var pyStatementWords = map[string]bool{
-	"def": true, "class": true, "import": true, "return": true, "pass": true, "raise": true, "del": true,
-	"global": true, "nonlocal": true, "assert": true, "break": true, "continue": true, "try": true,
-	"while": true, "with": true, "elif": true, "except": true, "finally": true,
+// pyStatementWord reports the words that start a statement and cannot
+// stand inside brackets.
+func pyStatementWord(w string) bool {
+	switch w {
+	case "def", "class", "import", "return", "pass", "raise", "del", "global", "nonlocal", "assert",
+		"break", "continue", "try", "while", "with", "elif", "except", "finally":
+		return true
+	}
+	return false
 }
 
 func (l *pyLine) add(s *pyScanner, kind byte, start, end int) {

@@ -211,7 +211,7 @@ func (w *pyOutline) simple(toks []pyToken) {
 		}
 		return
 	}
-	if len(toks) < 2 || toks[0].kind != 'n' || pyKeywords[w.text(toks[0])] {
+	if len(toks) < 2 || toks[0].kind != 'n' || pyKeyword(w.text(toks[0])) {
 		return
 	}
 	if op := w.text(toks[1]); toks[1].kind == 'o' && (op == "=" || op == ":") {
@@ -241,13 +241,16 @@ func (w *pyOutline) imports(toks []pyToken, first, last int) {
 	}
 }
 
-// pyKeywords are Python's reserved words: never an assignment target.
-var pyKeywords = map[string]bool{
-	"False": true, "None": true, "True": true, "and": true, "as": true, "assert": true, "async": true,
-	"await": true, "break": true, "class": true, "continue": true, "def": true, "del": true, "elif": true,
-	"else": true, "except": true, "finally": true, "for": true, "from": true, "global": true, "if": true,
-	"import": true, "in": true, "is": true, "lambda": true, "nonlocal": true, "not": true, "or": true,
-	"pass": true, "raise": true, "return": true, "try": true, "while": true, "with": true, "yield": true,
+// pyKeyword reports Python's reserved words: never an assignment target.
+func pyKeyword(w string) bool {
+	switch w {
+	case "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+		"continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if",
+		"import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try",
+		"while", "with", "yield":
+		return true
+	}
+	return false
 }
 
 // constantName reports whether name is spelled like a constant (UPPER_CASE).

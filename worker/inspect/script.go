@@ -125,18 +125,21 @@ func (r *jsReader) endsExpression(i int) bool {
 		return false
 	case 'n':
 		w := r.text(i)
-		return !jsExpressionKeywords[w] && !jsOperatorWords[w] && !jsOpeningWords[w]
+		return !jsExpressionKeyword(w) && !jsOperatorWord(w) && !jsOpeningWord(w)
 	}
 	return true
 }
 
-// jsOpeningWords are words that begin a construct and so never end a
+// jsOpeningWord reports words that begin a construct and so never end a
 // statement at a line break after them.
-var jsOpeningWords = map[string]bool{
-	"const": true, "var": true, "import": true, "export": true, "class": true, "function": true,
-	"if": true, "for": true, "while": true, "switch": true, "try": true, "catch": true, "finally": true,
-	"with": true, "enum": true, "interface": true, "declare": true, "abstract": true, "namespace": true,
-	"static": true,
+func jsOpeningWord(w string) bool {
+	switch w {
+	case "const", "var", "import", "export", "class", "function", "if", "for", "while", "switch",
+		"try", "catch", "finally", "with", "enum", "interface", "declare", "abstract", "namespace",
+		"static":
+		return true
+	}
+	return false
 }
 
 // continuesExpression reports whether token i, at the start of a line,
@@ -151,7 +154,7 @@ func (r *jsReader) continuesExpression(i int) bool {
 		}
 		return true
 	case 'n':
-		return jsOperatorWords[r.text(i)]
+		return jsOperatorWord(r.text(i))
 	case 't':
 		return true // a tagged template
 	}
@@ -170,8 +173,14 @@ func (r *jsReader) lineEnds(i int) bool {
 		"class", "interface", "declare", "enum", "namespace", "abstract")
 }
 
-// jsOperatorWords are the binary operators spelled as words.
-var jsOperatorWords = map[string]bool{"in": true, "instanceof": true, "as": true, "satisfies": true}
+// jsOperatorWord reports the binary operators spelled as words.
+func jsOperatorWord(w string) bool {
+	switch w {
+	case "in", "instanceof", "as", "satisfies":
+		return true
+	}
+	return false
+}
 
 // simpleEnd returns the index after a statement that ends with ';' or
 // where a semicolon is inserted: at a line break between a token that
@@ -254,7 +263,7 @@ func (r *jsReader) statement(i int) int {
 			j = r.skipGroup(j + 1)
 		}
 		return j
-	case r.kind(i) == 'n' && r.is(i+1, ":") && !jsReserved[r.text(i)]:
+	case r.kind(i) == 'n' && r.is(i+1, ":") && !jsReserved(r.text(i)):
 		return r.statement(i + 2) // a labelled statement
 	}
 	if d := r.declaration(i); d.end > i {
@@ -263,8 +272,14 @@ func (r *jsReader) statement(i int) int {
 	return r.simpleEnd(i)
 }
 
-// jsReserved are words that cannot be labels.
-var jsReserved = map[string]bool{"default": true, "case": true}
+// jsReserved reports words that cannot be labels.
+func jsReserved(w string) bool {
+	switch w {
+	case "default", "case":
+		return true
+	}
+	return false
+}
 
 // topLevel outlines the statement at i and returns the index after it.
 func (r *jsReader) topLevel(i int) int {

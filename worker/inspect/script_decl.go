@@ -251,7 +251,7 @@ func (r *jsReader) bodyOpen(i int) (body, end int) {
 func (r *jsReader) endsType(i int) bool {
 	switch r.toks[i].kind {
 	case 'n':
-		return !jsTypeOperators[r.text(i)]
+		return !jsTypeOperator(r.text(i))
 	case 'o':
 		switch r.text(i) {
 		case ")", "]", ">", "}", ">>", ">>>":
@@ -262,9 +262,15 @@ func (r *jsReader) endsType(i int) bool {
 	return true
 }
 
-// jsTypeOperators are the words after which a '{' is a type, not a body.
-var jsTypeOperators = map[string]bool{"extends": true, "implements": true, "keyof": true, "typeof": true,
-	"infer": true, "is": true, "asserts": true, "in": true, "of": true, "readonly": true, "unique": true}
+// jsTypeOperator reports the words after which a '{' is a type, not a body.
+func jsTypeOperator(w string) bool {
+	switch w {
+	case "extends", "implements", "keyof", "typeof", "infer", "is", "asserts", "in", "of", "readonly",
+		"unique":
+		return true
+	}
+	return false
+}
 
 // headerWord reports words that continue a declaration header on a new
 // line: heritage clauses.

@@ -146,7 +146,7 @@ func (s *jsScanner) expressionStart() bool {
 	p := s.src[s.prev.start:s.prev.end]
 	switch s.prev.kind {
 	case 'n':
-		return jsExpressionKeywords[p]
+		return jsExpressionKeyword(p)
 	case 'o':
 		switch p {
 		case ")", "]", "}", "++", "--":
@@ -157,11 +157,14 @@ func (s *jsScanner) expressionStart() bool {
 	return false
 }
 
-// jsExpressionKeywords are the words an expression can follow.
-var jsExpressionKeywords = map[string]bool{
-	"return": true, "typeof": true, "instanceof": true, "in": true, "of": true, "new": true, "delete": true,
-	"void": true, "throw": true, "case": true, "do": true, "else": true, "yield": true, "await": true,
-	"extends": true, "default": true,
+// jsExpressionKeyword reports the words an expression can follow.
+func jsExpressionKeyword(w string) bool {
+	switch w {
+	case "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case", "do",
+		"else", "yield", "await", "extends", "default":
+		return true
+	}
+	return false
 }
 
 // quoted reads a string literal from its opening quote q.
