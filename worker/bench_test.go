@@ -78,9 +78,12 @@ type benchBuild struct {
 	router, helper string
 }
 
+// benchEnv is a working directory with 10k.txt, and the environment of a
+// Codex command in a thread this tree's router serves (environ) or with no
+// runtime (plain).
 type benchEnv struct {
-	environ []string
-	dir     string
+	environ, plain []string
+	dir            string
 }
 
 func newBenchEnv(b *testing.B) *benchEnv {
@@ -92,10 +95,11 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HPATCH_RUNTIME_DIR=") && !strings.HasPrefix(kv, "CODEX_THREAD_ID=") {
-			e.environ = append(e.environ, kv)
+			e.plain = append(e.plain, kv)
 		}
 	}
-	e.environ = append(e.environ, "PATH="+path)
+	e.plain = append(e.plain, "PATH="+path)
+	e.environ = e.runtimeFor(b, built.router)
 	var lines strings.Builder
 	for i := 1; i <= 10000; i++ {
 		fmt.Fprintf(&lines, "line %d\n", i)
@@ -118,7 +122,7 @@ func (e *benchEnv) runtimeFor(b *testing.B, router string) []string {
 	if err := rt.PrepareThread(context.Background(), "bench"); err != nil {
 		b.Fatal(err)
 	}
-	return append(slices.Clone(e.environ), "HPATCH_RUNTIME_DIR="+root, "CODEX_THREAD_ID=bench")
+	return append(slices.Clone(e.plain), "HPATCH_RUNTIME_DIR="+root, "CODEX_THREAD_ID=bench")
 }
 
 // benchCase is one command line, timed once per iteration.
@@ -138,15 +142,18 @@ func (e *benchEnv) cases(b *testing.B, builds []benchBuild) []*benchCase {
 	add := func(name, path string, env []string, code int, args ...string) {
 		cs = append(cs, &benchCase{name: name, path: path, args: args, env: env, code: code})
 	}
-	add("bash -c 'echo hi'", bash, e.environ, 0, "bash", "-c", "echo hi")
-	add("bash -c 'cat -n 10k'", bash, e.environ, 0, "bash", "-c", "cat -n 10k.txt")
-	add("cat -n 10k", cat, e.environ, 0, "cat", "-n", "10k.txt")
+	add("bash -c 'echo hi'", bash, e.plain, 0, "bash", "-c", "echo hi")
+	add("bash -c 'cat -n 10k'", bash, e.plain, 0, "bash", "-c", "cat -n 10k.txt")
+	add("cat -n 10k", cat, e.plain, 0, "cat", "-n", "10k.txt")
 	py := realPython()
 	if py != "" {
-		add("python3 -c", py, e.environ, 0, "python3", "-c", benchPy)
+		add("python3 -c", py, e.plain, 0, "python3", "-c", benchPy)
 	}
 	for _, bl := range builds {
-		env := e.runtimeFor(b, bl.router)
+		env := e.environ
+		if bl.label != "" {
+			env = e.runtimeFor(b, bl.router)
+		}
 		noThread := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "CODEX_THREAD_ID=") })
 		noRuntime := append(slices.Clone(noThread), "CODEX_THREAD_ID=no-runtime-here")
 		add("shell 'echo hi'"+bl.label, bl.helper, env, 0, "shell", "bash", "echo hi")

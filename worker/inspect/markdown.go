@@ -1,6 +1,10 @@
 package inspect
 
-import "bytes"
+import (
+	"bytes"
+
+	"hpatch-router/retain"
+)
 
 // outlineMarkdown lists YAML front matter keys (top-level keys with scalar
 // values; never the values; frontmatter.go) and every heading as
@@ -27,7 +31,7 @@ func outlineMarkdown(data []byte, lines *Lines) (Result, error) {
 		}
 	}
 	body := make([]string, 0, lines.Count()-first)
-	for _, r := range lines.rows[first:] {
+	for r := range retain.AllRows(data[min(bodyStart, len(data)):]) {
 		body = append(body, string(r.Text))
 	}
 	blocks := scanMarkdown(body)
