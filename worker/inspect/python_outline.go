@@ -103,7 +103,7 @@ type pyOutline struct {
 }
 
 func (w *pyOutline) text(t pyToken) string { return w.src[t.start:t.end] }
-func (w *pyOutline) row(t pyToken) int     { return w.lines.LineOf(t.start) }
+func (w *pyOutline) row(t pyToken) int     { return w.lines.LineOf(int(t.start)) }
 
 // add records an entry named by token name, spanning rows first..last
 // (0-based).
@@ -193,8 +193,8 @@ func splitStatements(src string, toks []pyToken) [][]pyToken {
 // simple outlines one simple statement: an import, or an assignment to
 // (or annotation of) a plain name.
 func (w *pyOutline) simple(toks []pyToken) {
-	first := w.lines.LineOf(toks[0].start) - 1
-	last := w.lines.LineOf(toks[len(toks)-1].end-1) - 1
+	first := w.lines.LineOf(int(toks[0].start)) - 1
+	last := w.lines.LineOf(int(toks[len(toks)-1].end)-1) - 1
 	switch w.text(toks[0]) {
 	case "import":
 		w.imports(toks, first, last)

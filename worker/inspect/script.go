@@ -19,8 +19,8 @@ package inspect
 type jsReader struct {
 	src   string
 	toks  []jsToken
-	match []int // for an opening bracket, the index of its closer (or len(toks))
-	ts    bool  // TypeScript: class member decorators are not part of the member
+	match []int32 // for an opening bracket, the index of its closer (or len(toks)); -1 otherwise
+	ts    bool    // TypeScript: class member decorators are not part of the member
 	lines *Lines
 	res   Result
 }
@@ -69,13 +69,13 @@ func (r *jsReader) is(i int, words ...string) bool {
 }
 
 // row is the 1-based row of token i's first byte; last its last byte's.
-func (r *jsReader) row(i int) int  { return r.lines.LineOf(r.toks[i].start) }
-func (r *jsReader) last(i int) int { return r.lines.LineOf(r.toks[i].end - 1) }
+func (r *jsReader) row(i int) int  { return r.lines.LineOf(int(r.toks[i].start)) }
+func (r *jsReader) last(i int) int { return r.lines.LineOf(int(r.toks[i].end) - 1) }
 
 // matchBrackets pairs the brackets; an unmatched one breaks the parse.
 func (r *jsReader) matchBrackets() {
-	r.match = make([]int, len(r.toks))
-	var stack []int
+	r.match = make([]int32, len(r.toks))
+	var stack []int32
 	for i, t := range r.toks {
 		r.match[i] = -1
 		if t.kind != 'o' || t.end-t.start != 1 {
@@ -83,26 +83,36 @@ func (r *jsReader) matchBrackets() {
 		}
 		switch c := r.src[t.start]; c {
 		case '(', '[', '{':
-			stack = append(stack, i)
+			stack = append(stack, int32(i))
 		case ')', ']', '}':
-			open := map[byte]byte{')': '(', ']': '[', '}': '{'}[c]
-			if len(stack) == 0 || r.src[r.toks[stack[len(stack)-1]].start] != open {
+			if len(stack) == 0 || r.src[r.toks[stack[len(stack)-1]].start] != openerOf(c) {
 				r.res.ParseComplete = false
 				continue
 			}
-			r.match[stack[len(stack)-1]] = i
+			r.match[stack[len(stack)-1]] = int32(i)
 			stack = stack[:len(stack)-1]
 		}
 	}
 	for _, i := range stack {
-		r.match[i] = len(r.toks) // runs to the end
+		r.match[i] = int32(len(r.toks)) // runs to the end
 		r.res.ParseComplete = false
 	}
 }
 
+// openerOf is the opening bracket a closing one matches.
+func openerOf(c byte) byte {
+	switch c {
+	case ')':
+		return '('
+	case ']':
+		return '['
+	}
+	return '{'
+}
+
 // skipGroup returns the index after the bracket group opening at i.
 func (r *jsReader) skipGroup(i int) int {
-	if m := r.match[i]; m >= 0 {
+	if m := int(r.match[i]); m >= 0 {
 		return min(m+1, len(r.toks))
 	}
 	return i + 1

@@ -8,7 +8,7 @@ package inspect
 // at its decorators, a TypeScript one's after them (as the grammars
 // place them). Fields, static blocks and index signatures are skipped.
 func (r *jsReader) members(b int, receiver string) {
-	end := r.match[b]
+	end := int(r.match[b])
 	for j := b + 1; j < end; {
 		if r.is(j, ";") {
 			j++
