@@ -7,6 +7,10 @@ GOBIN_DIR := $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 LISTEN    ?= 127.0.0.1:8080
 UPSTREAM  ?= https://chatgpt.com/backend-api/codex
 FUZZTIME  ?= 10s
+# The router binary is also the worker every shell call starts: built
+# without cgo it is static, and each start skips the dynamic loader and
+# libc's start-up (measured: 0.7 ms of a 2.7 ms worker start).
+STATIC    := CGO_ENABLED=0
 
 .PHONY: all build bundle test fuzz bench install uninstall run clean
 
@@ -14,8 +18,8 @@ all: bundle build
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/hpatch-router ./cmd/hpatch-router
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/shell ./cmd/shell-helper
+	$(STATIC) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/hpatch-router ./cmd/hpatch-router
+	$(STATIC) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/shell ./cmd/shell-helper
 
 # The router embeds plugins/shell.bundle.json, generated from plugins/shell.mjs.
 # The generated file is committed, so `go build` never needs node.
@@ -38,8 +42,8 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 install: bundle
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(GOBIN_DIR)/hpatch-router ./cmd/hpatch-router
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(GOBIN_DIR)/shell ./cmd/shell-helper
+	$(STATIC) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(GOBIN_DIR)/hpatch-router ./cmd/hpatch-router
+	$(STATIC) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(GOBIN_DIR)/shell ./cmd/shell-helper
 	@# The helper runs only a launcher target nobody else can write (umask 002 gives 0775).
 	chmod go-w $(GOBIN_DIR)/hpatch-router $(GOBIN_DIR)/shell
 	@echo "installed $(GOBIN_DIR)/hpatch-router and $(GOBIN_DIR)/shell"
@@ -48,7 +52,7 @@ uninstall:
 	rm -f $(GOBIN_DIR)/hpatch-router $(GOBIN_DIR)/shell
 
 run:
-	$(GO) run -ldflags '$(LDFLAGS)' ./cmd/hpatch-router serve --listen $(LISTEN) --upstream $(UPSTREAM)
+	$(STATIC) $(GO) run -ldflags '$(LDFLAGS)' ./cmd/hpatch-router serve --listen $(LISTEN) --upstream $(UPSTREAM)
 
 clean:
 	rm -rf $(BIN)

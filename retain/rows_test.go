@@ -75,3 +75,12 @@ func BenchmarkRows10k(b *testing.B) {
 		}
 	}
 }
+
+func TestAppendHashIsHash(t *testing.T) {
+	for _, line := range []string{"", "a", "line 12345", "ünïcode", "\x00\xff", strings.Repeat("x", 200)} {
+		got := AppendHash([]byte("prefix "), []byte(line))
+		if want := "prefix " + Hash([]byte(line)); string(got) != want {
+			t.Errorf("AppendHash(%q) = %q, want %q", line, got, want)
+		}
+	}
+}

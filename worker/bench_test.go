@@ -19,9 +19,42 @@ import (
 	"hpatch-router/internal/testenv"
 )
 
-// Benchmarks for scripts/bench-worker.sh: each pair runs the same work
-// through the helper → worker and through the plain tool, as whole
-// processes, so ns/op ratios are what a Codex command pays.
+// BenchmarkWorkerPath is scripts/bench-worker.sh: whole processes, as a
+// Codex command pays for them, run interleaved — every iteration runs
+// every case once, in the same order — so a changing machine load hits
+// all cases alike. It prints one table (median and quartiles of the wall
+// time, median CPU time, ratios against the plain tools) and reports the
+// headline ratios as metrics.
+//
+// With HPATCH_BENCH_BASE_ROUTER and HPATCH_BENCH_BASE_HELPER (binaries
+// built from another commit; scripts/bench-worker.sh --base REV builds
+// them) every worker case also runs against that build, in the same
+// iterations, so before and after are measured under the same load.
+func BenchmarkWorkerPath(b *testing.B) {
+	e := newBenchEnv(b)
+	builds := []benchBuild{{"", built.router, built.helper}}
+	if r, h := os.Getenv("HPATCH_BENCH_BASE_ROUTER"), os.Getenv("HPATCH_BENCH_BASE_HELPER"); r != "" && h != "" {
+		builds = append(builds, benchBuild{" (base)", r, h})
+	}
+	cases := e.cases(b, builds)
+	for b.Loop() {
+		for _, c := range cases {
+			c.once(b, e)
+		}
+	}
+	printTable(cases, builds)
+	for _, bl := range builds {
+		if bl.label != "" {
+			continue
+		}
+		for _, r := range benchRatios {
+			num, den := find(cases, r.num+bl.label), find(cases, r.den)
+			if num != nil && den != nil && len(num.wall) > 0 {
+				b.ReportMetric(median(num.wall)/median(den.wall), "x-"+r.metric)
+			}
+		}
+	}
+}
 
 const benchPy = "import sys\ntotal = 0\nfor i in range(1000):\n    total += i\nprint(total)\n"
 
@@ -40,34 +73,33 @@ var realPython = sync.OnceValue(func() string {
 	return strings.TrimSpace(string(out))
 })
 
+type benchBuild struct {
+	label          string // "" for this tree, " (base)" for the other build
+	router, helper string
+}
+
+// benchEnv is a working directory with 10k.txt, and the environment of a
+// Codex command in a thread this tree's router serves (environ) or with no
+// runtime (plain).
 type benchEnv struct {
-	root, thread string
-	environ      []string
-	dir          string
+	environ, plain []string
+	dir            string
 }
 
 func newBenchEnv(b *testing.B) *benchEnv {
 	b.Helper()
-	root := b.TempDir()
-	rt, err := worker.NewRuntime(root, worker.WithExecutable(built.router))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { rt.Close() })
-	if err := rt.PrepareThread(context.Background(), "bench"); err != nil {
-		b.Fatal(err)
-	}
-	e := &benchEnv{root: root, thread: "bench", dir: b.TempDir()}
+	e := &benchEnv{dir: b.TempDir()}
 	path := os.Getenv("PATH")
 	if py := realPython(); py != "" {
 		path = filepath.Dir(py) + ":" + path // skip a slow pyenv shim
 	}
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PATH=") {
-			e.environ = append(e.environ, kv)
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HPATCH_RUNTIME_DIR=") && !strings.HasPrefix(kv, "CODEX_THREAD_ID=") {
+			e.plain = append(e.plain, kv)
 		}
 	}
-	e.environ = append(e.environ, "PATH="+path, "HPATCH_RUNTIME_DIR="+root, "CODEX_THREAD_ID=bench")
+	e.plain = append(e.plain, "PATH="+path)
+	e.environ = e.runtimeFor(b, built.router)
 	var lines strings.Builder
 	for i := 1; i <= 10000; i++ {
 		fmt.Fprintf(&lines, "line %d\n", i)
@@ -78,90 +110,144 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	return e
 }
 
-func (e *benchEnv) loop(b *testing.B, path string, args ...string) {
-	for b.Loop() {
-		cmd := exec.Command(path, args[1:]...)
-		cmd.Args[0] = args[0]
-		cmd.Env, cmd.Dir = e.environ, e.dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("%v: %v\n%s", args, err, out)
+// runtimeFor prepares a runtime root whose launcher is router and returns
+// the environment a Codex command in its thread has.
+func (e *benchEnv) runtimeFor(b *testing.B, router string) []string {
+	root := b.TempDir()
+	rt, err := worker.NewRuntime(root, worker.WithExecutable(router))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { rt.Close() })
+	if err := rt.PrepareThread(context.Background(), "bench"); err != nil {
+		b.Fatal(err)
+	}
+	return append(slices.Clone(e.plain), "HPATCH_RUNTIME_DIR="+root, "CODEX_THREAD_ID=bench")
+}
+
+// benchCase is one command line, timed once per iteration.
+type benchCase struct {
+	name string
+	path string
+	args []string // args[0] is argv[0]
+	env  []string
+	code int // the exit status it must end with
+	wall []float64
+	cpu  []float64 // user + system time of the process and its children, ms
+}
+
+func (e *benchEnv) cases(b *testing.B, builds []benchBuild) []*benchCase {
+	bash, cat := testenv.NeedTool(b, "bash"), testenv.NeedTool(b, "cat")
+	var cs []*benchCase
+	add := func(name, path string, env []string, code int, args ...string) {
+		cs = append(cs, &benchCase{name: name, path: path, args: args, env: env, code: code})
+	}
+	add("bash -c 'echo hi'", bash, e.plain, 0, "bash", "-c", "echo hi")
+	add("bash -c 'cat -n 10k'", bash, e.plain, 0, "bash", "-c", "cat -n 10k.txt")
+	add("cat -n 10k", cat, e.plain, 0, "cat", "-n", "10k.txt")
+	py := realPython()
+	if py != "" {
+		add("python3 -c", py, e.plain, 0, "python3", "-c", benchPy)
+	}
+	for _, bl := range builds {
+		env := e.environ
+		if bl.label != "" {
+			env = e.runtimeFor(b, bl.router)
+		}
+		noThread := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "CODEX_THREAD_ID=") })
+		noRuntime := append(slices.Clone(noThread), "CODEX_THREAD_ID=no-runtime-here")
+		add("shell 'echo hi'"+bl.label, bl.helper, env, 0, "shell", "bash", "echo hi")
+		add("shell 'hread 10k'"+bl.label, bl.helper, env, 0, "shell", "bash", "hread 10k.txt")
+		if py != "" {
+			add("shell python3"+bl.label, bl.helper, env, 0, "shell", "python3", benchPy)
+		}
+		add("helper alone"+bl.label, bl.helper, noRuntime, 127, "shell", "bash", "echo hi")
+		add("router start"+bl.label, bl.router, noThread, 127, "shell", "bash", "echo hi")
+	}
+	return cs
+}
+
+func (c *benchCase) once(b *testing.B, e *benchEnv) {
+	cmd := exec.Command(c.path, c.args[1:]...)
+	cmd.Args[0] = c.args[0]
+	cmd.Env, cmd.Dir = c.env, e.dir
+	t0 := time.Now()
+	out, err := cmd.CombinedOutput()
+	d := time.Since(t0)
+	if got := exitCode(err); got != c.code {
+		b.Fatalf("%s: exit %d, want %d\n%s", c.name, got, c.code, out)
+	}
+	c.wall = append(c.wall, ms(d))
+	c.cpu = append(c.cpu, ms(cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()))
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// benchRatios are the ratios the issue's goal is stated in.
+var benchRatios = []struct{ num, den, metric string }{
+	{"shell 'echo hi'", "bash -c 'echo hi'", "echo-vs-bash-c"},
+	{"shell 'hread 10k'", "bash -c 'cat -n 10k'", "hread-vs-bash-c-cat-n"},
+	{"shell 'hread 10k'", "cat -n 10k", "hread-vs-cat-n"},
+	{"shell python3", "python3 -c", "python-vs-python-c"},
+}
+
+func find(cs []*benchCase, name string) *benchCase {
+	for _, c := range cs {
+		if c.name == name {
+			return c
 		}
 	}
+	return nil
 }
 
-func lookBench(b *testing.B, name string) string { return testenv.NeedTool(b, name) }
-
-func BenchmarkShellBashEchoHi(b *testing.B) {
-	newBenchEnv(b).loop(b, built.helper, "shell", "bash", "echo hi")
-}
-
-func BenchmarkBashCEchoHi(b *testing.B) {
-	newBenchEnv(b).loop(b, lookBench(b, "bash"), "bash", "-c", "echo hi")
-}
-
-func BenchmarkShellPython(b *testing.B) {
-	if realPython() == "" {
-		testenv.Missing(b, "python3 does not run")
+func quantile(v []float64, q float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
 	}
-	newBenchEnv(b).loop(b, built.helper, "shell", "python3", benchPy)
+	return s[int(q*float64(len(s)-1)+0.5)]
 }
 
-func BenchmarkPythonC(b *testing.B) {
-	if realPython() == "" {
-		testenv.Missing(b, "python3 does not run")
+func median(v []float64) float64 { return quantile(v, 0.5) }
+
+// paired is the per-iteration ratio num/den: both ran in the same
+// iteration, so its quartiles show the spread a shared load leaves.
+func paired(num, den *benchCase) []float64 {
+	r := make([]float64, len(num.wall))
+	for i := range r {
+		r[i] = num.wall[i] / den.wall[i]
 	}
-	newBenchEnv(b).loop(b, realPython(), "python3", "-c", benchPy)
+	return r
 }
 
-func BenchmarkShellHread10k(b *testing.B) {
-	newBenchEnv(b).loop(b, built.helper, "shell", "bash", "hread 10k.txt")
-}
-
-func BenchmarkCatN10k(b *testing.B) {
-	newBenchEnv(b).loop(b, lookBench(b, "cat"), "cat", "-n", "10k.txt")
-}
-
-func BenchmarkBashCCatN10k(b *testing.B) {
-	newBenchEnv(b).loop(b, lookBench(b, "bash"), "bash", "-c", "cat -n 10k.txt")
-}
-
-// BenchmarkEchoHiBreakdown shows where `shell bash 'echo hi'` spends its
-// time. Each iteration runs, interleaved so a changing machine load hits
-// all of them alike: the whole call; the helper alone, refusing a thread
-// without a runtime (process start, root and thread lookup); and the
-// router binary refusing a missing thread id at its first check (process
-// start, Go runtime and package initialisation). The worker is only ever
-// started through the helper (its body comes on the helper's sealed
-// memfd), so the rest — the helper's launcher check, memfd and exec, the
-// worker's authentication, evaluation and end-of-run checks — is whole
-// minus the two.
-func BenchmarkEchoHiBreakdown(b *testing.B) {
-	e := newBenchEnv(b)
-	noThread := slices.DeleteFunc(slices.Clone(e.environ), func(kv string) bool { return strings.HasPrefix(kv, "CODEX_THREAD_ID=") })
-	noRuntime := append(slices.Clone(e.environ), "CODEX_THREAD_ID=no-runtime-here")
-	var whole, start, helper time.Duration
-	timed := func(path string, env []string, code int) time.Duration {
-		cmd := exec.Command(path, "bash", "echo hi")
-		cmd.Args[0] = "shell"
-		cmd.Env, cmd.Dir = env, e.dir
-		t0 := time.Now()
-		out, err := cmd.CombinedOutput()
-		d := time.Since(t0)
-		if got := exitCode(err); got != code {
-			b.Fatalf("%s: exit %d, want %d\n%s", path, got, code, out)
+func printTable(cs []*benchCase, builds []benchBuild) {
+	fmt.Printf("\n%d interleaved iterations; wall ms: median [p25 p75]; cpu ms: median (user+sys)\n", len(cs[0].wall))
+	for _, c := range cs {
+		fmt.Printf("  %-28s %7.2f [%6.2f %6.2f]  cpu %6.2f\n", c.name, median(c.wall), quantile(c.wall, 0.25), quantile(c.wall, 0.75), median(c.cpu))
+	}
+	fmt.Printf("\nratios: median/median (paired per-iteration ratio: median [p25 p75])\n")
+	for _, r := range benchRatios {
+		for _, bl := range builds {
+			num, den := find(cs, r.num+bl.label), find(cs, r.den)
+			if num == nil || den == nil {
+				continue
+			}
+			p := paired(num, den)
+			fmt.Printf("  %-28s / %-22s %5.2fx  (%5.2fx [%5.2f %5.2f])\n", num.name, den.name,
+				median(num.wall)/median(den.wall), median(p), quantile(p, 0.25), quantile(p, 0.75))
 		}
-		return d
 	}
-	n := 0
-	for b.Loop() {
-		whole += timed(built.helper, e.environ, 0)
-		start += timed(built.router, noThread, 127)
-		helper += timed(built.helper, noRuntime, 127)
-		n++
+	fmt.Printf("\nshell 'echo hi' breakdown (medians, ms): helper alone = start, root and thread lookup, refusing a thread without a runtime;\nrouter start = the router binary started as a worker, refusing at its first check; rest = whole - both\n")
+	for _, bl := range builds {
+		whole, helper, start := find(cs, "shell 'echo hi'"+bl.label), find(cs, "helper alone"+bl.label), find(cs, "router start"+bl.label)
+		w, h, s := median(whole.wall), median(helper.wall), median(start.wall)
+		name := "this tree"
+		if bl.label != "" {
+			name = "base"
+		}
+		fmt.Printf("  %-10s whole %5.2f = helper %5.2f + router start %5.2f + rest %5.2f   (cpu: %5.2f = %5.2f + %5.2f + %5.2f)\n",
+			name, w, h, s, w-h-s,
+			median(whole.cpu), median(helper.cpu), median(start.cpu), median(whole.cpu)-median(helper.cpu)-median(start.cpu))
 	}
-	ms := func(d time.Duration) float64 { return float64(d) / float64(n) / 1e6 }
-	b.ReportMetric(ms(whole), "ms-whole")
-	b.ReportMetric(ms(helper), "ms-helper-alone")
-	b.ReportMetric(ms(start), "ms-router-start")
-	b.ReportMetric(ms(whole-helper-start), "ms-rest")
 }

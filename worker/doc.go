@@ -65,7 +65,10 @@
 //
 // Limits: stdout and stderr share DefaultOutputLimit (4 MiB) when they are
 // not terminals; beyond it output is discarded while children keep being
-// drained, the run is stopped and ends with ExitOverflow. Stopping sends
+// drained, the run is stopped and ends with ExitOverflow. The shell's own
+// output (builtins, private commands) is written straight through until a
+// child process needs the stream; only then is it a pipe drained by a
+// goroutine (a run that starts no process has neither). Stopping sends
 // the cancellation signal (or SIGTERM), then SIGCONT (so a stopped process
 // acts on it), to every tracked process group — with a terminal, to every
 // process below the worker, grandchildren included, except that a SIGINT

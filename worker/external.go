@@ -29,8 +29,17 @@ func (r *run) externalHandler(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 			fmt.Fprintf(hc.Stderr, "%s: command not found\n", args[0])
 			return interp.ExitStatus(127)
 		}
+		stdout, err := childOutput(hc.Stdout)
+		var stderr io.Writer
+		if err == nil {
+			stderr, err = childOutput(hc.Stderr)
+		}
+		if err != nil {
+			fmt.Fprintf(hc.Stderr, "%s: cannot start: %v\n", args[0], err)
+			return interp.ExitStatus(126)
+		}
 		cmd := &exec.Cmd{Path: path, Args: args, Env: environ(hc.Env), Dir: hc.Dir,
-			Stdout: hc.Stdout, Stderr: hc.Stderr}
+			Stdout: stdout, Stderr: stderr}
 		if hc.Stdin != nil {
 			cmd.Stdin = hc.Stdin
 		}
@@ -42,6 +51,17 @@ func (r *run) externalHandler(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 		}
 		return err
 	}
+}
+
+// childOutput is what a child process writes an evaluation stream to: a
+// run's stream becomes its descriptor (the pipe, made now if the shell
+// wrote straight through so far); redirections and pipelines already are
+// files.
+func childOutput(w io.Writer) (io.Writer, error) {
+	if s, ok := w.(*stream); ok {
+		return s.file()
+	}
+	return w, nil
 }
 
 // runScriptFile evaluates the file at path as a Bash script with args[1:]

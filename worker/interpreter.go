@@ -35,8 +35,18 @@ func (r *run) runInterpreter(selector string, middle []string, body *os.File) in
 		return ExitNotFound
 	}
 	args := interpreterArgs(selector, middle)
+	stdout, err := r.stdout.file()
+	if err != nil {
+		r.note("cannot set up the output streams: " + err.Error())
+		return ExitCannotRun
+	}
+	stderr, err := r.stderr.file()
+	if err != nil {
+		r.note("cannot set up the output streams: " + err.Error())
+		return ExitCannotRun
+	}
 	cmd := &exec.Cmd{Path: path, Args: args, Env: os.Environ(), Stdin: r.stdin,
-		Stdout: r.stdout.W, Stderr: r.stderr.W, ExtraFiles: []*os.File{body}}
+		Stdout: stdout, Stderr: stderr, ExtraFiles: []*os.File{body}}
 	c, err := r.procs.start(cmd)
 	body.Close() // the child has its own copy
 	if err != nil {

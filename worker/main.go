@@ -49,11 +49,7 @@ func Main(args []string, stdin, stdout, stderr *os.File) int {
 // options, body the sealed memfd holding the script.
 func execute(fields []string, body *os.File, sigs chan os.Signal, stdin, stdout, stderr *os.File, opts ...runOption) int {
 	becomeSubreaper()
-	r, err := newRun(stdin, stdout, stderr, opts...)
-	if err != nil {
-		stderr.WriteString("shell: cannot set up the output streams: " + err.Error() + "\n")
-		return ExitCannotRun
-	}
+	r := newRun(stdin, stdout, stderr, opts...)
 	stop := r.watchSignals(sigs)
 	defer stop()
 	selector, middle := fields[0], fields[1:]

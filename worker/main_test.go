@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 	built = bins{dir: dir, router: filepath.Join(dir, "hpatch-router"), helper: filepath.Join(dir, "shell")}
 	build := func(out, pkg string) error {
 		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make install builds them
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
 		if err := cmd.Run(); err != nil {

@@ -38,10 +38,7 @@ func TestOneTerminalResult(t *testing.T) {
 			t.Fatal(err)
 		}
 		noProcs := func(r *run) { r.procs = newProcs(false, newFakeOS(1)) }
-		r, err := newRun(nil, outW, errW, noProcs)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := newRun(nil, outW, errW, noProcs)
 		var wg sync.WaitGroup
 		var code int
 		start := make(chan struct{})

@@ -4,6 +4,7 @@ package worker
 
 import (
 	"errors"
+	"io"
 	"os"
 	"sync"
 	"syscall"
@@ -37,13 +38,23 @@ type output struct {
 	onBroken func() // called once when the destination is gone (EPIPE)
 }
 
-// stream is one standard stream of the run: W is what the script and its
-// children write to; when the destination is not a terminal W is the write
-// end of a pipe that a goroutine drains into the destination.
+// stream is one standard stream of the run. When the destination is a
+// terminal (or nil) everything writes to it directly. Otherwise the
+// shell's own writes (builtins, private commands) go straight to the
+// destination, counted against the budget, until a child process needs a
+// descriptor for it (file): from then on the stream is a pipe that a
+// goroutine drains into the destination, and every write goes through
+// it, so the order of the output stays as it was written. A run that
+// starts no process never makes the pipe, its goroutine or the thread
+// wake-ups of the copy.
 type stream struct {
-	W    *os.File
+	out      *output
+	dst      *os.File
+	terminal bool
+
+	mu   sync.Mutex
+	w    *os.File // the pipe's write end, once made
 	r    *os.File
-	dst  *os.File
 	done chan struct{}
 }
 
@@ -83,20 +94,49 @@ func foregroundGroup(f *os.File) int {
 }
 
 // newStream returns the stream for dst, passing a terminal through.
-func (o *output) newStream(dst *os.File) (*stream, error) {
-	s := &stream{dst: dst, done: make(chan struct{})}
-	if dst == nil || isTerminal(dst) {
-		s.W = dst
-		close(s.done)
-		return s, nil
+func (o *output) newStream(dst *os.File) *stream {
+	return &stream{out: o, dst: dst, terminal: dst == nil || isTerminal(dst)}
+}
+
+// writer is what the shell evaluation writes to: the destination itself
+// when it is a terminal (so `[ -t 1 ]` sees one), else the stream.
+func (s *stream) writer() io.Writer {
+	if s.terminal {
+		return s.dst
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, err
+	return s
+}
+
+// Write is a write by the shell itself: straight to the destination
+// (within the budget) until the pipe exists, then into the pipe.
+func (s *stream) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w != nil {
+		return s.w.Write(p)
 	}
-	s.r, s.W = r, w
-	go o.drain(s)
-	return s, nil
+	s.out.write(s.dst, p)
+	return len(p), nil // beyond the budget or a gone reader, the run is being stopped
+}
+
+// file returns the descriptor a child process writes this stream to:
+// the destination when it is a terminal, else the pipe, made on the
+// first call.
+func (s *stream) file() (*os.File, error) {
+	if s.terminal {
+		return s.dst, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w == nil {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		s.r, s.w, s.done = r, w, make(chan struct{})
+		go s.out.drain(s)
+	}
+	return s.w, nil
 }
 
 func (o *output) drain(s *stream) {
@@ -167,24 +207,32 @@ func (o *output) exceeded() bool {
 	return o.over
 }
 
-// closeWriter closes the run's own copy of the write end; children keep
-// theirs until they exit.
+// closeWriter closes the run's own copy of the pipe's write end;
+// children keep theirs until they exit. Later writes by the shell (none
+// are expected) fail.
 func (s *stream) closeWriter() {
-	if s.r != nil && s.W != nil {
-		s.W.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w != nil {
+		s.w.Close()
 	}
 }
 
 // wait waits for the drain to reach EOF, at most until deadline; after
-// that the read end is closed so a lingering writer gets EPIPE.
+// that the read end is closed so a lingering writer gets EPIPE. Without
+// a pipe there is nothing to wait for.
 func (s *stream) wait(deadline time.Time) bool {
+	s.mu.Lock()
+	done, r := s.done, s.r
+	s.mu.Unlock()
+	if done == nil {
+		return true
+	}
 	select {
-	case <-s.done:
+	case <-done:
 		return true
 	case <-time.After(time.Until(deadline)):
-		if s.r != nil {
-			s.r.Close()
-		}
+		r.Close()
 		return false
 	}
 }

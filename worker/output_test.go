@@ -2,7 +2,13 @@
 
 package worker
 
-import "testing"
+import (
+	"io"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+)
 
 func TestCompleteUTF8(t *testing.T) {
 	cases := map[string]string{
@@ -28,5 +34,49 @@ func TestShellLang(t *testing.T) {
 		if name != want || ok != (want != "") {
 			t.Errorf("%q: got %q %v", sel, name, ok)
 		}
+	}
+}
+
+// Guards the stream's two modes and their order: the shell's own writes
+// reach the destination before Write returns while no child needs the
+// stream (no pipe, no copy goroutine), a child's descriptor turns it into
+// the pipe, and from then on the shell writes through the same pipe, so
+// what came before, from the child and after stays in that order.
+func TestStreamWritesDirectUntilAChildNeedsIt(t *testing.T) {
+	dstR, dstW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dstR.Close()
+	o := &output{limit: DefaultOutputLimit}
+	s := o.newStream(dstW)
+	if _, err := s.Write([]byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 1)
+	if _, err := io.ReadFull(dstR, got); err != nil || string(got) != "a" {
+		t.Fatalf("direct write: %q %v", got, err)
+	}
+	if s.w != nil || s.done != nil {
+		t.Fatal("a pipe was made though no child needed one")
+	}
+	f, err := s.file()
+	if err != nil || f == dstW {
+		t.Fatalf("file() = %v, %v; want a pipe", f, err)
+	}
+	child := exec.Command("printf", "b")
+	child.Stdout = f
+	if err := child.Run(); err != nil {
+		t.Fatal(err)
+	}
+	s.Write([]byte("c"))
+	s.closeWriter()
+	if !s.wait(time.Now().Add(10 * time.Second)) {
+		t.Fatal("the drain did not end")
+	}
+	dstW.Close()
+	rest, _ := io.ReadAll(dstR)
+	if string(rest) != "bc" {
+		t.Fatalf("after the pipe: %q, want \"bc\"", rest)
 	}
 }

@@ -55,6 +55,14 @@ func (linuxProcs) kill(pid int, sig syscall.Signal) error { return syscall.Kill(
 func (linuxProcs) self() int { return os.Getpid() }
 
 func (linuxProcs) children(pid int) []int {
+	if pid == os.Getpid() && !hasChildren() {
+		return nil
+	}
+	return linuxProcs{}.childrenFromProc(pid)
+}
+
+// childrenFromProc reads the children lists of all pid's threads.
+func (linuxProcs) childrenFromProc(pid int) []int {
 	dir := "/proc/" + strconv.Itoa(pid) + "/task"
 	tasks, err := os.ReadDir(dir)
 	if err != nil {
@@ -73,6 +81,24 @@ func (linuxProcs) children(pid int) []int {
 		}
 	}
 	return pids
+}
+
+// hasChildren reports whether this process has any child, running or
+// not yet reaped, of any of its threads: waitid fails with ECHILD only
+// when there is none. A run that left nothing behind (no command, or
+// every one reaped) then skips the /proc scan, which is not free: reading
+// /proc/<pid>/task makes the kernel invalidate those entries when the
+// worker exits, inside its parent's wait (measured: 0.4 ms of a 5 ms
+// `shell bash 'echo hi'`). Only real processes count: an error other than
+// ECHILD reports true, so the scan runs.
+func hasChildren() bool {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WSTOPPED|unix.WCONTINUED|unix.WNOHANG|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return err != unix.ECHILD
+		}
+	}
 }
 
 func (linuxProcs) waitExit(pid int) {

@@ -3,6 +3,7 @@
 package worker
 
 import (
+	"os"
 	"os/exec"
 	"slices"
 	"sync"
@@ -318,4 +319,33 @@ func TestSignalTerminalInterruptOnce(t *testing.T) {
 			t.Errorf("pid %d got %v, want SIGTERM", c.st.pid, c.got)
 		}
 	}
+}
+
+// Guards the shortcut of the /proc scan: hasChildren says whether the
+// process has any child, running or a zombie, and a scan that the
+// shortcut skips could have found nothing (the children lists of all
+// threads, read the long way, agree with it at every step).
+func TestHasChildren(t *testing.T) {
+	scan := func() []int { return linuxProcs{}.childrenFromProc(os.Getpid()) }
+	check := func(step string, want bool) {
+		t.Helper()
+		if got := hasChildren(); got != want || got != (len(scan()) > 0) {
+			t.Fatalf("%s: hasChildren %v, want %v (the /proc scan found %v)", step, got, want, scan())
+		}
+	}
+	if len(scan()) > 0 {
+		t.Skipf("the test process already has children %v", scan())
+	}
+	check("no child", false)
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	check("running child", true)
+	cmd.Process.Kill()
+	p := newProcs(false, linuxProcs{})
+	p.os.waitExit(cmd.Process.Pid)
+	check("exited, not reaped", true)
+	cmd.Wait()
+	check("reaped", false)
 }

@@ -64,7 +64,7 @@ type runOption func(*run)
 // withOutputLimit sets the shared output budget.
 func withOutputLimit(n int64) runOption { return func(r *run) { r.out.limit = n } }
 
-func newRun(stdin, stdout, stderr *os.File, opts ...runOption) (*run, error) {
+func newRun(stdin, stdout, stderr *os.File, opts ...runOption) *run {
 	r := &run{stdin: stdin, errDst: stderr}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.procs = newProcs(isTerminal(stdin), linuxProcs{})
@@ -79,14 +79,8 @@ func newRun(stdin, stdout, stderr *os.File, opts ...runOption) (*run, error) {
 	}
 	r.symbols = hsymbol.NewSessions()
 	r.private = PrivateCommands(r.scripts, r.symbols)
-	var err error
-	if r.stdout, err = r.out.newStream(stdout); err != nil {
-		return nil, err
-	}
-	if r.stderr, err = r.out.newStream(stderr); err != nil {
-		return nil, err
-	}
-	return r, nil
+	r.stdout, r.stderr = r.out.newStream(stdout), r.out.newStream(stderr)
+	return r
 }
 
 // finish records the run's terminal outcome; the first call wins. Every

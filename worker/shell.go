@@ -56,7 +56,7 @@ func (r *run) runShell(lang syntax.LangVariant, name string, middle []string, bo
 		}
 	}
 	opts := []interp.RunnerOption{
-		interp.StdIO(r.stdin, r.stdout.W, r.stderr.W),
+		interp.StdIO(r.stdin, r.stdout.writer(), r.stderr.writer()),
 		interp.Env(expand.ListEnviron(os.Environ()...)),
 		interp.ExecHandlers(r.private, r.externalHandler),
 	}
@@ -78,7 +78,7 @@ func (r *run) runShell(lang syntax.LangVariant, name string, middle []string, bo
 	if r.ctx.Err() != nil {
 		return 1 // the outcome that cancelled the run decides the status
 	}
-	fmt.Fprintf(r.stderr.W, "%s: %v\n", name, err)
+	fmt.Fprintf(r.stderr.writer(), "%s: %v\n", name, err)
 	return 1
 }
 

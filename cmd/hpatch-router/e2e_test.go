@@ -99,6 +99,7 @@ func (b *e2eBinaries) binDir(t testing.TB) string {
 			{"tools/recapture", "hpatch-router/router/routertest/cmd/recapture"},
 		} {
 			cmd := exec.Command(goBin, "build", "-o", filepath.Join(b.dir, target.out), target.pkg)
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make install builds them
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.err = fmt.Errorf("go build %s: %v\n%s", target.pkg, err, out)
 				return

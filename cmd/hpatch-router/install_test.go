@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/sha256"
+	"debug/elf"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -45,6 +46,11 @@ func TestMakeInstallA11(t *testing.T) {
 	if got := names(t, gobin); !slices.Equal(got, []string{"hpatch-router", "shell"}) {
 		t.Fatalf("GOBIN after make install = %q, want exactly hpatch-router and shell", got)
 	}
+	for _, name := range []string{"hpatch-router", "shell"} {
+		if interp := elfInterpreter(t, filepath.Join(gobin, name)); interp != "" {
+			t.Errorf("make install built %s dynamically linked (interpreter %s); every shell call starts it, static skips the loader", name, interp)
+		}
+	}
 	if after := treeDigest(t, codexHome); after != before {
 		t.Fatalf("make install changed the Codex home")
 	}
@@ -60,6 +66,27 @@ func TestMakeInstallA11(t *testing.T) {
 	if got := names(t, gobin); len(got) != 0 {
 		t.Fatalf("GOBIN after make uninstall = %q, want empty", got)
 	}
+}
+
+// elfInterpreter returns the dynamic loader an executable names (its
+// PT_INTERP), "" for a static one.
+func elfInterpreter(t *testing.T, path string) string {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			b := make([]byte, p.Filesz)
+			if _, err := p.ReadAt(b, 0); err != nil {
+				t.Fatal(err)
+			}
+			return strings.TrimRight(string(b), "\x00")
+		}
+	}
+	return ""
 }
 
 // goEnvVars returns KEY=VALUE for each named `go env` variable.

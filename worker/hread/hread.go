@@ -141,7 +141,7 @@ func write(env *privcmd.Env, name string, rows []retain.Row, total, last, limit 
 		start := len(buf)
 		buf = strconv.AppendInt(buf, int64(row.Num), 10)
 		buf = append(buf, ':')
-		buf = append(buf, retain.Hash(row.Text)...)
+		buf = retain.AppendHash(buf, row.Text)
 		buf = append(buf, ' ')
 		buf = append(buf, row.Text...)
 		buf = append(buf, '\n')

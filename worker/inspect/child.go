@@ -102,7 +102,7 @@ func runChild(ctx context.Context, lang string, data []byte, l privcmd.Limits) (
 
 // childFailure says why the outline process failed: it ran out of memory
 // (its memory watch exits with exitOutOfMemory; at the data segment's cap
-// the Go runtime and tree-sitter's allocator say so before dying), out of
+// the Go runtime says so before dying), out of
 // stack (nesting deeper than the pre-scan saw), out of CPU time (SIGXCPU:
 // its own backstop), or the parser crashed.
 func childFailure(lang string, err error, diag []byte, l privcmd.Limits) error {

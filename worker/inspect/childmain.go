@@ -82,9 +82,10 @@ const exitOutOfMemory = 3
 
 // dataHeadroom is how far past the watched memory the data segment may
 // grow, for what the watch does not see or sees too late: the binary's own
-// data (34 MB), tree-sitter's C heap (up to 150 MB on 8 MiB of input), an
-// allocation burst between two checks. Hitting the cap instead of the
-// watch can end the process less clearly (a SIGSEGV in the runtime).
+// data (34 MB), an allocation burst between two checks (there is no C
+// heap since the parsers are Go; tree-sitter's reached 150 MB). Hitting
+// the cap instead of the watch can end the process less clearly (a
+// SIGSEGV in the runtime).
 const dataHeadroom = 512 << 20
 
 // limitSelf caps this process. Memory: the Go runtime's mapped memory is

@@ -4,10 +4,20 @@
 // reading the file.
 //
 // Parsers, one file each (run only in the outline process, see below): Go
-// through go/parser (golang.go); Markdown through goldmark with YAML front
-// matter through go.yaml.in/yaml/v3 (markdown.go); JSON by streaming encoding/json tokens (jsonfile.go); Python, JavaScript
-// and TypeScript through tree-sitter grammars (treesitter.go, cgo builds;
-// without cgo those languages get metadata and an empty outline). Positions
+// through go/parser (golang.go); Markdown by a one-pass CommonMark block
+// scanner (markdown.go, mdblocks.go; heading text by CommonMark's inline
+// rules, mdinline.go) with YAML front matter read by a top-level mapping
+// scanner (frontmatter.go) — no Markdown or YAML library, whose package
+// tables every start of this executable would initialise; JSON by
+// streaming encoding/json tokens (jsonfile.go); Python by a tokenizer
+// that follows tree-sitter's indentation rules (python.go,
+// python_outline.go); JavaScript, TypeScript and TSX by a tokenizer that
+// knows what hides a brace (strings, comments, templates, regular
+// expressions, JSX) and a statement reader with automatic semicolon
+// insertion (script_scan.go, script.go, script_members.go). Each gives
+// the entries tree-sitter's grammar gave (the package used them through
+// cgo until the worker's start-up cost asked for one static Go binary);
+// their tests hold the cases and say where they differ. Positions
 // come from byte offsets mapped onto the project's rows (LF, CRLF and lone
 // CR end a line; lines.go), never from a parser's own line counting.
 //

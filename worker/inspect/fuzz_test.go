@@ -43,6 +43,8 @@ func FuzzOutlineMarkdown(f *testing.F) {
 	f.Add([]byte("---\n: : :\n---\n"))
 	f.Add([]byte("#\n\n    # code\n```\n# fenced\n```\n"))
 	f.Add([]byte("> # quoted\n- # in list\n"))
+	f.Add([]byte("- - - x\n\n  \t# tab\n[a]: /u 't'\n===\n# [a] *b _c_* `d` <e@f.g> <h i=\"j\">\n"))
+	f.Add([]byte("---\n? k\n: v\nl:\n- a\nq: \"x\n  y\"\n---\n<!--\n# no\n-->\n~~~\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { checkOutline(t, "f.md", data) })
 }
 
@@ -53,16 +55,20 @@ func FuzzOutlineGo(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkOutline(t, "f.go", data) })
 }
 
-func FuzzOutlineTreeSitter(f *testing.F) {
-	f.Add([]byte("class A:\n    def m(self):\n        pass\n"), false)
-	f.Add([]byte("export class C { m() {} }\r\nconst f = () => 1;\r"), true)
-	f.Add([]byte("def (:"), false)
-	f.Fuzz(func(t *testing.T, data []byte, ts bool) {
-		path := "f.py"
-		if ts {
-			path = "f.ts"
-		}
-		checkOutline(t, path, data)
+func FuzzOutlinePython(f *testing.F) {
+	f.Add([]byte("@d\nclass A(B):\n    def m(self): return f'{x!r:>{w}}'\n    # c\n  y = (1,\ndef g():\n\tpass\n"))
+	f.Add([]byte("x = '''\n\\\n\ny = f\"{\"'\"}\" rb'\\''; z: int\nfrom .. import (a,\n b) \\\n# c\n"))
+	f.Add([]byte("\ufeffdef (:\n[{(\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { checkOutline(t, "f.py", data) })
+}
+
+func FuzzOutlineScript(f *testing.F) {
+	f.Add([]byte("import a from 'b'\nexport class A<T> extends B { @d m(): void {} #p = 1; get [k]() {} }\nconst f = () => 1, g = <T,>(x: T) => x\n"), uint8(0))
+	f.Add([]byte("let x = a\n/ b / c\nfunction f() { return /re{/.test(`${`${1}`}`) }\nconst j = <div a={1}>it's {x}</div>\n"), uint8(1))
+	f.Add([]byte("export default function () {}\ninterface I { m(): void }\ntype T<A> = A | B\nenum E { A }\ndeclare module 'm' {}\n"), uint8(2))
+	f.Add([]byte("export(\"\\"), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, lang uint8) {
+		checkOutline(t, []string{"f.js", "f.ts", "f.tsx"}[lang%3], data)
 	})
 }
 

@@ -78,9 +78,10 @@ func parserFor(lang string) outliner {
 		return outlineMarkdown
 	case "json":
 		return outlineJSON
-	}
-	if p := treeSitterParser(lang); p != nil {
-		return p
+	case "python":
+		return outlinePython
+	case "javascript", "typescript", "tsx":
+		return outlineScript(lang)
 	}
 	return nil
 }

@@ -62,24 +62,29 @@ const (
 	// InspectOutput: the outline is a table of contents; past 64 KiB of
 	// JSON it no longer saves the model reading the file.
 	InspectOutput = 64 << 10
-	// InspectTime: 8 MiB of real code takes the slowest parser 1.3-1.7 s
+	// InspectTime: 8 MiB of real code took the slowest parser 1.3-1.7 s
 	// (tree-sitter on Python and JavaScript, measured on a loaded 2-core
-	// machine; go/parser and goldmark 0.2-0.5 s): 5 s leaves room for a
-	// busier machine. What takes longer is pathological (8 MiB of dense
-	// nested literals: tree-sitter needs 6 s), and the parser is killed.
+	// machine; go/parser and goldmark 0.2-0.5 s); the Go outliners that
+	// replaced tree-sitter and goldmark take 0.06-0.25 s, and 0.2-0.7 s on
+	// 8 MiB of dense nested literals (tree-sitter needed 6 s). 5 s leaves
+	// room for a busier machine; what takes longer is pathological, and
+	// the parser is killed.
 	InspectTime = 5 * time.Second
-	// InspectMemory: the outline process peaks at 115-275 MB on 8 MiB of
+	// InspectMemory: the outline process peaked at 115-275 MB on 8 MiB of
 	// real input (go/parser 115, goldmark 150, tree-sitter 230-275 with
-	// its C heap); it is stopped when the Go runtime holds more than this
-	// and cannot map more than this plus 512 MiB in all (RLIMIT_DATA).
+	// its C heap); the Go outliners now peak at 35-125 MB (170-180 MB on
+	// dense nested literals). It is stopped when the Go runtime holds
+	// more than this and cannot map more than this plus 512 MiB in all
+	// (RLIMIT_DATA).
 	InspectMemory = 512 << 20
 	// InspectDepth: of 24,818 real files on this machine (Go's source and
 	// module cache, Python's library, node_modules, /usr/share/doc) the
 	// deepest nests 109 levels as the pre-scan counts (a Go test with
 	// brackets in strings), Markdown 47, JavaScript 27. A single structure
-	// 1,024 levels deep takes tree-sitter 34 ms, 100,000 levels 5 minutes
-	// (the parsers' cost grows with the square of the depth): 256 keeps
-	// twice the deepest real file and the worst case in milliseconds.
+	// 1,024 levels deep took tree-sitter 34 ms, 100,000 levels 5 minutes
+	// (its cost grew with the square of the depth; the Go outliners' and
+	// go/parser's grow linearly, encoding/json's too): 256 keeps twice the
+	// deepest real file and the worst case in milliseconds.
 	InspectDepth = 256
 
 	// HgrepOutput: rows of matches are for reading, not for dumping a

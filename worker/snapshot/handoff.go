@@ -51,10 +51,12 @@ func ParseBodyArg(arg string) (fd int, ok bool) {
 	return fd, true
 }
 
-// HandOver writes body into a new memfd, seals it against any change and
-// rewinds it, and returns its descriptor, left open across exec.
+// HandOver writes body into a new memfd, seals it against any change, and
+// returns its descriptor, open across exec (the helper starts no other
+// process, so close-on-exec would only cost a call to clear it) with its
+// offset at the start (written with pwrite, nothing to rewind).
 func HandOver(body string) (int, error) {
-	fd, err := unix.MemfdCreate("hpatch-body", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	fd, err := unix.MemfdCreate("hpatch-body", unix.MFD_ALLOW_SEALING)
 	if err != nil {
 		return -1, errors.New("cannot create the body descriptor (memfd_create: " + err.Error() + ")")
 	}
@@ -68,26 +70,21 @@ func HandOver(body string) (int, error) {
 	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, bodySeals); err != nil {
 		return fail("seal", err)
 	}
-	if _, err := unix.Seek(fd, 0, io.SeekStart); err != nil {
-		return fail("rewind", err)
-	}
-	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
-		return fail("pass on", err)
-	}
 	return fd, nil
 }
 
+// writeAll writes s at the start of fd, leaving its offset there.
 func writeAll(fd int, s string) error {
 	b := []byte(s)
-	for len(b) > 0 {
-		n, err := unix.Write(fd, b)
+	for off := 0; off < len(b); {
+		n, err := unix.Pwrite(fd, b[off:], int64(off))
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		b = b[n:]
+		off += n
 	}
 	return nil
 }

@@ -3,7 +3,6 @@
 package snapshot
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -127,28 +126,44 @@ func checkEntry(path string, uid int, typ uint32, what string) *Refusal {
 	return nil
 }
 
+// readManifest reads the manifest through raw system calls: the helper
+// reads no other file, and an *os.File would set up the runtime's poller
+// (epoll, eventfd and their registrations) for this one read.
 func readManifest(path string, uid int) ([]byte, *Refusal) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if err == syscall.ENOENT {
 			return nil, refuse(ExitCannotRun, "runtime snapshot manifest "+path+" is missing; restart hpatch-router")
 		}
-		return nil, refuse(ExitCannotRun, "cannot open runtime snapshot manifest "+path+": "+errText(err))
+		return nil, refuse(ExitCannotRun, "cannot open runtime snapshot manifest "+path+": "+err.Error())
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, refuse(ExitCannotRun, "cannot stat "+path+": "+errText(err))
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, refuse(ExitCannotRun, "cannot stat "+path+": "+err.Error())
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || !fi.Mode().IsRegular() || int(st.Uid) != uid || st.Mode&0o022 != 0 {
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || int(st.Uid) != uid || st.Mode&0o022 != 0 {
 		return nil, refuse(ExitCannotRun, "runtime snapshot manifest "+path+" is not a private regular file of yours; remove the snapshot and restart hpatch-router")
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxManifest+1))
-	if err != nil || len(data) > maxManifest {
+	data := make([]byte, maxManifest+1)
+	n := 0
+	for n < len(data) {
+		m, err := syscall.Read(fd, data[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, refuse(ExitCannotRun, "cannot read runtime snapshot manifest "+path)
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+	}
+	if n > maxManifest {
 		return nil, refuse(ExitCannotRun, "cannot read runtime snapshot manifest "+path)
 	}
-	return data, nil
+	return data[:n], nil
 }
 
 func errText(err error) string {
