@@ -259,6 +259,7 @@ func (s *session) end(polite bool) {
 		s.reaped = true
 		s.mu.Unlock()
 		_ = s.cmd.Wait()
+		drainGroup(s.cmd.Process.Pid, groupDrainWait)
 		s.c.stop()
 		s.dirs.remove()
 	})
@@ -373,5 +374,34 @@ func waitExited(pid int) {
 		if err != unix.EINTR {
 			return
 		}
+	}
+}
+
+// groupDrainWait bounds how long end waits for the server's killed group
+// to be gone.
+const groupDrainWait = 2 * time.Second
+
+// drainGroup waits until no process of group pgid is left, reaping the
+// members the worker inherited as subreaper. SIGKILL is delivered, not
+// finished, when kill returns: a language server's own children (tsserver
+// under typescript-language-server) are still exiting and, once their
+// parent is gone, live children of the worker, which the end of the run
+// would report as the script's detached processes. Zombies still belong
+// to the group, so an empty group means every member is reaped.
+func drainGroup(pgid int, wait time.Duration) {
+	deadline := time.Now().Add(wait)
+	for {
+		for {
+			var ws unix.WaitStatus
+			pid, err := unix.Wait4(-pgid, &ws, unix.WNOHANG, nil)
+			if pid <= 0 || err != nil {
+				break
+			}
+		}
+		if unix.Kill(-pgid, 0) == unix.ESRCH || !time.Now().Before(deadline) {
+			return
+		}
+		_ = unix.Kill(-pgid, unix.SIGKILL)
+		time.Sleep(5 * time.Millisecond)
 	}
 }

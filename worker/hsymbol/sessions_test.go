@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"hpatch-router/worker/privcmd"
 )
 
@@ -341,13 +343,74 @@ func TestSessionsWorkerProcess(t *testing.T) {
 	if dir == "" {
 		t.Skip("only the worker of TestSessionsEndWithAKilledWorker")
 	}
+	if os.Getenv(workerCloseEnv) != "" {
+		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
 	pool := newSessions(settings{tempRoots: []string{os.Getenv("TMPDIR")}})
 	var out, errb bytes.Buffer
 	env := &privcmd.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: dir, Environ: os.Environ(),
 		Limits: serverLimits()}
 	code := pool.Run(t.Context(), env, []string{"hsymbol", "def", "main.go", "17:f2d0", "NewCounter"})
 	fmt.Printf("ready %d %q\n", code, errb.String())
-	select {} // until killed, the server idle in its session
+	if os.Getenv(workerCloseEnv) == "" {
+		select {} // until killed, the server idle in its session
+	}
+	pool.Close()
+	fmt.Printf("children %v\n", childrenOf(t, os.Getpid()))
+}
+
+// workerCloseEnv makes TestSessionsWorkerProcess a subreaper, like the
+// worker, that closes its sessions and lists the children it has left.
+const workerCloseEnv = "HSYMBOL_TEST_WORKER_CLOSE"
+
+// childrenOf lists pid's children, zombies included, from every thread's
+// children file.
+func childrenOf(t *testing.T, pid int) []string {
+	files, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no children files for %d: %v", pid, err)
+	}
+	var out []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, strings.Fields(string(b))...)
+	}
+	return out
+}
+
+// TestSessionsCloseLeavesNoChild: in a subreaper (the worker is one) the
+// server's killed group becomes the worker's children once the leader is
+// gone; Close waits for them and reaps them, so the end of the run finds
+// no process of the server, not even a zombie, to report as the script's.
+func TestSessionsCloseLeavesNoChild(t *testing.T) {
+	f := newFakeRun(t)
+	t.Cleanup(func() {
+		for _, pid := range append(f.log.pids(t, "start"), f.log.pids(t, "child")...) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^TestSessionsWorkerProcess$")
+	// sleep, the child the fake server leaves in its group, is on the PATH.
+	cmd.Env = append(f.m.home.Environ([]string{"PATH=" + f.path + ":/usr/bin:/bin"}), append(f.vars, workerDirEnv+"="+f.dir, workerCloseEnv+"=1")...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("worker: %v\n%s", err, out)
+	}
+	if want := "ready 0 \"\"\nchildren []\n"; !strings.HasPrefix(string(out), want) {
+		t.Fatalf("worker said %q, want %q (the server's group left children behind)", out, want)
+	}
+	if len(f.log.pids(t, "child")) == 0 {
+		t.Fatal("the fake server started no child: the test proves nothing")
+	}
 }
 
 // TestSessionsEndWithAKilledWorker: a worker killed outright (nothing of it
