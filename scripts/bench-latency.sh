@@ -1,11 +1,15 @@
 #!/bin/sh
 # Added latency through hpatch-router versus a plain httputil.ReverseProxy,
 # both in front of the same in-process fake upstream and sent the same real
-# Codex request (router/server_bench_test.go, BenchmarkLatency). Prints time
-# to first byte and to the end of the stream, p50 and p99, at concurrency 1
+# Codex request (router/server_bench_test.go, BenchmarkLatency). The router
+# runs behind package access's Guard, as serve runs it. Prints time to
+# first byte and to the end of the stream, p50 and p99, at concurrency 1, 16
 # and 64, and the CPU time of the whole test process per request
 # (proc-cpu-µs: client and upstream are the same for both proxies, so the
-# difference is the proxy's own CPU, which load does not blur).
+# difference is the proxy's own CPU, which load does not blur), for two
+# upstream legs: upstream=tls is the real path (Codex talks plain HTTP to
+# the router on loopback, the router talks TLS and HTTP/2 to the model API),
+# upstream=http leaves TLS out so the proxies' own costs weigh more.
 #
 # The test binary is built once and run COUNT times; every run measures the
 # ReverseProxy and then the router back to back, so both see the same
@@ -37,8 +41,9 @@ function sort(a, n,    i, j, t) {
 function median(a, n) { return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
 /^run=[0-9]+ BenchmarkLatency\// {
 	run = $1; sub(/^run=/, "", run); runs[run] = 1
-	split($2, p, "/"); proxy = p[2]; sub(/^proxy=/, "", proxy)
-	c = p[3]; sub(/^c=/, "", c); sub(/-[0-9]+$/, "", c)
+	split($2, p, "/"); up = p[2]; sub(/^upstream=/, "", up)
+	proxy = p[3]; sub(/^proxy=/, "", proxy)
+	c = up " " p[4]; sub(/c=/, "", c); sub(/-[0-9]+$/, "", c)
 	for (i = 4; i < NF; i += 2) {
 		m = $(i + 1)
 		if (m !~ /-µs$/) continue
@@ -46,10 +51,10 @@ function median(a, n) { return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 
 	}
 }
 END {
-	printf "%-6s %-12s %13s %13s %8s  %s\n", "conc", "metric", "reverseproxy", "router", "ratio", "[min-max ratio]"
+	printf "%-9s %-5s %-12s %13s %13s %8s  %s\n", "upstream", "conc", "metric", "reverseproxy", "router", "ratio", "[min-max ratio]"
 	split("ttfb-p50-µs ttfb-p99-µs full-p50-µs full-p99-µs proc-cpu-µs", order, " ")
-	split("1 64", cs, " ")
-	for (ci = 1; ci <= 2; ci++) for (mi = 1; mi <= 5; mi++) {
+	split("tls 1,tls 16,tls 64,http 1,http 16,http 64", cs, ",")
+	for (ci = 1; ci <= 6; ci++) for (mi = 1; mi <= 5; mi++) {
 		c = cs[ci]; m = order[mi]; n = 0
 		delete bs; delete rs; delete qs
 		for (run in runs) {
@@ -60,6 +65,7 @@ END {
 		}
 		if (n == 0) continue
 		sort(bs, n); sort(rs, n); sort(qs, n)
-		printf "%-6s %-12s %13.0f %13.0f %7.2fx  [%.2f-%.2f]\n", c, m, median(bs, n), median(rs, n), median(qs, n), qs[1], qs[n]
+		split(c, uc, " ")
+		printf "%-9s %-5s %-12s %13.0f %13.0f %7.2fx  [%.2f-%.2f]\n", uc[1], uc[2], m, median(bs, n), median(rs, n), median(qs, n), qs[1], qs[n]
 	}
 }'
