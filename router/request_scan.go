@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"strings"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -453,4 +454,42 @@ func peekType(body []byte, i int) (typ string, known bool) {
 // additional_tools, as gjson reads it (the first `type` key).
 func isAdditionalTools(raw []byte) bool {
 	return gjson.Get(unsafe.String(unsafe.SliceData(raw), len(raw)), "type").String() == "additional_tools"
+}
+
+// memberValue returns the span of the value of the first member named key
+// in the object obj, which the scanner has validated, as gjson's Get finds
+// it for a plain key (an escaped member name is decoded first); ok is
+// false when there is none. It skips the other members' values with the
+// scanner, eight string bytes at a time.
+func memberValue(obj string, key string) (start, end int, ok bool) {
+	b := unsafe.Slice(unsafe.StringData(obj), len(obj))
+	if len(b) == 0 || b[0] != '{' {
+		return 0, 0, false
+	}
+	i := jsSpace(b, 1)
+	for i < len(b) && b[i] == '"' {
+		ks := i
+		if i = jsString(b, i+1); i < 0 {
+			return 0, 0, false
+		}
+		name := obj[ks:i]
+		if i = jsSpace(b, i); i >= len(b) || b[i] != ':' {
+			return 0, 0, false
+		}
+		vs := jsSpace(b, i+1)
+		if vs >= len(b) {
+			return 0, 0, false
+		}
+		if i = jsValue(b, vs); i < 0 {
+			return 0, 0, false
+		}
+		if name[1:len(name)-1] == key || strings.IndexByte(name, '\\') >= 0 && decodeJSONString(name) == key {
+			return vs, i, true
+		}
+		if i = jsSpace(b, i); i >= len(b) || b[i] != ',' {
+			return 0, 0, false
+		}
+		i = jsSpace(b, i+1)
+	}
+	return 0, 0, false
 }
