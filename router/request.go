@@ -52,22 +52,23 @@ type edit struct {
 // the same output bytes. RequestRewriter does the same with a memo of
 // analysed additional_tools items.
 func RewriteRequest(body []byte) ([]byte, RequestInfo, error) {
-	return rewriteRequest(body, nil)
+	return rewriteRequest(body, nil, "")
 }
 
 // rewriteRequest is RewriteRequest with an optional memo of analysed
-// additional_tools items (nil: analyse each one).
+// additional_tools items (nil: analyse each one) and, with a memo and a
+// thread, the thread's resumable scan (request_resume.go).
 //
 // The body is walked once (scanBody): that pass validates it and records
 // the top-level tools and every additional_tools input item; an item the
 // memo already holds is matched by its bytes and skipped, as bytes once
 // validated are valid again. The checks then run in the order the layout
 // rules give them, and the output is built in one buffer.
-func rewriteRequest(body []byte, memo *RequestRewriter) ([]byte, RequestInfo, error) {
+func rewriteRequest(body []byte, memo *RequestRewriter, thread string) ([]byte, RequestInfo, error) {
 	var info RequestInfo
 	var l bodyLayout
 	l.items = l.small[:0]
-	switch scanBody(body, memo, &l) {
+	switch scanBody(body, memo, &l, memo.resumePoint(thread, body)) {
 	case scanInvalid:
 		return nil, info, invalidRequest(CodeInvalidJSON, "request body is not valid JSON")
 	case scanNotObject:
@@ -115,6 +116,7 @@ func rewriteRequest(body []byte, memo *RequestRewriter) ([]byte, RequestInfo, er
 			owned++
 		}
 	}
+	memo.rememberScan(thread, body, &l)
 	if owned == 0 {
 		return body, info, nil
 	}

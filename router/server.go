@@ -57,7 +57,7 @@ func New(opts ...Option) (*Router, error) {
 		cfg.transport = defaultTransport()
 	}
 	if cfg.rewrite == nil {
-		cfg.rewrite = NewRequestRewriter(0).Rewrite
+		cfg.rewrite = NewRequestRewriter(0).RewriteThread
 	}
 	if cfg.translator == nil {
 		cfg.translator = shebangTranslator{}

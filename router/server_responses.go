@@ -42,7 +42,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		rt.answerError(w, thread, err)
 		return
 	}
-	body, facts, err := rt.cfg.rewrite(body)
+	body, facts, err := rt.cfg.rewrite(thread, body)
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
