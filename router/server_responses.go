@@ -127,7 +127,8 @@ func (rt *Router) encodedRequest(r *http.Request) bool {
 func (rt *Router) relaySSE(w http.ResponseWriter, r *http.Request, resp *http.Response, s *rewriteSession) {
 	writeResponseHeader(w, resp, true)
 	rc := http.NewResponseController(w)
-	events := newSSEReader(resp.Body, rt.cfg.maxEventSize)
+	events := rt.sse.get(resp.Body)
+	defer rt.sse.put(events)
 	rw := newSSERewriter(s)
 	var buf []byte
 	dirty := false // written but not flushed
