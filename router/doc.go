@@ -2,7 +2,9 @@
 //
 // It owns the server and its upstream client, the request rewrite (find the
 // Code Mode exec owner, trim its exec_command section, inject the `shell`
-// and `hpatch` tools), the streaming SSE and JSON response rewrite (replace
+// and `hpatch` tools; a thread's request is validated only past the prefix
+// its previous request validated, request_resume.go), the streaming SSE and
+// JSON response rewrite (replace
 // model `shell`/`hpatch` calls with exec carriers), and the durable per-thread
 // replay store that restores the model's original calls in later requests.
 // Bytes it does not mean to change pass through untouched (A14). It also
