@@ -2,6 +2,8 @@ package plugins
 
 import (
 	_ "embed"
+	"slices"
+	"sync"
 
 	"github.com/tidwall/gjson"
 )
@@ -24,14 +26,34 @@ func Bundle() []byte { return append([]byte(nil), bundle...) }
 
 // ShellTool returns the compact JSON object of the `shell` custom tool, ready
 // to splice into a tools list. Each call returns fresh bytes.
-func ShellTool() []byte { return rawTool("tools.shell") }
+func ShellTool() []byte { return slices.Clone(compact().shell) }
 
 // HpatchTool returns the compact JSON object of the `hpatch` custom tool.
-func HpatchTool() []byte { return rawTool("tools.hpatch") }
+// Each call returns fresh bytes.
+func HpatchTool() []byte { return slices.Clone(compact().hpatch) }
 
 // ShellDescription is the base description of `shell`, before the router
 // appends a request's #!params fields.
-func ShellDescription() string { return gjson.GetBytes(bundle, "tools.shell.description").String() }
+func ShellDescription() string { return compact().shellDescription }
+
+// compactTools are the parts of the bundle the router splices into every
+// request that brings an exec owner it has not seen.
+type compactTools struct {
+	shell, hpatch    []byte // never written to; callers get clones
+	shellDescription string
+}
+
+// compact is computed once, on first use (a process that never rewrites a
+// request, such as a worker, never pays for it): compacting the indented
+// bundle costs tens of microseconds, which the first request of every new
+// thread would otherwise pay again. Its value never changes.
+var compact = sync.OnceValue(func() compactTools {
+	return compactTools{
+		shell:            rawTool("tools.shell"),
+		hpatch:           rawTool("tools.hpatch"),
+		shellDescription: gjson.GetBytes(bundle, "tools.shell.description").String(),
+	}
+})
 
 // HpatchDescription is the description of `hpatch`.
 func HpatchDescription() string { return gjson.GetBytes(bundle, "tools.hpatch.description").String() }

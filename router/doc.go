@@ -2,10 +2,12 @@
 //
 // It owns the server and its upstream client, the request rewrite (find the
 // Code Mode exec owner, trim its exec_command section, inject the `shell`
-// and `hpatch` tools), the streaming SSE and JSON response rewrite (replace
-// model `shell`/`hpatch` calls with exec carriers), and the durable per-thread
-// replay store that restores the model's original calls in later requests.
-// Bytes it does not mean to change pass through untouched (A14). It also
+// and `hpatch` tools; a thread's request is validated only past the prefix
+// its previous request validated, request_resume.go), the streaming SSE and
+// JSON response rewrite (replace model `shell`/`hpatch` calls with exec
+// carriers), and the durable per-thread replay store that restores the
+// model's original calls in later requests. Bytes it does not mean to
+// change pass through untouched (A14). It also
 // owns what the proxy itself must never do: forward a path outside /v1/
 // (paths are cleaned before routing), pass an upstream's Access-Control-*
 // headers to a client, or hold more request body bytes in memory at once

@@ -52,22 +52,23 @@ type edit struct {
 // the same output bytes. RequestRewriter does the same with a memo of
 // analysed additional_tools items.
 func RewriteRequest(body []byte) ([]byte, RequestInfo, error) {
-	return rewriteRequest(body, nil)
+	return rewriteRequest(body, nil, "")
 }
 
 // rewriteRequest is RewriteRequest with an optional memo of analysed
-// additional_tools items (nil: analyse each one).
+// additional_tools items (nil: analyse each one) and, with a memo and a
+// thread, the thread's resumable scan (request_resume.go).
 //
 // The body is walked once (scanBody): that pass validates it and records
 // the top-level tools and every additional_tools input item; an item the
 // memo already holds is matched by its bytes and skipped, as bytes once
 // validated are valid again. The checks then run in the order the layout
 // rules give them, and the output is built in one buffer.
-func rewriteRequest(body []byte, memo *RequestRewriter) ([]byte, RequestInfo, error) {
+func rewriteRequest(body []byte, memo *RequestRewriter, thread string) ([]byte, RequestInfo, error) {
 	var info RequestInfo
 	var l bodyLayout
 	l.items = l.small[:0]
-	switch scanBody(body, memo, &l) {
+	switch scanBody(body, memo, &l, memo.resumePoint(thread, body)) {
 	case scanInvalid:
 		return nil, info, invalidRequest(CodeInvalidJSON, "request body is not valid JSON")
 	case scanNotObject:
@@ -115,6 +116,7 @@ func rewriteRequest(body []byte, memo *RequestRewriter) ([]byte, RequestInfo, er
 			owned++
 		}
 	}
+	memo.rememberScan(thread, body, &l)
 	if owned == 0 {
 		return body, info, nil
 	}
@@ -158,21 +160,21 @@ type ownerRewrite struct {
 // tools with the #!params shape taken from it.
 func newOwnerRewrite(tool gjson.Result) (*ownerRewrite, error) {
 	rw := &ownerRewrite{toolLen: len(tool.Raw)}
-	if d := tool.Get("description"); d.Type == gjson.String {
-		t := trimExecDescription(d.String())
+	// The description is most of the exec object (about 20 KB with an
+	// escape per line): it is found and decoded with the request scanner,
+	// not with gjson, which copies it a byte at a time.
+	if s, e, ok := memberValue(tool.Raw, "description"); ok && tool.Raw[s] == '"' {
+		desc := decodeJSONString(tool.Raw[s:e])
+		t := trimExecDescription(desc)
 		rw.shape = t.Shape
 		for i, n := range rw.shape.Names {
 			// Names are substrings of the description, which may alias
 			// the request body; a memo entry must not pin that body.
 			rw.shape.Names[i] = strings.Clone(n)
 		}
-		if t.Description != d.Str {
-			rw.descStart = d.Index - tool.Index
-			rw.descEnd = rw.descStart + len(d.Raw)
-			if rw.descStart <= 0 || rw.descEnd > len(tool.Raw) || tool.Raw[rw.descStart:rw.descEnd] != d.Raw {
-				return nil, invalidRequest(CodeInvalidJSON, "cannot locate the exec description in the request body")
-			}
-			rw.descRepl = appendJSONString(make([]byte, 0, len(d.Raw)+64), t.Description)
+		if t.Description != desc {
+			rw.descStart, rw.descEnd = s, e
+			rw.descRepl = appendJSONString(make([]byte, 0, e-s+64), t.Description)
 		}
 	}
 	shell, err := shellTool(rw.shape)

@@ -67,16 +67,23 @@ func benchBodies(b *testing.B) []struct {
 // synthetic1MB grows a real 0.169 request to about 1 MiB with a long
 // conversation of exec calls and outputs after the tools item, the shape a
 // long Codex session reaches.
-func synthetic1MB(b *testing.B) []byte {
+func synthetic1MB(b testing.TB) []byte {
 	base := compactJSON(b, readCapture(b, "cli-lite-exec/001-post.json"))
+	return conversation(b, base, 0, func(n int) bool { return n < 1<<20 })
+}
+
+// conversation appends exec calls and their outputs, numbered from first,
+// to the input array of the compact request base while more(size so far)
+// holds, each turn's output 2.3 KB, as a Codex session grows.
+func conversation(tb testing.TB, base []byte, first int, more func(int) bool) []byte {
 	end := bytes.LastIndex(base, []byte(`],"tool_choice"`))
 	if end < 0 {
-		b.Fatal("capture shape changed")
+		tb.Fatal("capture shape changed")
 	}
 	var buf bytes.Buffer
 	buf.Write(base[:end])
 	out := bytes.Repeat([]byte("line of command output with some text\\n"), 60)
-	for i := 0; buf.Len() < 1<<20; i++ {
+	for i := first; more(buf.Len()); i++ {
 		id := strconv.Itoa(i)
 		buf.WriteString(`,{"type":"custom_tool_call","id":"ctc_` + id + `","status":"completed","call_id":"call_` + id +
 			`","name":"exec","namespace":"functions","input":"const r = await tools.exec_command({cmd: \"ls -la\"});\ntext(JSON.stringify(r));"}`)
@@ -86,7 +93,7 @@ func synthetic1MB(b *testing.B) []byte {
 	}
 	buf.Write(base[end:])
 	if !json.Valid(buf.Bytes()) {
-		b.Fatal("synthetic body is not valid JSON")
+		tb.Fatal("synthetic body is not valid JSON")
 	}
 	return buf.Bytes()
 }
@@ -118,6 +125,27 @@ func BenchmarkRequestRewriterMemo(b *testing.B) {
 			b.ReportAllocs()
 			loopCPU(b, func() {
 				if _, _, err := rr.Rewrite(bb.body); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkRequestRewriterThread is the steady state of a thread whose
+// previous request had the same input: the memo serves the tools item and
+// the remembered scan point skips validating the conversation again.
+func BenchmarkRequestRewriterThread(b *testing.B) {
+	for _, bb := range benchBodies(b) {
+		b.Run(bb.name, func(b *testing.B) {
+			rr := NewRequestRewriter(0)
+			if _, _, err := rr.RewriteThread("bench", bb.body); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(bb.body)))
+			b.ReportAllocs()
+			loopCPU(b, func() {
+				if _, _, err := rr.RewriteThread("bench", bb.body); err != nil {
 					b.Fatal(err)
 				}
 			})

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -28,6 +29,9 @@ type RequestRewriter struct {
 	size     int                    // total key bytes held
 	maxItems int
 	maxBytes int
+
+	seed  maphash.Seed // for prefix digests (request_resume.go)
+	scans threadScans
 }
 
 // itemMemo is one remembered value: an additional_tools item (an set) or
@@ -51,12 +55,27 @@ func NewRequestRewriter(maxItems int) *RequestRewriter {
 		heads:    make(map[string][]*itemMemo, maxItems),
 		maxItems: maxItems,
 		maxBytes: maxItems << 16,
+		seed:     maphash.MakeSeed(),
+		scans:    threadScans{points: map[string]*scanPoint{}, max: maxResumeThreads},
 	}
 }
 
+// maxResumeThreads bounds the threads whose last scan is remembered
+// (request_resume.go): one small record each, the least recently used
+// dropped first.
+const maxResumeThreads = 256
+
 // Rewrite is RewriteRequest using the memo.
 func (r *RequestRewriter) Rewrite(body []byte) ([]byte, RequestInfo, error) {
-	return rewriteRequest(body, r)
+	return rewriteRequest(body, r, "")
+}
+
+// RewriteThread is Rewrite for a request of thread, whose previous
+// request's validated prefix is not validated again when this body
+// repeats it byte for byte (request_resume.go). The output is the same as
+// Rewrite's.
+func (r *RequestRewriter) RewriteThread(thread string, body []byte) ([]byte, RequestInfo, error) {
+	return rewriteRequest(body, r, thread)
 }
 
 // lookup returns the remembered value that b starts with; nil when there

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"strings"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -266,6 +267,13 @@ type bodyLayout struct {
 	toolsMemo *topTools    // its remembered check, when the memo had it
 	items     []layoutItem // additional_tools items, in input order
 	small     [4]layoutItem
+
+	// Where a later body of the same thread may resume the scan (see
+	// scanPoint): just past the last item of the only top-level input
+	// array, which holds inputLen items; inputKeys counts input keys.
+	inputEnd  int
+	inputLen  int64
+	inputKeys int
 }
 
 // scanResult classifies a body.
@@ -284,77 +292,103 @@ const (
 // With a memo, an additional_tools item or a top-level tools value whose
 // bytes the memo holds is matched and skipped without being scanned again: those exact bytes were a
 // complete, valid JSON value when they were stored, so they are one here.
-func scanBody(body []byte, memo *RequestRewriter, l *bodyLayout) scanResult {
-	i := jsSpace(body, 0)
-	if i >= len(body) || body[i] != '{' {
-		if validJSON(body) {
-			return scanNotObject
+//
+// With from, body[:from.end] is known to be byte for byte the prefix an
+// earlier scan validated (the caller checked its digest), so the scan
+// starts where that one stood: after the last item it saw in the input
+// array, with what it had recorded before that point.
+func scanBody(body []byte, memo *RequestRewriter, l *bodyLayout, from *scanPoint) scanResult {
+	var i int
+	if from != nil {
+		l.tools, l.toolsMemo = from.tools, from.toolsMemo
+		l.items = append(l.items[:0], from.items...)
+		l.inputKeys = 1
+		if i = scanInputItems(body, from.end, from.inputLen, memo, l); i >= 0 {
+			i = scanMembers(body, i, true, memo, l)
 		}
-		return scanInvalid
-	}
-	if i = jsSpace(body, i+1); i < len(body) && body[i] == '}' {
-		i++
 	} else {
-		for {
-			if i >= len(body) || body[i] != '"' {
-				return scanInvalid
+		i = jsSpace(body, 0)
+		if i >= len(body) || body[i] != '{' {
+			if validJSON(body) {
+				return scanNotObject
 			}
-			ks := i + 1
-			if i = jsString(body, ks); i < 0 {
-				return scanInvalid
-			}
-			key := topKey(body[ks : i-1])
-			if i = jsSpace(body, i); i >= len(body) || body[i] != ':' {
-				return scanInvalid
-			}
-			if i = jsSpace(body, i+1); i >= len(body) {
-				return scanInvalid
-			}
-			vs := i
-			switch key {
-			case "input":
-				l.items = l.items[:0]
-				if body[i] == '[' {
-					i = scanInput(body, i, memo, l)
-				} else {
-					i = jsValue(body, i)
-				}
-			case "tools":
-				l.toolsMemo = nil
-				if memo != nil {
-					if e := memo.lookup(body[i:]); e != nil && e.top != nil {
-						i += len(e.raw)
-						l.toolsMemo = e.top
-						break
-					}
-				}
-				i = jsValue(body, i)
-			default:
-				i = jsValue(body, i)
-			}
-			if i < 0 {
-				return scanInvalid
-			}
-			if key == "tools" {
-				l.tools = span{vs, i}
-			}
-			if i = jsSpace(body, i); i >= len(body) {
-				return scanInvalid
-			}
-			if body[i] == '}' {
-				i++
-				break
-			}
-			if body[i] != ',' {
-				return scanInvalid
-			}
-			i = jsSpace(body, i+1)
+			return scanInvalid
+		}
+		if i = jsSpace(body, i+1); i < len(body) && body[i] == '}' {
+			i++
+		} else {
+			i = scanMembers(body, i, false, memo, l)
 		}
 	}
-	if jsSpace(body, i) != len(body) {
+	if i < 0 || jsSpace(body, i) != len(body) {
 		return scanInvalid
 	}
 	return scanOK
+}
+
+// scanMembers scans the top-level object's members from i, which is at a
+// member's key, or just past a member's value when afterValue is set, and
+// returns the index after the closing brace, or -1.
+func scanMembers(body []byte, i int, afterValue bool, memo *RequestRewriter, l *bodyLayout) int {
+	for {
+		if afterValue {
+			if i = jsSpace(body, i); i >= len(body) {
+				return -1
+			}
+			if body[i] == '}' {
+				return i + 1
+			}
+			if body[i] != ',' {
+				return -1
+			}
+			i = jsSpace(body, i+1)
+		}
+		afterValue = true
+		if i >= len(body) || body[i] != '"' {
+			return -1
+		}
+		ks := i + 1
+		if i = jsString(body, ks); i < 0 {
+			return -1
+		}
+		key := topKey(body[ks : i-1])
+		if i = jsSpace(body, i); i >= len(body) || body[i] != ':' {
+			return -1
+		}
+		if i = jsSpace(body, i+1); i >= len(body) {
+			return -1
+		}
+		vs := i
+		switch key {
+		case "input":
+			l.items = l.items[:0]
+			l.inputKeys++
+			l.inputEnd = 0
+			if body[i] == '[' {
+				i = scanInput(body, i, memo, l)
+			} else {
+				i = jsValue(body, i)
+			}
+		case "tools":
+			l.toolsMemo = nil
+			if memo != nil {
+				if e := memo.lookup(body[i:]); e != nil && e.top != nil {
+					i += len(e.raw)
+					l.toolsMemo = e.top
+					break
+				}
+			}
+			i = jsValue(body, i)
+		default:
+			i = jsValue(body, i)
+		}
+		if i < 0 {
+			return -1
+		}
+		if key == "tools" {
+			l.tools = span{vs, i}
+		}
+	}
 }
 
 // topKey returns the top-level key whose raw string content is raw when it
@@ -379,34 +413,21 @@ func scanInput(body []byte, i int, memo *RequestRewriter, l *bodyLayout) int {
 	if i = jsSpace(body, i+1); i < len(body) && body[i] == ']' {
 		return i + 1
 	}
-	for idx := int64(0); ; idx++ {
-		if i >= len(body) {
-			return -1
-		}
-		start := i
-		if body[i] != '{' {
-			i = jsValue(body, i)
-		} else {
-			typ, known := peekType(body, i)
-			switch {
-			case known && typ != "additional_tools":
-				i = jsValue(body, i)
-			case known && memo != nil:
-				if e := memo.lookup(body[i:]); e != nil && e.an != nil {
-					i += len(e.raw)
-					l.items = append(l.items, layoutItem{idx: idx, start: start, end: i, an: e.an})
-					break
-				}
-				fallthrough
-			default:
-				if i = jsValue(body, i); i >= 0 && (known || isAdditionalTools(body[start:i])) {
-					l.items = append(l.items, layoutItem{idx: idx, start: start, end: i})
-				}
+	return scanInputItems(body, i, 0, memo, l)
+}
+
+// scanInputItems scans the input array from its item idx, which starts at
+// i, or, when idx > 0, from just past item idx-1; it returns the index
+// after the array, or -1. It notes where the last item ends.
+func scanInputItems(body []byte, i int, idx int64, memo *RequestRewriter, l *bodyLayout) int {
+	for resumed := idx > 0; ; idx++ {
+		if !resumed {
+			if i = scanInputItem(body, i, idx, memo, l); i < 0 {
+				return -1
 			}
+			l.inputEnd, l.inputLen = i, idx+1
 		}
-		if i < 0 {
-			return -1
-		}
+		resumed = false
 		if i = jsSpace(body, i); i >= len(body) {
 			return -1
 		}
@@ -418,6 +439,33 @@ func scanInput(body []byte, i int, memo *RequestRewriter, l *bodyLayout) int {
 		}
 		i = jsSpace(body, i+1)
 	}
+}
+
+// scanInputItem validates input item idx at body[i], records it when it
+// is an additional_tools item, and returns the index after it, or -1.
+func scanInputItem(body []byte, i int, idx int64, memo *RequestRewriter, l *bodyLayout) int {
+	if i >= len(body) {
+		return -1
+	}
+	start := i
+	if body[i] != '{' {
+		return jsValue(body, i)
+	}
+	typ, known := peekType(body, i)
+	switch {
+	case known && typ != "additional_tools":
+		return jsValue(body, i)
+	case known && memo != nil:
+		if e := memo.lookup(body[i:]); e != nil && e.an != nil {
+			i += len(e.raw)
+			l.items = append(l.items, layoutItem{idx: idx, start: start, end: i, an: e.an})
+			return i
+		}
+	}
+	if i = jsValue(body, i); i >= 0 && (known || isAdditionalTools(body[start:i])) {
+		l.items = append(l.items, layoutItem{idx: idx, start: start, end: i})
+	}
+	return i
 }
 
 // peekType reads the `type` of the object at body[i] when it is written
@@ -453,4 +501,42 @@ func peekType(body []byte, i int) (typ string, known bool) {
 // additional_tools, as gjson reads it (the first `type` key).
 func isAdditionalTools(raw []byte) bool {
 	return gjson.Get(unsafe.String(unsafe.SliceData(raw), len(raw)), "type").String() == "additional_tools"
+}
+
+// memberValue returns the span of the value of the first member named key
+// in the object obj, which the scanner has validated, as gjson's Get finds
+// it for a plain key (an escaped member name is decoded first); ok is
+// false when there is none. It skips the other members' values with the
+// scanner, eight string bytes at a time.
+func memberValue(obj string, key string) (start, end int, ok bool) {
+	b := unsafe.Slice(unsafe.StringData(obj), len(obj))
+	if len(b) == 0 || b[0] != '{' {
+		return 0, 0, false
+	}
+	i := jsSpace(b, 1)
+	for i < len(b) && b[i] == '"' {
+		ks := i
+		if i = jsString(b, i+1); i < 0 {
+			return 0, 0, false
+		}
+		name := obj[ks:i]
+		if i = jsSpace(b, i); i >= len(b) || b[i] != ':' {
+			return 0, 0, false
+		}
+		vs := jsSpace(b, i+1)
+		if vs >= len(b) {
+			return 0, 0, false
+		}
+		if i = jsValue(b, vs); i < 0 {
+			return 0, 0, false
+		}
+		if name[1:len(name)-1] == key || strings.IndexByte(name, '\\') >= 0 && decodeJSONString(name) == key {
+			return vs, i, true
+		}
+		if i = jsSpace(b, i); i >= len(b) || b[i] != ',' {
+			return 0, 0, false
+		}
+		i = jsSpace(b, i+1)
+	}
+	return 0, 0, false
 }

@@ -47,7 +47,7 @@ func FuzzValidJSON(f *testing.F) {
 			t.Fatalf("validJSON(%q) = %v, encoding/json says %v", b, got, want)
 		}
 		l := bodyLayout{}
-		got := scanBody(b, nil, &l)
+		got := scanBody(b, nil, &l, nil)
 		want := scanInvalid
 		if json.Valid(b) {
 			want = scanNotObject

@@ -226,7 +226,7 @@ func withRequestRewrite(f requestRewriteFunc) Option {
 // ownedBy is a request rewrite that keeps the body and reports an owner in
 // namespace ns.
 func ownedBy(ns string, params ...string) requestRewriteFunc {
-	return func(b []byte) ([]byte, RequestInfo, error) {
+	return func(_ string, b []byte) ([]byte, RequestInfo, error) {
 		return b, RequestInfo{Owned: true, Namespace: ns, ParamNames: params}, nil
 	}
 }

@@ -31,9 +31,11 @@ type Scripts interface {
 	Apply(ctx context.Context, thread, patch string) (report string, err error)
 }
 
-// requestRewriteFunc is the request rewrite seam; the default is a
-// RequestRewriter's Rewrite, which remembers analysed additional_tools items.
-type requestRewriteFunc func(body []byte) ([]byte, RequestInfo, error)
+// requestRewriteFunc is the request rewrite seam, given the request's
+// thread ("" for none) and body; the default is a RequestRewriter's
+// RewriteThread, which remembers analysed additional_tools items and where
+// each thread's last scan stood.
+type requestRewriteFunc func(thread string, body []byte) ([]byte, RequestInfo, error)
 
 // translator is the part of package shebang the response rewrite uses. It
 // is an interface so tests can pin carrier text and so the rewrite does not

@@ -25,6 +25,7 @@ type Router struct {
 	metrics   *metrics
 	replay    *replayStore
 	held      heldBytes // request body bytes in memory (see MaxRequestMemory)
+	sse       sseReaderPool
 }
 
 // New builds a Router. Upstream is required.
@@ -57,7 +58,7 @@ func New(opts ...Option) (*Router, error) {
 		cfg.transport = defaultTransport()
 	}
 	if cfg.rewrite == nil {
-		cfg.rewrite = NewRequestRewriter(0).Rewrite
+		cfg.rewrite = NewRequestRewriter(0).RewriteThread
 	}
 	if cfg.translator == nil {
 		cfg.translator = shebangTranslator{}
@@ -73,6 +74,7 @@ func New(opts ...Option) (*Router, error) {
 		metrics:   newMetrics(),
 		replay:    store,
 		held:      heldBytes{limit: cfg.maxRequestMemory},
+		sse:       sseReaderPool{max: cfg.maxEventSize},
 	}
 	rt.metrics.gauge("hpatch_router_request_bytes_held", "Request body bytes held in memory now.", rt.held.used.Load)
 	rt.metrics.gauge("hpatch_router_request_bytes_limit", "Bound on the request body bytes held in memory at once (beyond it: 503).",

@@ -1,9 +1,10 @@
 //go:build unix
 
-package router
+package router_test
 
 import (
 	"bytes"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"log"
@@ -19,23 +20,10 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-)
 
-// benchStream is a realistic model turn: reasoning, a streamed message and
-// a streamed shell call, then response.completed.
-func benchStream() string {
-	s := &stream{}
-	s.created()
-	s.reasoning("rs_1")
-	s.event("response.output_item.added", `"output_index":1,"item":{"type":"message","id":"msg_1","role":"assistant","status":"in_progress","content":[]}`)
-	for range 40 {
-		s.event("response.output_text.delta", `"item_id":"msg_1","output_index":1,"content_index":0,"delta":"some words of the answer "`)
-	}
-	s.idx = 2
-	s.call("ctc_1", "call_bench", "shell", "functions", "#!python3\nimport sys\nfor i in range(3):\n    print(i, sys.argv)\n", 12)
-	s.completed()
-	return s.String()
-}
+	"hpatch-router/router"
+	"hpatch-router/router/access"
+)
 
 // latencyTarget is one proxy under measurement in front of the shared
 // upstream.
@@ -44,9 +32,12 @@ type latencyTarget struct {
 	front *httptest.Server
 }
 
-func benchUpstream(body string) *httptest.Server {
+// benchUpstream serves body as an event stream, flushing after every
+// frame as the model API does. With tls it listens with TLS and offers
+// HTTP/2, as the real upstream (https://chatgpt.com) does.
+func benchUpstream(body string, tls bool) *httptest.Server {
 	frames := strings.SplitAfter(body, "\n\n")
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
 		f := w.(http.Flusher)
@@ -55,9 +46,32 @@ func benchUpstream(body string) *httptest.Server {
 			f.Flush()
 		}
 	}))
+	if tls {
+		up.EnableHTTP2 = true
+		up.StartTLS()
+	} else {
+		up.Start()
+	}
+	return up
 }
 
-func reverseProxy(upstream string) http.Handler {
+// benchTransport is the upstream client both proxies use: the router's
+// default settings (a clone of http.DefaultTransport, no transparent
+// compression, 64 idle connections per host) trusting the upstream's
+// certificate when it has one.
+func benchTransport(up *httptest.Server) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DisableCompression = true
+	t.MaxIdleConnsPerHost = 64
+	if c := up.Certificate(); c != nil {
+		pool := x509.NewCertPool()
+		pool.AddCert(c)
+		t.TLSClientConfig.RootCAs = pool
+	}
+	return t
+}
+
+func reverseProxy(upstream string, t http.RoundTripper) http.Handler {
 	u, _ := url.Parse(upstream)
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -65,43 +79,62 @@ func reverseProxy(upstream string) http.Handler {
 			pr.Out.URL.Path = strings.TrimRight(u.Path, "/") + strings.TrimPrefix(pr.In.URL.Path, "/v1")
 			pr.Out.URL.RawPath = ""
 		},
+		Transport:     t,
 		FlushInterval: -1,
 		ErrorLog:      log.New(io.Discard, "", 0),
 	}
 }
 
+// guarded serves h behind package access's Guard, as serve does: the
+// connection's owner is looked up in the kernel once per connection and
+// every request's Host is checked.
+func guarded(h http.Handler) *httptest.Server {
+	g := access.New(access.Logger(slog.New(slog.DiscardHandler)))
+	s := httptest.NewUnstartedServer(g.Wrap(h))
+	s.Config.ConnContext = g.ConnContext
+	s.Start()
+	return s
+}
+
 // BenchmarkLatency measures time to first byte and to the end of the
-// stream through the router and through a plain httputil.ReverseProxy,
-// against the same in-process upstream and with the same real Codex
-// request body, at concurrency 1 and 64, and the process CPU per request.
-// Read the ratios with scripts/bench-latency.sh.
+// stream through the router (behind the access Guard, as serve runs it)
+// and through a plain httputil.ReverseProxy, against the same in-process
+// upstream and with the same real Codex request body, at concurrency 1, 16
+// and 64, and the process CPU per request. Codex reaches the router over
+// plain HTTP on loopback and the router reaches the model API over TLS
+// (HTTP/2): upstream=tls is that path; upstream=http leaves TLS out, so
+// the proxies' own costs weigh more. Read the ratios with
+// scripts/bench-latency.sh.
 func BenchmarkLatency(b *testing.B) {
 	body, err := os.ReadFile("../testdata/codex/captures/cli-lite-exec/000-post.json")
 	if err != nil {
 		b.Fatal(err)
 	}
-	upstream := benchUpstream(benchStream())
-	defer upstream.Close()
-	u, _ := url.Parse(upstream.URL + "/base")
-	rt, err := New(Upstream(u), StateDir(b.TempDir()), Logger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rt.Close()
-	targets := []latencyTarget{
-		{"reverseproxy", httptest.NewServer(reverseProxy(upstream.URL + "/base"))},
-		{"router", httptest.NewServer(rt)},
-	}
-	defer func() {
-		for _, t := range targets {
-			t.front.Close()
+	for _, scheme := range []string{"http", "tls"} {
+		upstream := benchUpstream(router.BenchStream(), scheme == "tls")
+		defer upstream.Close()
+		u, _ := url.Parse(upstream.URL + "/base")
+		rt, err := router.New(router.Upstream(u), router.StateDir(b.TempDir()),
+			router.Logger(slog.New(slog.DiscardHandler)), router.Transport(benchTransport(upstream)))
+		if err != nil {
+			b.Fatal(err)
 		}
-	}()
-	for _, conc := range []int{1, 64} {
-		for _, t := range targets {
-			b.Run(fmt.Sprintf("proxy=%s/c=%d", t.name, conc), func(b *testing.B) {
-				runLatency(b, t.front.URL+"/v1/responses", body, conc)
-			})
+		defer rt.Close()
+		targets := []latencyTarget{
+			{"reverseproxy", httptest.NewServer(reverseProxy(upstream.URL+"/base", benchTransport(upstream)))},
+			{"router", guarded(rt)},
+		}
+		defer func() {
+			for _, t := range targets {
+				t.front.Close()
+			}
+		}()
+		for _, conc := range []int{1, 16, 64} {
+			for _, t := range targets {
+				b.Run(fmt.Sprintf("upstream=%s/proxy=%s/c=%d", scheme, t.name, conc), func(b *testing.B) {
+					runLatency(b, t.front.URL+"/v1/responses", body, conc)
+				})
+			}
 		}
 	}
 }
@@ -118,7 +151,7 @@ func runLatency(b *testing.B, target string, body []byte, conc int) {
 	)
 	n := int64(b.N)
 	b.ResetTimer()
-	cpuStart := cpuTime()
+	cpuStart := router.ProcessCPUTime()
 	for range conc {
 		wg.Add(1)
 		go func() {
@@ -165,7 +198,7 @@ func runLatency(b *testing.B, target string, body []byte, conc int) {
 	// the same client and upstream run for both proxies, so the difference
 	// is the proxy's own CPU, which the machine's load does not blur as it
 	// does latency.
-	b.ReportMetric(float64((cpuTime()-cpuStart).Microseconds())/float64(n), "proc-cpu-µs")
+	b.ReportMetric(float64((router.ProcessCPUTime()-cpuStart).Microseconds())/float64(n), "proc-cpu-µs")
 	report := func(name string, d []time.Duration) {
 		slices.Sort(d)
 		if len(d) == 0 {

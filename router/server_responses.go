@@ -42,7 +42,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		rt.answerError(w, thread, err)
 		return
 	}
-	body, facts, err := rt.cfg.rewrite(body)
+	body, facts, err := rt.cfg.rewrite(thread, body)
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
@@ -127,7 +127,8 @@ func (rt *Router) encodedRequest(r *http.Request) bool {
 func (rt *Router) relaySSE(w http.ResponseWriter, r *http.Request, resp *http.Response, s *rewriteSession) {
 	writeResponseHeader(w, resp, true)
 	rc := http.NewResponseController(w)
-	events := newSSEReader(resp.Body, rt.cfg.maxEventSize)
+	events := rt.sse.get(resp.Body)
+	defer rt.sse.put(events)
 	rw := newSSERewriter(s)
 	var buf []byte
 	dirty := false // written but not flushed

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // sseEvent is one server-sent event as it arrived: Raw holds its exact
@@ -42,6 +43,40 @@ const maxInternedNames = 64
 
 func newSSEReader(r io.Reader, max int) *sseReader {
 	return &sseReader{br: bufio.NewReaderSize(r, 16<<10), max: max, names: map[string]string{}}
+}
+
+// maxPooledEvent is the largest event buffer a pooled reader keeps; a
+// reader that grew past it for one huge event is dropped, not pooled.
+const maxPooledEvent = 256 << 10
+
+// sseReaderPool reuses readers across responses: a reader's 16 KiB line
+// buffer and its event buffers were most of what relaying a stream
+// allocated. The interned names stay (they are the same few names).
+type sseReaderPool struct {
+	pool sync.Pool
+	max  int // event size bound of the readers it makes
+}
+
+// get returns a reader of r that starts as a new one would.
+func (p *sseReaderPool) get(r io.Reader) *sseReader {
+	s, ok := p.pool.Get().(*sseReader)
+	if !ok {
+		return newSSEReader(r, p.max)
+	}
+	s.br.Reset(r)
+	return s
+}
+
+// put returns s to the pool once its stream is done; nothing it returned
+// may be used afterwards.
+func (p *sseReaderPool) put(s *sseReader) {
+	if cap(s.ev.Raw) > maxPooledEvent || s.data.Cap() > maxPooledEvent {
+		return
+	}
+	s.br.Reset(nil)
+	s.ev = sseEvent{Raw: s.ev.Raw[:0]}
+	s.data.Reset()
+	p.pool.Put(s)
 }
 
 // Buffered reports whether a whole event has already arrived and waits to

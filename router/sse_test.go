@@ -12,7 +12,11 @@ import (
 
 func readEvents(t testing.TB, r io.Reader, max int) ([]*sseEvent, error) {
 	t.Helper()
-	sr := newSSEReader(r, max)
+	return drainEvents(newSSEReader(r, max))
+}
+
+// drainEvents reads sr to its end, keeping a copy of every event.
+func drainEvents(sr *sseReader) ([]*sseEvent, error) {
 	var evs []*sseEvent
 	for {
 		ev, err := sr.Next()
@@ -171,5 +175,37 @@ func TestSSEReaderInternsNames(t *testing.T) {
 	}
 	if len(sr.names) > maxInternedNames {
 		t.Fatalf("%d names kept", len(sr.names))
+	}
+}
+
+// TestSSEReaderPoolStartsFresh reads streams through one pooled reader,
+// each ending differently (mid-event, mid-line, too large, cleanly), and
+// checks every reuse reads its own stream exactly as a new reader does:
+// nothing of the previous stream's buffered bytes or event survives.
+func TestSSEReaderPoolStartsFresh(t *testing.T) {
+	streams := []string{
+		"event: a\ndata: {\"x\":1}\n\nevent: b\ndata: {\"trailing\"",
+		"data: " + strings.Repeat("y", 300) + "\n\n",
+		"event: c\ndata: {}\n\ndata: {\"half\":",
+		": comment\nevent: d\ndata: 1\ndata: 2\n\n",
+		"data: {\"z\":3}\n\n",
+	}
+	pool := sseReaderPool{max: 200}
+	for round := range 3 {
+		for i, in := range streams {
+			want, wantErr := readEvents(t, strings.NewReader(in), 200)
+			sr := pool.get(iotest.HalfReader(strings.NewReader(in)))
+			got, err := drainEvents(sr)
+			pool.put(sr)
+			if (err == nil) != (wantErr == nil) || len(got) != len(want) {
+				t.Fatalf("round %d stream %d: pooled reader got %d events (%v), a new one %d (%v)", round, i, len(got), err, len(want), wantErr)
+			}
+			for k := range want {
+				if !bytes.Equal(got[k].Raw, want[k].Raw) || !bytes.Equal(got[k].Data, want[k].Data) ||
+					got[k].Name != want[k].Name || got[k].Complete != want[k].Complete {
+					t.Fatalf("round %d stream %d event %d: pooled %q, new %q", round, i, k, got[k].Raw, want[k].Raw)
+				}
+			}
+		}
 	}
 }

@@ -1,13 +1,22 @@
 #!/bin/sh
 # Added latency through hpatch-router versus a plain httputil.ReverseProxy,
 # both in front of the same in-process fake upstream and sent the same real
-# Codex request (router/server_bench_test.go, BenchmarkLatency). Prints time
-# to first byte and to the end of the stream, p50 and p99, at concurrency 1
+# Codex request (router/server_bench_test.go, BenchmarkLatency). The router
+# runs behind package access's Guard, as serve runs it. Prints time to
+# first byte and to the end of the stream, p50 and p99, at concurrency 1, 16
 # and 64, and the CPU time of the whole test process per request
 # (proc-cpu-µs: client and upstream are the same for both proxies, so the
-# difference is the proxy's own CPU, which load does not blur).
+# difference is the proxy's own CPU, which load does not blur), for two
+# upstream legs: upstream=tls is the real path (Codex talks plain HTTP to
+# the router on loopback, the router talks TLS and HTTP/2 to the model API),
+# upstream=http leaves TLS out so the proxies' own costs weigh more.
 #
-# The test binary is built once and run COUNT times; every run measures the
+# Every run also measures the router's memory with 64 streams held open at
+# once (cmd/hpatch-router, BenchmarkServeStreamsRSS): the router binary runs
+# as `serve` in its own process, and the kernel's VmRSS (while the 64 are
+# open) and VmHWM (peak) of that process are reported.
+#
+# The test binaries are built once and run COUNT times; every run measures the
 # ReverseProxy and then the router back to back, so both see the same
 # machine load. A ratio is router/ReverseProxy within one run; the table
 # gives the median over the runs and, in brackets, the smallest and largest.
@@ -21,6 +30,8 @@ COUNT=${COUNT:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go test -c -o "$tmp/router.test" ./router/
+go test -c -o "$tmp/serve.test" ./cmd/hpatch-router/
+CGO_ENABLED=0 go build -o "$tmp/hpatch-router" ./cmd/hpatch-router/
 out=
 i=0
 while [ "$i" -lt "$COUNT" ]; do
@@ -28,6 +39,10 @@ while [ "$i" -lt "$COUNT" ]; do
 	run=$(cd router && "$tmp/router.test" -test.run '^$' -test.bench 'BenchmarkLatency' -test.benchtime "$BENCHTIME" -test.count 1)
 	printf '%s\n' "$run" | grep '^BenchmarkLatency' >&2 || { printf '%s\n' "$run" >&2; exit 1; }
 	out="$out$(printf '%s\n' "$run" | sed "s/^BenchmarkLatency/run=$i BenchmarkLatency/")
+"
+	rss=$(cd cmd/hpatch-router && HPATCH_ROUTER_BIN="$tmp/hpatch-router" "$tmp/serve.test" -test.run '^$' -test.bench 'BenchmarkServeStreamsRSS' -test.benchtime 3x -test.count 1)
+	printf '%s\n' "$rss" | grep '^BenchmarkServeStreamsRSS' >&2 || { printf '%s\n' "$rss" >&2; exit 1; }
+	out="$out$(printf '%s\n' "$rss" | grep '^BenchmarkServeStreamsRSS')
 "
 done
 printf '%s' "$out" | awk '
@@ -37,19 +52,24 @@ function sort(a, n,    i, j, t) {
 function median(a, n) { return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
 /^run=[0-9]+ BenchmarkLatency\// {
 	run = $1; sub(/^run=/, "", run); runs[run] = 1
-	split($2, p, "/"); proxy = p[2]; sub(/^proxy=/, "", proxy)
-	c = p[3]; sub(/^c=/, "", c); sub(/-[0-9]+$/, "", c)
+	split($2, p, "/"); up = p[2]; sub(/^upstream=/, "", up)
+	proxy = p[3]; sub(/^proxy=/, "", proxy)
+	c = up " " p[4]; sub(/c=/, "", c); sub(/-[0-9]+$/, "", c)
 	for (i = 4; i < NF; i += 2) {
 		m = $(i + 1)
 		if (m !~ /-µs$/) continue
 		val[proxy, c, m, run] = $i
 	}
 }
+/^BenchmarkServeStreamsRSS/ {
+	nrss++
+	for (i = 3; i < NF; i += 2) rss[nrss, $(i + 1)] = $i
+}
 END {
-	printf "%-6s %-12s %13s %13s %8s  %s\n", "conc", "metric", "reverseproxy", "router", "ratio", "[min-max ratio]"
+	printf "%-9s %-5s %-12s %13s %13s %8s  %s\n", "upstream", "conc", "metric", "reverseproxy", "router", "ratio", "[min-max ratio]"
 	split("ttfb-p50-µs ttfb-p99-µs full-p50-µs full-p99-µs proc-cpu-µs", order, " ")
-	split("1 64", cs, " ")
-	for (ci = 1; ci <= 2; ci++) for (mi = 1; mi <= 5; mi++) {
+	split("tls 1,tls 16,tls 64,http 1,http 16,http 64", cs, ",")
+	for (ci = 1; ci <= 6; ci++) for (mi = 1; mi <= 5; mi++) {
 		c = cs[ci]; m = order[mi]; n = 0
 		delete bs; delete rs; delete qs
 		for (run in runs) {
@@ -60,6 +80,15 @@ END {
 		}
 		if (n == 0) continue
 		sort(bs, n); sort(rs, n); sort(qs, n)
-		printf "%-6s %-12s %13.0f %13.0f %7.2fx  [%.2f-%.2f]\n", c, m, median(bs, n), median(rs, n), median(qs, n), qs[1], qs[n]
+		split(c, uc, " ")
+		printf "%-9s %-5s %-12s %13.0f %13.0f %7.2fx  [%.2f-%.2f]\n", uc[1], uc[2], m, median(bs, n), median(rs, n), median(qs, n), qs[1], qs[n]
+	}
+	for (mi = 1; mi <= 2; mi++) {
+		m = mi == 1 ? "rss-64-open-MB" : "peak-rss-MB"; n = 0
+		delete ms
+		for (k = 1; k <= nrss; k++) if ((k, m) in rss) ms[++n] = rss[k, m]
+		if (n == 0) continue
+		sort(ms, n)
+		printf "router, 64 streams open: %-15s %6.1f  [%.1f-%.1f]\n", m, median(ms, n), ms[1], ms[n]
 	}
 }'
