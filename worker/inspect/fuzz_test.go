@@ -109,7 +109,7 @@ func FuzzInspectFile(f *testing.F) {
 		}
 		env, out, code := inspect(t, dir, name)
 		switch {
-		case env.OK && (code != 0 || env.Data.SizeBytes != len(data) || env.Data.LineCount != retain.CountRows(data)):
+		case env.OK && (code != env.okStatus() || env.Data.SizeBytes != len(data) || env.Data.LineCount != retain.CountRows(data)):
 			t.Fatalf("exit %d, envelope does not describe the file: %.300s", code, out)
 		case !env.OK && (code != 1 || !slices.Contains(known, env.Error.Code)):
 			t.Fatalf("exit %d, unknown refusal: %.300s", code, out)

@@ -84,7 +84,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string) int {
 	if !filepath.IsAbs(name) {
 		name = filepath.Join(env.Dir, name)
 	}
-	inParts := "; read it in parts with hread " + path + " START:END"
+	inParts := "; read it in parts with hread " + privcmd.Word(path) + " START:END"
 	src, err := privcmd.ReadFile(ctx, name, l.Input)
 	var notRegular *privcmd.NotRegularError
 	var tooLarge *privcmd.TooLargeError
@@ -119,22 +119,26 @@ func run(ctx context.Context, env *privcmd.Env, args []string) int {
 	if d.Outline == nil {
 		d.Outline = []Entry{}
 	}
-	out, ok := bounded(d, res.Dropped, l.Output)
+	out, truncated, ok := bounded(d, res.Dropped, l.Output)
 	if !ok {
-		return fail(CodeOutputLimit, "even an empty outline exceeds the output bound; use hread on "+path)
+		return fail(CodeOutputLimit, "even an empty outline exceeds the output bound; use hread on "+privcmd.Word(path))
 	}
 	_, _ = env.Stdout.Write(out)
+	if truncated {
+		return privcmd.ExitTruncated
+	}
 	return 0
 }
 
 // bounded encodes the envelope within limit bytes, keeping the longest
-// prefix of the outline that fits. ok is false when none fits.
+// prefix of the outline that fits; truncated says entries were left out.
+// ok is false when none fits.
 // dropped counts entries the parser did not keep; they make the envelope
 // truncated whatever its size.
-func bounded(d *data, dropped, limit int) ([]byte, bool) {
+func bounded(d *data, dropped, limit int) (out []byte, truncated, ok bool) {
 	full := marshal(envelope{OK: true, Data: d})
 	if dropped == 0 && len(full)+1 <= limit {
-		return append(full, '\n'), true
+		return append(full, '\n'), false, true
 	}
 	all := d.Outline
 	defer func() { d.Outline = all }()
@@ -155,11 +159,11 @@ func bounded(d *data, dropped, limit int) ([]byte, bool) {
 	}
 	d.Outline = all[:n]
 	tr.EntriesShown = n
-	out := append(marshal(envelope{OK: true, Data: d, Truncated: true, Truncation: tr}), '\n')
+	out = append(marshal(envelope{OK: true, Data: d, Truncated: true, Truncation: tr}), '\n')
 	if len(out) > limit || n == 0 && len(all) > 0 && base > limit {
-		return nil, false
+		return nil, false, false
 	}
-	return out, true
+	return out, true, true
 }
 
 // marshal encodes v as compact JSON without HTML escaping.
