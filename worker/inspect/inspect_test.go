@@ -48,7 +48,13 @@ func (e gotEnvelope) okStatus() int {
 // one JSON line, every citation a real row of the file.
 func inspect(t *testing.T, dir, path string) (gotEnvelope, string, int) {
 	t.Helper()
-	out, errOut, code := runCmd(t, Run, dir, "inspect_file", path)
+	return inspectWith(t, Run, dir, path)
+}
+
+// inspectWith is inspect with the command given.
+func inspectWith(t *testing.T, command privcmd.Func, dir, path string) (gotEnvelope, string, int) {
+	t.Helper()
+	out, errOut, code := runCmd(t, command, dir, "inspect_file", path)
 	if errOut != "" {
 		t.Fatalf("stderr %q", errOut)
 	}

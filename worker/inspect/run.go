@@ -63,12 +63,17 @@ type failure struct {
 // env.Limits bound it: the file read (Input), the parser (Depth, Memory,
 // Time: see Outline) and the envelope (Output).
 func Run(ctx context.Context, env *privcmd.Env, args []string) int {
-	ctx, cancel := privcmd.WithTimeLimit(ctx, env.Limits)
-	defer cancel()
-	return run(ctx, env, args)
+	return runWith(ctx, env, args, runChild)
 }
 
-func run(ctx context.Context, env *privcmd.Env, args []string) int {
+// runWith is Run with the step that parses given (parseFunc).
+func runWith(ctx context.Context, env *privcmd.Env, args []string, parse parseFunc) int {
+	ctx, cancel := privcmd.WithTimeLimit(ctx, env.Limits)
+	defer cancel()
+	return run(ctx, env, args, parse)
+}
+
+func run(ctx context.Context, env *privcmd.Env, args []string, parse parseFunc) int {
 	fail := func(code, msg string) int {
 		var f failure
 		f.Error.Code, f.Error.Message = code, "inspect_file: "+msg
@@ -104,7 +109,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string) int {
 	if !utf8.Valid(src) {
 		return fail(CodeNotUTF8, path+" is not UTF-8 text; inspect_file outlines text files only")
 	}
-	res, err := Outline(ctx, path, src, l)
+	res, err := outlineWith(ctx, path, src, l, parse)
 	var limit *LimitError
 	switch {
 	case errors.As(err, &limit):
