@@ -26,7 +26,7 @@ const shellDescription = [
   "- `#!cmd=curl -fsSL URL | {.} | jq .`: run inside a command; `{.}` (once) is the script, which reads the curl output on stdin.",
   "- `#!params={\"workdir\":\"/tmp\",\"tty\":true}`: exec_command arguments (fields below) except cmd; `login` may only be false.",
   "Result: the exec_command result (exit_code, or session_id while still running) plus `retained`. Non-bash scripts and bash over 3 lines are kept 1 hour as `script_ref` \"@shell/<id>\": `hread @shell/<id>` shows its rows, the `hpatch` tool edits them, an input of only `#!script=@shell/<id>` reruns it.",
-  "In bash, these commands print rows `LINE:HASH TEXT`:",
+  "In bash, these commands print rows `LINE:HASH TEXT` (exit 3: output cut, the notice says how to narrow):",
   "- `hread PATH [START:END]`, `hread @shell/<id>`",
   "- `hgrep RG-ARGS...`: ripgrep, rows `\"PATH\":LINE:HASH TEXT`",
   "- `hsymbol def|refs PATH LINE:HASH SYMBOL [N]`: definition or references",

@@ -2,7 +2,6 @@ package shebang
 
 import (
 	"bytes"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -52,10 +51,7 @@ func buildArgvStub(t *testing.T) string {
 			return
 		}
 		argvStub.path = filepath.Join(argvStub.dir, "argvstub")
-		out, err := exec.Command("go", "build", "-o", argvStub.path, "hpatch-router/shebang/internal/argvstub").CombinedOutput()
-		if err != nil {
-			argvStub.err = fmt.Errorf("go build argvstub: %v\n%s", err, out)
-		}
+		argvStub.err = testenv.Build(argvStub.path, "hpatch-router/shebang/internal/argvstub")
 	})
 	if argvStub.err != nil {
 		t.Fatal(argvStub.err)

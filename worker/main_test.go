@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"hpatch-router/internal/testenv"
 	"hpatch-router/worker"
 )
 
@@ -31,19 +32,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	built = bins{dir: dir, router: filepath.Join(dir, "hpatch-router"), helper: filepath.Join(dir, "shell")}
-	build := func(out, pkg string) error {
-		cmd := exec.Command("go", "build", "-o", out, pkg)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make install builds them
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("build %s: %v\n%s", pkg, err, errb.String())
-		}
-		return nil
-	}
-	err = build(built.helper, "hpatch-router/cmd/shell-helper")
+	err = testenv.Build(built.helper, "hpatch-router/cmd/shell-helper")
 	if err == nil {
-		err = build(built.router, "hpatch-router/cmd/hpatch-router")
+		err = testenv.Build(built.router, "hpatch-router/cmd/hpatch-router")
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

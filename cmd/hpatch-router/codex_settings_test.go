@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"hpatch-router/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,7 +106,7 @@ func TestCodexLoadVerdicts(t *testing.T) {
 	codex := codexBin(t)
 	for _, v := range codexLoadVerdicts {
 		t.Run(v.name, func(t *testing.T) {
-			home := t.TempDir()
+			home := testenv.FreshHome(t).Dir // CODEX_HOME too
 			if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(v.src), 0o600); err != nil {
 				t.Fatal(err)
 			}

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"hpatch-router/internal/testenv"
 	"hpatch-router/router/routertest"
 	"hpatch-router/router/routertest/appserver"
-
-	"hpatch-router/internal/testenv"
 )
 
 // TestE2EAppServerDesktop drives `codex app-server` as Codex Desktop does
@@ -30,7 +29,7 @@ func TestE2EAppServerDesktop(t *testing.T) {
 	runtimeDir := t.TempDir()
 	r := startRouter(t, routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: runtimeDir})
 	home := writeCodexHome(t, configCatalog, r.URL+"/v1")
-	var log lockedBuffer
+	var log testenv.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), codexRunBound)
 	defer cancel()
 	s := appserver.Session{

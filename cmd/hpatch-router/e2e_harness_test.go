@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -30,30 +28,12 @@ const (
 	codexRunBound    = 150 * time.Second
 )
 
-// lockedBuffer collects a subprocess's output while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // routerProc is a running `hpatch-router serve`.
 type routerProc struct {
 	URL        string // http://127.0.0.1:PORT
 	RuntimeDir string
 	StateDir   string
-	Output     *lockedBuffer // stdout and stderr
+	Output     *testenv.Buffer // stdout and stderr
 	cmd        *exec.Cmd
 	exited     chan struct{}
 }
@@ -103,7 +83,7 @@ func tryStartRouter(t *testing.T, spec routerSpec) (*routerProc, error) {
 	}
 	p := &routerProc{
 		URL: "http://" + addr, RuntimeDir: spec.runtimeDir, StateDir: spec.stateDir,
-		Output: &lockedBuffer{}, exited: make(chan struct{}),
+		Output: &testenv.Buffer{}, exited: make(chan struct{}),
 	}
 	args := []string{"serve", "--listen", addr, "--upstream", spec.upstream, "--state-dir", spec.stateDir}
 	if spec.runtimeDir != "" {
@@ -282,7 +262,7 @@ func runCodex(t *testing.T, codex, home, binDir, runtimeDir, workspace, prompt s
 func finishCodex(t *testing.T, ctx context.Context, cmd *exec.Cmd) codexRun {
 	t.Helper()
 	argv := cmd.Args[1:]
-	var out lockedBuffer
+	var out testenv.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second

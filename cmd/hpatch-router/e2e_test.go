@@ -29,7 +29,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -87,10 +86,6 @@ func TestMain(m *testing.M) {
 func (b *e2eBinaries) binDir(t testing.TB) string {
 	t.Helper()
 	b.once.Do(func() {
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
 		for _, target := range []struct{ out, pkg string }{
 			{"hpatch-router", "hpatch-router/cmd/hpatch-router"},
 			{"shell", "hpatch-router/cmd/shell-helper"},
@@ -98,10 +93,7 @@ func (b *e2eBinaries) binDir(t testing.TB) string {
 			// change Codex's tool set; it lives outside Codex's PATH.
 			{"tools/recapture", "hpatch-router/router/routertest/cmd/recapture"},
 		} {
-			cmd := exec.Command(goBin, "build", "-o", filepath.Join(b.dir, target.out), target.pkg)
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as make install builds them
-			if out, err := cmd.CombinedOutput(); err != nil {
-				b.err = fmt.Errorf("go build %s: %v\n%s", target.pkg, err, out)
+			if b.err = testenv.Build(filepath.Join(b.dir, target.out), target.pkg); b.err != nil {
 				return
 			}
 		}

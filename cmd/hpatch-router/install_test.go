@@ -25,7 +25,7 @@ func TestMakeInstallA11(t *testing.T) {
 		t.Skip("builds the binaries through make")
 	}
 	testenv.NeedTool(t, "make")
-	gobin, home, codexHome := t.TempDir(), t.TempDir(), t.TempDir()
+	gobin, home, codexHome := t.TempDir(), testenv.FreshHome(t), t.TempDir()
 	config := filepath.Join(codexHome, "config.toml")
 	if err := os.WriteFile(config, []byte("model = \"gpt-5.6-sol\"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func TestMakeInstallA11(t *testing.T) {
 	make := func(target string) {
 		t.Helper()
 		cmd := exec.Command("make", "-C", filepath.Join("..", ".."), target)
-		cmd.Env = append(os.Environ(), "GOBIN="+gobin, "HOME="+home, "CODEX_HOME="+codexHome)
+		cmd.Env = append(home.Environ(os.Environ()), "GOBIN="+gobin, "CODEX_HOME="+codexHome)
 		cmd.Env = append(cmd.Env, goEnv...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("make %s: %v\n%s", target, err, out)
@@ -54,7 +54,7 @@ func TestMakeInstallA11(t *testing.T) {
 	if after := treeDigest(t, codexHome); after != before {
 		t.Fatalf("make install changed the Codex home")
 	}
-	for _, root := range []string{gobin, home, codexHome} {
+	for _, root := range []string{gobin, home.Dir, codexHome} {
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && slices.Contains([]string{"hread", "hgrep", "hsymbol", "inspect_file"}, d.Name()) {
 				t.Errorf("A11: %s exists after make install", p)

@@ -8,6 +8,9 @@
 //   - FreshHome gives a test (or a subprocess it starts) its own empty HOME,
 //     XDG_* directories and TMPDIR, so nothing depends on caches, config or
 //     state an earlier run left behind.
+//   - Build compiles one of the product's binaries as `make install` does
+//     (static), for tests that run the real router, helper or a stub.
+//   - Buffer collects a subprocess's output while the test reads it.
 //
 // It is imported by _test.go files only.
 package testenv

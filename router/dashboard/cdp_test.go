@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hpatch-router/internal/testenv"
 )
 
 // cdpBrowser is headless Chromium driven over the DevTools protocol on
@@ -27,27 +28,8 @@ type cdpBrowser struct {
 	mu      sync.Mutex
 	nextID  int
 	waiting map[int]chan cdpReply
-	stderr  syncBuffer
+	stderr  testenv.Buffer
 	done    chan struct{}
-}
-
-// syncBuffer is the browser's stderr, written by exec's copier while
-// errors read it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
 }
 
 type cdpReply struct {

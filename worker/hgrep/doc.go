@@ -18,8 +18,9 @@
 //
 // Lines that are not valid UTF-8 are not printed (hread, hpatch and the model
 // cannot use them); they are counted in one warning line. env.Limits bound
-// it (privcmd.Bounds): Output bytes of rows, a row never cut and one line on
-// stderr saying the output was truncated; Time for the whole search, after
+// it (privcmd.Bounds): Output bytes of rows, a row never cut, one line on
+// stderr saying the output was truncated and the status
+// privcmd.ExitTruncated (3; no match is 0 with no rows); Time for the whole search, after
 // which rg is killed, the rows found so far printed and the status is 124;
 // Memory for rg's heap (RLIMIT_DATA; rg runs with --no-mmap, and running
 // out is named); Input for a file read whole to renumber rows. Named paths

@@ -103,7 +103,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string) int {
 		return 1
 	}
 	if out.truncated {
-		return 0
+		return privcmd.ExitTruncated
 	}
 	var exitErr *exec.ExitError
 	switch {

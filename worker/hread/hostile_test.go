@@ -87,7 +87,7 @@ func TestHreadMemoryDoesNotGrowWithRows(t *testing.T) {
 	var out, errs string
 	var code int
 	alloc := workspacetest.Allocated(func() { out, errs, code = runIn(t, dir, nil, OutputLimit, "empty-lines") })
-	if code != Truncated || !strings.HasPrefix(out, "1:e3b0 \n") || !strings.Contains(errs, fmt.Sprintf("of %d", size)) {
+	if code != privcmd.ExitTruncated || !strings.HasPrefix(out, "1:e3b0 \n") || !strings.Contains(errs, fmt.Sprintf("of %d", size)) {
 		t.Fatalf("code %d, out %.100q…, err %q", code, out, errs)
 	}
 	if alloc > 2*size {
@@ -105,7 +105,7 @@ func TestHreadGrowingFile(t *testing.T) {
 	workspacetest.Grow(t, path, 1_000_000, line) // 40 MB, inside the input limit
 	for range 20 {
 		out, errs, code := runIn(t, dir, nil, OutputLimit, "log", "1:")
-		if code != 0 && code != Truncated {
+		if code != 0 && code != privcmd.ExitTruncated {
 			t.Fatalf("code %d err %q", code, errs)
 		}
 		rows := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
@@ -124,7 +124,7 @@ func TestHreadGrowingFile(t *testing.T) {
 
 // FuzzHread: whatever the file and the range, hread prints whole rows of
 // the file, numbered from the range's start, within the output bound (a
-// cut read exits Truncated with one notice), or refuses with one line.
+// cut read exits privcmd.ExitTruncated with one notice), or refuses with one line.
 func FuzzHread(f *testing.F) {
 	f.Add([]byte("a\nb\r\nc\rd"), uint16(0), uint16(0), uint16(100))
 	f.Add([]byte("one\n"), uint16(2), uint16(3), uint16(100))
@@ -142,12 +142,12 @@ func FuzzHread(f *testing.F) {
 			args = append(args, rangeArg(lo, hi))
 		}
 		out, errs, code := runIn(t, dir, nil, int(limit), args...)
-		if code != 0 && code != Truncated || errs != "" { // a refusal or a notice: one line
-			if !strings.HasPrefix(errs, "hread: ") || strings.Count(errs, "\n") != 1 || code != Truncated && out != "" {
+		if code != 0 && code != privcmd.ExitTruncated || errs != "" { // a refusal or a notice: one line
+			if !strings.HasPrefix(errs, "hread: ") || strings.Count(errs, "\n") != 1 || code != privcmd.ExitTruncated && out != "" {
 				t.Fatalf("exit %d: out %q err %q", code, out, errs)
 			}
 		}
-		if code != 0 && code != Truncated {
+		if code != 0 && code != privcmd.ExitTruncated {
 			return
 		}
 		rows := retain.Rows(data)

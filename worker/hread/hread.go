@@ -1,28 +1,3 @@
-// Package hread is the private command `hread`: the rows of one UTF-8
-// regular file as `LINE:HASH TEXT` (retain.Rows, retain.Hash), optionally a
-// START:END range, from a workspace path or a retained script
-// `@shell/<id>` of the thread. It runs in-process inside the worker's
-// shell evaluation.
-//
-//	hread PATH [START:END]
-//	hread @shell/<id> [START:END]
-//
-// START:END is 1-based and inclusive; START: runs to the end, :END starts
-// at row 1. Output is bounded (Limits.Output bytes) and a row is never cut.
-// Stdout carries rows only, so `hread f > copy` and `hread f | …` get data
-// and nothing else; notices and diagnostics go to stderr. Input is bounded
-// too: only regular files are read (a FIFO, device or socket is refused
-// without being opened), at most Limits.Input bytes, as the snapshot of the
-// size they had when opened; rows are counted without being held, so
-// memory is the file plus one page of output.
-//
-// Exit status: 0 when every requested row was printed; 1 when the file
-// cannot be read as rows (including a single row longer than the limit);
-// 2 for usage errors; Truncated (3) when the limit cut the output after a
-// complete row — stderr then says where to continue. A distinct status,
-// not 0, because a cut read is not the file: `hread f > copy && use copy`
-// and `set -e` scripts must not carry on as if it were. 124 when the time
-// limit stopped the read.
 package hread
 
 import (
@@ -40,10 +15,6 @@ import (
 	"hpatch-router/shebang"
 	"hpatch-router/worker/privcmd"
 )
-
-// Truncated is the exit status of a read the output limit cut short: the
-// rows printed are complete, the rest is missing.
-const Truncated = 3
 
 // Run is the privcmd.Func of hread; env.Limits bound it.
 func Run(ctx context.Context, env *privcmd.Env, args []string) int {
@@ -155,8 +126,8 @@ func write(env *privcmd.Env, name string, rows []retain.Row, total, last, limit 
 			return 1
 		}
 		fmt.Fprintf(env.Stderr, "hread: output truncated after row %d of %d (%d-byte limit); continue with: hread %s %d:%d\n",
-			row.Num-1, total, limit, name, row.Num, last)
-		return Truncated
+			row.Num-1, total, limit, privcmd.Word(name), row.Num, last)
+		return privcmd.ExitTruncated
 	}
 	if _, err := env.Stdout.Write(buf); err != nil {
 		return 1
@@ -208,7 +179,7 @@ func read(ctx context.Context, env *privcmd.Env, name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is not a regular file (%s); hread reads files only", name, notRegular.What())
 	case errors.As(err, &tooLarge):
 		return nil, fmt.Errorf("%s is %d bytes, over hread's %s input limit; find rows with hgrep PATTERN %s, or print a part with sed -n 'START,ENDp' %s",
-			name, tooLarge.Size, privcmd.Size(tooLarge.Limit), name, name)
+			name, tooLarge.Size, privcmd.Size(tooLarge.Limit), privcmd.Word(name), privcmd.Word(name))
 	case errors.Is(err, privcmd.ErrChanged):
 		return nil, fmt.Errorf("%s was %v", name, err)
 	}
@@ -248,7 +219,7 @@ func usage(env *privcmd.Env, msg string) int {
 // timedOut is the notice for a read or scan stopped at the time limit.
 func timedOut(env *privcmd.Env, name string) int {
 	fmt.Fprintf(env.Stderr, "hread: stopped reading %s at the %v time limit; the file is on slow storage: copy it or read a part with sed -n 'START,ENDp' %s\n",
-		name, env.Limits.Time, name)
+		name, env.Limits.Time, privcmd.Word(name))
 	return 124
 }
 

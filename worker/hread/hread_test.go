@@ -84,7 +84,7 @@ func TestHread(t *testing.T) {
 }
 
 // The bound never cuts a row; stdout carries rows only, and the notice
-// that says where to continue goes to stderr with the Truncated status, so
+// that says where to continue goes to stderr with privcmd.ExitTruncated, so
 // a redirect or pipe gets data and a script can tell a cut read.
 func TestHreadTruncatesAtRowBoundary(t *testing.T) {
 	dir := t.TempDir()
@@ -93,6 +93,7 @@ func TestHreadTruncatesAtRowBoundary(t *testing.T) {
 		b.WriteString("line of text\n")
 	}
 	os.WriteFile(filepath.Join(dir, "f"), []byte(b.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "my notes.md"), []byte(b.String()), 0o644)
 	cases := []struct {
 		name      string
 		limit     int
@@ -102,8 +103,9 @@ func TestHreadTruncatesAtRowBoundary(t *testing.T) {
 		code      int
 		noticeEnd string
 	}{
-		{"cut after a complete row, notice on stderr", 100, []string{"f"}, 5, "hread: output truncated after row 5 of 100 (100-byte limit)", Truncated, "continue with: hread f 6:100\n"},
-		{"a range is continued within the range", 100, []string{"f", "11:20"}, 4, "hread: output truncated after row 14 of 100", Truncated, "continue with: hread f 15:20\n"},
+		{"cut after a complete row, notice on stderr", 100, []string{"f"}, 5, "hread: output truncated after row 5 of 100 (100-byte limit)", privcmd.ExitTruncated, "continue with: hread f 6:100\n"},
+		{"a range is continued within the range", 100, []string{"f", "11:20"}, 4, "hread: output truncated after row 14 of 100", privcmd.ExitTruncated, "continue with: hread f 15:20\n"},
+		{"a name with a space is quoted to paste back", 100, []string{"my notes.md"}, 5, "hread: output truncated after row 5 of 100", privcmd.ExitTruncated, "continue with: hread 'my notes.md' 6:100\n"},
 		{"a row longer than the limit prints nothing", 10, []string{"f"}, 0, "hread: row 1 alone is longer than the 10-byte output limit", 1, "\n"},
 		{"within the limit: no notice", 1 << 20, []string{"f"}, 100, "", 0, ""},
 	}

@@ -23,7 +23,8 @@
 // (Input: regular files only, never blocking), the whole call, a server
 // start included (Time: the server's process group is killed at the
 // deadline, exit 124 with one notice), the rows (Output, never cutting
-// one); files the answer points into are read within Input and outlined
+// one; a cut answer says so on stderr and exits privcmd.ExitTruncated);
+// files the answer points into are read within Input and outlined
 // for def in inspect_file's bounded outline process.
 //
 // The servers belong to the worker run (Sessions, sessions.go: the run

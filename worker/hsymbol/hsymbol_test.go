@@ -232,7 +232,7 @@ func TestHsymbolGo(t *testing.T) {
 		var out, errb bytes.Buffer
 		env := testEnv(dir, &out, &errb, path, writable)
 		code := runOn(t.Context(), writable, env, []string{"hsymbol", "refs", "main.go", "18:5817", "Add"}, serverTimeout, 40)
-		if code != 0 || out.String() != `"main.go":18:5817 	c.Add(2)`+"\n" ||
+		if code != privcmd.ExitTruncated || out.String() != `"main.go":18:5817 	c.Add(2)`+"\n" ||
 			errb.String() != "hsymbol: output truncated at 40 bytes after 1 rows (no row was cut)\n" {
 			t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
 		}

@@ -229,6 +229,7 @@ func (p *printer) finish() int {
 	}
 	if p.truncated {
 		fmt.Fprintf(p.env.Stderr, "hsymbol: output truncated at %d bytes after %d rows (no row was cut)\n", p.limits.Output, p.rows)
+		return privcmd.ExitTruncated
 	}
 	return 0
 }

@@ -3,10 +3,8 @@
 package hsymbol_test
 
 import (
-	"bytes"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"mvdan.cc/sh/v3/expand"
@@ -18,24 +16,6 @@ import (
 	"hpatch-router/worker/hsymbol"
 	"hpatch-router/worker/internal/workspacetest"
 )
-
-// lockedBuffer is a bytes.Buffer safe for concurrent writers.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestCommandsInABashEvaluation proves stdio integration through the
 // worker's own middleware (worker.PrivateCommands): hgrep piped into head,
@@ -60,7 +40,7 @@ hgrep --multiline x || echo "status $?"
 		t.Fatal(err)
 	}
 	// Both sides of a pipeline write stderr concurrently, as in a shell.
-	var out, errb lockedBuffer
+	var out, errb testenv.Buffer
 	symbols := hsymbol.NewSessions()
 	defer symbols.Close()
 	r, err := interp.New(

@@ -45,6 +45,15 @@ func (e *LimitError) Error() string { return e.Reason }
 // starting anything. Errors: *LimitError, ctx's error when it was
 // canceled, or a parse error (code "parse").
 func Outline(ctx context.Context, path string, data []byte, l privcmd.Limits) (Result, error) {
+	return outlineWith(ctx, path, data, l, runChild)
+}
+
+// parseFunc outlines data as lang under l: runChild in the outline
+// process; the fuzz target parses in its own process (see FuzzInspectFile).
+type parseFunc func(ctx context.Context, lang string, data []byte, l privcmd.Limits) (Result, error)
+
+// outlineWith is Outline with the step that parses given.
+func outlineWith(ctx context.Context, path string, data []byte, l privcmd.Limits, parse parseFunc) (Result, error) {
 	lang := Language(path)
 	if parserFor(lang) == nil {
 		return Result{Kind: "text", Language: lang}, nil
@@ -53,7 +62,7 @@ func Outline(ctx context.Context, path string, data []byte, l privcmd.Limits) (R
 		return Result{}, &LimitError{CodeDepthLimit,
 			fmt.Sprintf("nests %d levels deep (row %d), over the %d-level limit", depth, row, l.Depth)}
 	}
-	res, err := runChild(ctx, lang, data, l)
+	res, err := parse(ctx, lang, data, l)
 	res.Language = lang
 	return res, err
 }
@@ -84,9 +93,14 @@ func runChild(ctx context.Context, lang string, data []byte, l privcmd.Limits) (
 	case out.buf.Len() > answerLimit:
 		return Result{}, fmt.Errorf("the %s outline is larger than %s", lang, privcmd.Size(answerLimit))
 	}
+	return decodeAnswer(out.buf.Bytes())
+}
+
+// decodeAnswer reads the outline process's answer (encodeAnswer's).
+func decodeAnswer(out []byte) (Result, error) {
 	var a answer[wireEntry]
-	if err := json.Unmarshal(out.buf.Bytes(), &a); err != nil {
-		return Result{}, fmt.Errorf("the outline process answered %.100q: %v", out.buf.Bytes(), err)
+	if err := json.Unmarshal(out, &a); err != nil {
+		return Result{}, fmt.Errorf("the outline process answered %.100q: %v", out, err)
 	}
 	if a.Error != "" {
 		return Result{}, errors.New(a.Error)

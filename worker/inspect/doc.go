@@ -28,8 +28,9 @@
 // variable, type, class, function, method (receiver), heading (level; spans
 // its section), front_matter (key), pointer (RFC 6901, value_type; depth at
 // most 3). When the outline does not fit MaxOutput, trailing entries are
-// dropped, truncated is true and truncation gives limit_bytes,
-// entries_shown and entries_total.
+// dropped, truncated is true, truncation gives limit_bytes,
+// entries_shown and entries_total, and the exit status is
+// privcmd.ExitTruncated (3) instead of 0.
 //
 // The outline never carries source bodies or values: names, kinds,
 // receivers, heading levels, front matter keys and JSON value types only.

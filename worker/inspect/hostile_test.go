@@ -52,7 +52,7 @@ func TestInspectDeepNesting(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			env, out, code := inspect(t, dir, name)
 			if strings.HasSuffix(name, "-ok.json") {
-				if code != 0 || !env.OK || !env.Data.ParseComplete {
+				if code != env.okStatus() || !env.OK || !env.Data.ParseComplete {
 					t.Fatalf("exit %d: %.300s", code, out)
 				}
 				return
@@ -134,7 +134,7 @@ func TestInspectOneHugeLine(t *testing.T) {
 				t.Fatalf("not one bounded envelope: %.300q %q", out, errOut)
 			}
 			limited := !env.OK && (env.Error.Code == CodeTimeLimit || env.Error.Code == CodeMemoryLimit)
-			if !(code == 0 && env.OK && env.Data.SizeBytes == len(data) && env.Data.LineCount == len(retain.Rows(data))) && !limited {
+			if !(code == env.okStatus() && env.OK && env.Data.SizeBytes == len(data) && env.Data.LineCount == len(retain.Rows(data))) && !limited {
 				t.Fatalf("exit %d: %.300s", code, out)
 			}
 		})
@@ -195,7 +195,7 @@ func TestInspectGrowingFile(t *testing.T) {
 	for range 5 {
 		out, errOut, code := runCmd(t, Run, dir, "inspect_file", "log.md")
 		var env gotEnvelope
-		if err := json.Unmarshal([]byte(out), &env); err != nil || code != 0 || errOut != "" {
+		if err := json.Unmarshal([]byte(out), &env); err != nil || code != env.okStatus() || errOut != "" {
 			t.Fatalf("exit %d: %.300q %q", code, out, errOut)
 		}
 		now, err := os.ReadFile(path)

@@ -35,11 +35,26 @@ type gotEnvelope struct {
 	} `json:"error"`
 }
 
+// okStatus is the exit status an envelope that answered must come with:
+// privcmd.ExitTruncated when the outline was cut, else 0.
+func (e gotEnvelope) okStatus() int {
+	if e.Truncated {
+		return privcmd.ExitTruncated
+	}
+	return 0
+}
+
 // inspect runs inspect_file on path in dir and checks the envelope's shape:
 // one JSON line, every citation a real row of the file.
 func inspect(t *testing.T, dir, path string) (gotEnvelope, string, int) {
 	t.Helper()
-	out, errOut, code := runCmd(t, Run, dir, "inspect_file", path)
+	return inspectWith(t, Run, dir, path)
+}
+
+// inspectWith is inspect with the command given.
+func inspectWith(t *testing.T, command privcmd.Func, dir, path string) (gotEnvelope, string, int) {
+	t.Helper()
+	out, errOut, code := runCmd(t, command, dir, "inspect_file", path)
 	if errOut != "" {
 		t.Fatalf("stderr %q", errOut)
 	}
@@ -250,8 +265,8 @@ func TestInspectHugeOutlineHitsBoundWithoutCuttingAnEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	env, out, code := inspect(t, dir, "huge.go")
-	if code != 0 || !env.Truncated || env.Truncation == nil {
-		t.Fatalf("exit %d, want a truncated envelope: %.300s", code, out)
+	if code != privcmd.ExitTruncated || !env.Truncated || env.Truncation == nil {
+		t.Fatalf("exit %d, want %d and a truncated envelope: %.300s", code, privcmd.ExitTruncated, out)
 	}
 	tr := env.Truncation
 	if tr.LimitBytes != privcmd.InspectOutput || tr.EntriesTotal != 5000 || tr.EntriesShown != len(env.Data.Outline) || tr.EntriesShown < 100 {
@@ -268,11 +283,14 @@ func TestInspectHugeOutlineHitsBoundWithoutCuttingAnEntry(t *testing.T) {
 
 func TestBoundedOutputLimit(t *testing.T) {
 	d := &data{Path: strings.Repeat("p", 200), Outline: []Entry{{Kind: KindFunction, Name: "f"}}}
-	if _, ok := bounded(d, 0, 100); ok {
+	if _, _, ok := bounded(d, 0, 100); ok {
 		t.Fatal("an envelope larger than the bound was accepted")
 	}
-	if out, ok := bounded(d, 0, 1000); !ok || len(out) > 1000 {
-		t.Fatalf("ok %v len %d", ok, len(out))
+	if out, truncated, ok := bounded(d, 0, 1000); !ok || truncated || len(out) > 1000 {
+		t.Fatalf("ok %v truncated %v len %d", ok, truncated, len(out))
+	}
+	if _, truncated, ok := bounded(d, 1, 1000); !ok || !truncated {
+		t.Fatalf("entries the parser dropped: ok %v truncated %v, want a truncated envelope", ok, truncated)
 	}
 }
 
@@ -290,7 +308,7 @@ func TestInspectJSONDeepAndWideStaysBounded(t *testing.T) {
 		t.Fatalf("deep: exit %d %.300s", code, out)
 	}
 	env, out, code = inspect(t, dir, "wide.json")
-	if code != 0 || !env.Truncated || env.Truncation.EntriesTotal != 1+20001*2-1 {
+	if code != privcmd.ExitTruncated || !env.Truncated || env.Truncation.EntriesTotal != 1+20001*2-1 {
 		t.Fatalf("wide: exit %d truncation %+v %.200s", code, env.Truncation, out)
 	}
 }

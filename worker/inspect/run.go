@@ -63,12 +63,17 @@ type failure struct {
 // env.Limits bound it: the file read (Input), the parser (Depth, Memory,
 // Time: see Outline) and the envelope (Output).
 func Run(ctx context.Context, env *privcmd.Env, args []string) int {
-	ctx, cancel := privcmd.WithTimeLimit(ctx, env.Limits)
-	defer cancel()
-	return run(ctx, env, args)
+	return runWith(ctx, env, args, runChild)
 }
 
-func run(ctx context.Context, env *privcmd.Env, args []string) int {
+// runWith is Run with the step that parses given (parseFunc).
+func runWith(ctx context.Context, env *privcmd.Env, args []string, parse parseFunc) int {
+	ctx, cancel := privcmd.WithTimeLimit(ctx, env.Limits)
+	defer cancel()
+	return run(ctx, env, args, parse)
+}
+
+func run(ctx context.Context, env *privcmd.Env, args []string, parse parseFunc) int {
 	fail := func(code, msg string) int {
 		var f failure
 		f.Error.Code, f.Error.Message = code, "inspect_file: "+msg
@@ -84,7 +89,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string) int {
 	if !filepath.IsAbs(name) {
 		name = filepath.Join(env.Dir, name)
 	}
-	inParts := "; read it in parts with hread " + path + " START:END"
+	inParts := "; read it in parts with hread " + privcmd.Word(path) + " START:END"
 	src, err := privcmd.ReadFile(ctx, name, l.Input)
 	var notRegular *privcmd.NotRegularError
 	var tooLarge *privcmd.TooLargeError
@@ -104,7 +109,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string) int {
 	if !utf8.Valid(src) {
 		return fail(CodeNotUTF8, path+" is not UTF-8 text; inspect_file outlines text files only")
 	}
-	res, err := Outline(ctx, path, src, l)
+	res, err := outlineWith(ctx, path, src, l, parse)
 	var limit *LimitError
 	switch {
 	case errors.As(err, &limit):
@@ -119,22 +124,26 @@ func run(ctx context.Context, env *privcmd.Env, args []string) int {
 	if d.Outline == nil {
 		d.Outline = []Entry{}
 	}
-	out, ok := bounded(d, res.Dropped, l.Output)
+	out, truncated, ok := bounded(d, res.Dropped, l.Output)
 	if !ok {
-		return fail(CodeOutputLimit, "even an empty outline exceeds the output bound; use hread on "+path)
+		return fail(CodeOutputLimit, "even an empty outline exceeds the output bound; use hread on "+privcmd.Word(path))
 	}
 	_, _ = env.Stdout.Write(out)
+	if truncated {
+		return privcmd.ExitTruncated
+	}
 	return 0
 }
 
 // bounded encodes the envelope within limit bytes, keeping the longest
-// prefix of the outline that fits. ok is false when none fits.
+// prefix of the outline that fits; truncated says entries were left out.
+// ok is false when none fits.
 // dropped counts entries the parser did not keep; they make the envelope
 // truncated whatever its size.
-func bounded(d *data, dropped, limit int) ([]byte, bool) {
+func bounded(d *data, dropped, limit int) (out []byte, truncated, ok bool) {
 	full := marshal(envelope{OK: true, Data: d})
 	if dropped == 0 && len(full)+1 <= limit {
-		return append(full, '\n'), true
+		return append(full, '\n'), false, true
 	}
 	all := d.Outline
 	defer func() { d.Outline = all }()
@@ -155,11 +164,11 @@ func bounded(d *data, dropped, limit int) ([]byte, bool) {
 	}
 	d.Outline = all[:n]
 	tr.EntriesShown = n
-	out := append(marshal(envelope{OK: true, Data: d, Truncated: true, Truncation: tr}), '\n')
+	out = append(marshal(envelope{OK: true, Data: d, Truncated: true, Truncation: tr}), '\n')
 	if len(out) > limit || n == 0 && len(all) > 0 && base > limit {
-		return nil, false
+		return nil, false, false
 	}
-	return out, true
+	return out, true, true
 }
 
 // marshal encodes v as compact JSON without HTML escaping.

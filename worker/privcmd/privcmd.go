@@ -1,20 +1,14 @@
-// Package privcmd is the contract between the worker's shell evaluation and
-// the private commands it runs in-process (hread, hgrep, hsymbol,
-// inspect_file; package shebang owns their names). Commands import it, the
-// worker dispatches to them, and neither imports the other.
-//
-// It owns the commands' limits (limits.go: input, output, time, memory and
-// nesting depth, each value with its reason; Bounds is the table the worker
-// dispatches with), the one way they open files the model names
-// (file.go: regular files only, never blocking, at most Limits.Input bytes
-// as one snapshot) and the one way they start a child process (Start: it
-// dies with the worker).
 package privcmd
 
 import (
 	"context"
 	"io"
 	"os"
+	"strconv"
+	"strings"
+
+	"hpatch-router/shebang"
+	"hpatch-router/shebang/oneline"
 )
 
 // Env is what a private command sees of the shell evaluation running it:
@@ -44,7 +38,34 @@ func (e *Env) Getenv(key string) string {
 	return ""
 }
 
+// ExitTruncated is the exit status of every private command whose output
+// the Output limit cut: what it printed is whole (complete rows, or a
+// complete JSON envelope that says "truncated"), the rest is missing, and
+// the notice says how to narrow the command. Not 0, because a cut answer
+// is not the whole answer (`hgrep … > hits && use hits` and `set -e`
+// scripts must not carry on as if it were); not 1, which means the
+// command failed and printed nothing to use.
+const ExitTruncated = 3
+
 // Func runs one private command. args[0] is the command's name. The result
 // is the exit status; diagnostics go to env.Stderr as one line each,
 // prefixed with the command's name.
 type Func func(ctx context.Context, env *Env, args []string) int
+
+// Word writes s as one word of a command a notice suggests, so the model
+// can paste the command back: quoted the way the worker command line is
+// (oneline.Quote), bare when nothing needs quoting; a retained script
+// keeps its @shell/ prefix bare (no shell gives '@' or '/' a meaning
+// there), so `@shell/call_1` stays as the model wrote it. A name no line
+// can show (a line break, a control byte) is written in Go's quoting
+// instead, which keeps the notice on one line; no shell reads that back,
+// but no one-line command could name such a file either.
+func Word(s string) string {
+	if !oneline.Showable(s) {
+		return strconv.Quote(s)
+	}
+	if id, ok := strings.CutPrefix(s, shebang.RefPrefix); ok && id != "" {
+		return shebang.RefPrefix + oneline.Quote(id)
+	}
+	return oneline.Quote(s)
+}

@@ -1,0 +1,26 @@
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+)
+
+// Build compiles the main package pkg (an import path) to the file out as
+// `make install` builds the product's binaries: static, CGO_ENABLED=0. It
+// uses the go command of the toolchain running the tests when go is not
+// on PATH. The error holds the compiler's output.
+func Build(out, pkg string) error {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	cmd := exec.Command(goBin, "build", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, msg)
+	}
+	return nil
+}

@@ -1,0 +1,14 @@
+// Package privcmd is the contract between the worker's shell evaluation and
+// the private commands it runs in-process (hread, hgrep, hsymbol,
+// inspect_file; package shebang owns their names). Commands import it, the
+// worker dispatches to them, and neither imports the other.
+//
+// It owns the commands' limits (limits.go: input, output, time, memory and
+// nesting depth, each value with its reason; Bounds is the table the worker
+// dispatches with), the one way they open files the model names
+// (file.go: regular files only, never blocking, at most Limits.Input bytes
+// as one snapshot) and the one way they start a child process (Start: it
+// dies with the worker). It also owns what every command does when it stops
+// early: ExitTruncated, the status of an answer the Output limit cut, and
+// Word, how a notice writes a file name in the command it suggests.
+package privcmd
