@@ -2,8 +2,6 @@ package plugins
 
 import (
 	_ "embed"
-	"slices"
-	"sync"
 
 	"github.com/tidwall/gjson"
 )
@@ -26,34 +24,31 @@ func Bundle() []byte { return append([]byte(nil), bundle...) }
 
 // ShellTool returns the compact JSON object of the `shell` custom tool, ready
 // to splice into a tools list. Each call returns fresh bytes.
-func ShellTool() []byte { return slices.Clone(compact().shell) }
+func ShellTool() []byte { return rawTool("tools.shell") }
 
 // HpatchTool returns the compact JSON object of the `hpatch` custom tool.
 // Each call returns fresh bytes.
-func HpatchTool() []byte { return slices.Clone(compact().hpatch) }
+func HpatchTool() []byte { return rawTool("tools.hpatch") }
 
 // ShellDescription is the base description of `shell`, before the router
 // appends a request's #!params fields.
-func ShellDescription() string { return compact().shellDescription }
+func ShellDescription() string { return gjson.GetBytes(bundle, "tools.shell.description").String() }
 
-// compactTools are the parts of the bundle the router splices into every
-// request that brings an exec owner it has not seen.
-type compactTools struct {
-	shell, hpatch    []byte // never written to; callers get clones
-	shellDescription string
+// Tools are the parts of the bundle the router splices into every request
+// that brings an exec owner it has not seen. Compacting the indented bundle
+// costs tens of microseconds, which the first request of every new thread
+// would otherwise pay again, so the router keeps one Tools for its life;
+// nothing is computed at package initialisation (a worker never needs it).
+// The slices are shared: never write to them.
+type Tools struct {
+	Shell, Hpatch    []byte
+	ShellDescription string
 }
 
-// compact is computed once, on first use (a process that never rewrites a
-// request, such as a worker, never pays for it): compacting the indented
-// bundle costs tens of microseconds, which the first request of every new
-// thread would otherwise pay again. Its value never changes.
-var compact = sync.OnceValue(func() compactTools {
-	return compactTools{
-		shell:            rawTool("tools.shell"),
-		hpatch:           rawTool("tools.hpatch"),
-		shellDescription: gjson.GetBytes(bundle, "tools.shell.description").String(),
-	}
-})
+// CompactTools compacts the injected tools from the bundle.
+func CompactTools() Tools {
+	return Tools{Shell: ShellTool(), Hpatch: HpatchTool(), ShellDescription: ShellDescription()}
+}
 
 // HpatchDescription is the description of `hpatch`.
 func HpatchDescription() string { return gjson.GetBytes(bundle, "tools.hpatch.description").String() }

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -100,7 +101,7 @@ func rewriteRequest(body []byte, memo *RequestRewriter, thread string) ([]byte, 
 	for k := range l.items {
 		it := &l.items[k]
 		if it.an == nil {
-			an, err := analyzeItem(it.idx, view[it.start:it.end])
+			an, err := analyzeItem(it.idx, view[it.start:it.end], memo.injectedTools())
 			if err != nil {
 				return nil, info, err
 			}
@@ -158,7 +159,7 @@ type ownerRewrite struct {
 
 // newOwnerRewrite trims the exec description and renders the injected
 // tools with the #!params shape taken from it.
-func newOwnerRewrite(tool gjson.Result) (*ownerRewrite, error) {
+func newOwnerRewrite(tool gjson.Result, tools plugins.Tools) (*ownerRewrite, error) {
 	rw := &ownerRewrite{toolLen: len(tool.Raw)}
 	// The description is most of the exec object (about 20 KB with an
 	// escape per line): it is found and decoded with the request scanner,
@@ -177,11 +178,11 @@ func newOwnerRewrite(tool gjson.Result) (*ownerRewrite, error) {
 			rw.descRepl = appendJSONString(make([]byte, 0, e-s+64), t.Description)
 		}
 	}
-	shell, err := shellTool(rw.shape)
+	shell, err := shellTool(rw.shape, tools)
 	if err != nil {
 		return nil, err
 	}
-	hp := plugins.HpatchTool()
+	hp := tools.Hpatch
 	ins := make([]byte, 0, len(shell)+len(hp)+2)
 	rw.insert = append(append(append(append(ins, ','), shell...), ','), hp...)
 	return rw, nil
@@ -198,13 +199,13 @@ func (rw *ownerRewrite) appendEdits(edits []edit, at int) []edit {
 
 // shellTool renders the `shell` tool with the request's #!params shape
 // appended to the base description.
-func shellTool(shape shebang.ParamsShape) ([]byte, error) {
-	tool := plugins.ShellTool()
+func shellTool(shape shebang.ParamsShape, tools plugins.Tools) ([]byte, error) {
 	if shape.Fields == "" {
-		return tool, nil
+		return tools.Shell, nil
 	}
-	desc := plugins.ShellDescription() + plugins.ParamsSection(shape.Fields, shape.TypeScript)
-	return sjson.SetRawBytes(tool, "description", appendJSONString(make([]byte, 0, len(desc)+64), desc))
+	desc := tools.ShellDescription + plugins.ParamsSection(shape.Fields, shape.TypeScript)
+	// sjson gets its own copy: the shared bytes are never written to.
+	return sjson.SetRawBytes(slices.Clone(tools.Shell), "description", appendJSONString(make([]byte, 0, len(desc)+64), desc))
 }
 
 // splice applies edits, which are ordered and non-overlapping, copying all

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"hpatch-router/plugins"
 )
 
 // memoHead is how many leading bytes of an item index the memo; items
@@ -30,7 +32,8 @@ type RequestRewriter struct {
 	maxItems int
 	maxBytes int
 
-	seed  maphash.Seed // for prefix digests (request_resume.go)
+	seed  maphash.Seed  // for prefix digests (request_resume.go)
+	tools plugins.Tools // the injected tools, compacted once
 	scans threadScans
 }
 
@@ -57,7 +60,17 @@ func NewRequestRewriter(maxItems int) *RequestRewriter {
 		maxBytes: maxItems << 16,
 		seed:     maphash.MakeSeed(),
 		scans:    threadScans{points: map[string]*scanPoint{}, max: maxResumeThreads},
+		tools:    plugins.CompactTools(),
 	}
+}
+
+// injectedTools returns the compact injected tools, computed once per
+// rewriter (on every call without one).
+func (r *RequestRewriter) injectedTools() plugins.Tools {
+	if r == nil {
+		return plugins.CompactTools()
+	}
+	return r.tools
 }
 
 // maxResumeThreads bounds the threads whose last scan is remembered

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hpatch-router/plugins"
 	"hpatch-router/shebang"
 
 	"github.com/tidwall/gjson"
@@ -79,7 +80,7 @@ type containerNote struct {
 // eligible owner in one item is ambiguous (which exec would carriers
 // target?) and rejects; so does a dotted `functions.exec` entry, which
 // Codex itself does not dispatch (FACTS §3.2).
-func analyzeItem(idx int64, raw string) (*itemAnalysis, error) {
+func analyzeItem(idx int64, raw string, tools plugins.Tools) (*itemAnalysis, error) {
 	an := &itemAnalysis{}
 	// Parsed on its own, the item has Index 0, so every nested Index is an
 	// offset into raw.
@@ -140,7 +141,7 @@ func analyzeItem(idx int64, raw string) (*itemAnalysis, error) {
 		// offset can never corrupt a forwarded request.
 		return nil, invalidRequest(CodeInvalidJSON, "cannot locate the exec tool in the request body")
 	}
-	rw, err := newOwnerRewrite(tool)
+	rw, err := newOwnerRewrite(tool, tools)
 	if err != nil {
 		return nil, err
 	}
