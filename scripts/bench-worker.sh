@@ -39,7 +39,10 @@ if [ -n "$base" ]; then
   rev=$(git rev-parse --short "$base^{commit}")
   mkdir -p "$tmp/src"
   git archive "$rev" | tar -x -C "$tmp/src"
-  (cd "$tmp/src" && go build -o "$tmp/hpatch-router" ./cmd/hpatch-router && go build -o "$tmp/shell" ./cmd/shell-helper)
+  # The base is built the way it shipped: its own `make build` (static
+  # since the cgo parsers went, dynamic before), so the comparison is the
+  # one a user would see.
+  make -s -C "$tmp/src" build BIN="$tmp" VERSION="$rev" >/dev/null
   export HPATCH_BENCH_BASE_ROUTER=$tmp/hpatch-router HPATCH_BENCH_BASE_HELPER=$tmp/shell
   echo "base: $base ($rev), built in $tmp"
 fi
