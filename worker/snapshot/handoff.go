@@ -44,8 +44,15 @@ func ParseBodyArg(arg string) (fd int, ok bool) {
 	if !found || n == "" || n[0] == '0' || len(n) > 9 {
 		return 0, false
 	}
-	fd, err := strconv.Atoi(n)
-	if err != nil || fd < 3 {
+	// Digits only: strconv.Atoi also takes a sign, and "/dev/fd/+7" is
+	// not what BodyArg writes.
+	for i := 0; i < len(n); i++ {
+		if n[i] < '0' || n[i] > '9' {
+			return 0, false
+		}
+		fd = fd*10 + int(n[i]-'0')
+	}
+	if fd < 3 {
 		return 0, false
 	}
 	return fd, true
