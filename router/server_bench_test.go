@@ -21,8 +21,10 @@ import (
 	"testing"
 	"time"
 
+	"hpatch-router/retain"
 	"hpatch-router/router"
 	"hpatch-router/router/access"
+	"hpatch-router/worker"
 )
 
 // latencyTarget is one proxy under measurement in front of the shared
@@ -97,7 +99,8 @@ func guarded(h http.Handler) *httptest.Server {
 }
 
 // BenchmarkLatency measures time to first byte and to the end of the
-// stream through the router (behind the access Guard, as serve runs it)
+// stream through the router (behind the access Guard and with the worker
+// runtime and retained-script store, as serve runs it)
 // and through a plain httputil.ReverseProxy, against the same in-process
 // upstream and with the same real Codex request body, at concurrency 1, 16
 // and 64, and the process CPU per request. Codex reaches the router over
@@ -114,8 +117,9 @@ func BenchmarkLatency(b *testing.B) {
 		upstream := benchUpstream(router.BenchStream(), scheme == "tls")
 		defer upstream.Close()
 		u, _ := url.Parse(upstream.URL + "/base")
-		rt, err := router.New(router.Upstream(u), router.StateDir(b.TempDir()),
-			router.Logger(slog.New(slog.DiscardHandler)), router.Transport(benchTransport(upstream)))
+		hooks := serveHooks(b)
+		rt, err := router.New(append(hooks, router.Upstream(u), router.StateDir(b.TempDir()),
+			router.Logger(slog.New(slog.DiscardHandler)), router.Transport(benchTransport(upstream)))...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -137,6 +141,27 @@ func BenchmarkLatency(b *testing.B) {
 			}
 		}
 	}
+}
+
+// serveHooks wires the worker runtime and the retained-script store on a
+// fresh runtime root, as serve does by default (buildHooks in
+// cmd/hpatch-router): the stream's shell call then prepares the thread's
+// runtime and retains its #!python3 script on every response, which is
+// part of what a request costs.
+func serveHooks(b *testing.B) []router.Option {
+	root := b.TempDir()
+	log := slog.New(slog.DiscardHandler)
+	wr, err := worker.NewRuntime(root, worker.WithLogger(log))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { wr.Close() })
+	store, err := retain.NewStore(root, retain.Logger(log))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close() })
+	return []router.Option{router.WithRuntime(wr), router.WithScripts(store)}
 }
 
 func runLatency(b *testing.B, target string, body []byte, conc int) {
