@@ -36,15 +36,21 @@ type latencyTarget struct {
 
 // benchUpstream serves body as an event stream, flushing after every
 // frame as the model API does. With tls it listens with TLS and offers
-// HTTP/2, as the real upstream (https://chatgpt.com) does.
+// HTTP/2, as the real upstream (https://chatgpt.com) does. Every response
+// gets its own call ids (each call_bench becomes call_bench_<n>), as the
+// model's do: the router retains each shell call's script under its call
+// id, and a repeated id would be refused by the store, a cheaper path than
+// a real response takes.
 func benchUpstream(body string, tls bool) *httptest.Server {
 	frames := strings.SplitAfter(body, "\n\n")
+	var responses atomic.Int64
 	up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
 		f := w.(http.Flusher)
+		id := fmt.Sprint("call_bench_", responses.Add(1))
 		for _, fr := range frames {
-			io.WriteString(w, fr)
+			io.WriteString(w, strings.ReplaceAll(fr, "call_bench", id))
 			f.Flush()
 		}
 	}))
