@@ -2,6 +2,7 @@ package router
 
 import (
 	"hash/maphash"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -89,6 +90,13 @@ func (r *RequestRewriter) Rewrite(body []byte) ([]byte, RequestInfo, error) {
 // Rewrite's.
 func (r *RequestRewriter) RewriteThread(thread string, body []byte) ([]byte, RequestInfo, error) {
 	return rewriteRequest(body, r, thread)
+}
+
+// rewriteThreadPieces is RewriteThread with the output as pieces
+// (rewritePieces), the router's request rewrite: a rewritten body is sent
+// without being copied into one buffer.
+func (r *RequestRewriter) rewriteThreadPieces(thread string, body []byte) (net.Buffers, RequestInfo, error) {
+	return rewritePieces(body, r, thread)
 }
 
 // lookup returns the remembered value that b starts with; nil when there

@@ -58,7 +58,7 @@ func New(opts ...Option) (*Router, error) {
 		cfg.transport = defaultTransport()
 	}
 	if cfg.rewrite == nil {
-		cfg.rewrite = NewRequestRewriter(0).RewriteThread
+		cfg.rewrite = NewRequestRewriter(0).rewriteThreadPieces
 	}
 	if cfg.translator == nil {
 		cfg.translator = shebangTranslator{}

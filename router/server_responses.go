@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"strings"
 
@@ -42,7 +43,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		rt.answerError(w, thread, err)
 		return
 	}
-	body, facts, err := rt.cfg.rewrite(thread, body)
+	out, facts, err := rt.cfg.rewrite(thread, body)
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
@@ -51,7 +52,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		rt.metrics.rewrite()
 	}
 	resp, cancel, err := rt.roundTrip(r.Context(), func(ctx context.Context) *http.Request {
-		return rt.outboundRequest(ctx, r, body, facts.Owned)
+		return rt.outboundRequest(ctx, r, out, facts.Owned)
 	})
 	if err != nil {
 		rt.upstreamFailed(w, r, err)
@@ -104,7 +105,7 @@ func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
 		rt.answerError(w, thread, err)
 		return
 	}
-	rt.forward(w, r, body)
+	rt.forward(w, r, net.Buffers{body})
 }
 
 // encodedRequest reports (and counts) a content-encoded request body: a
