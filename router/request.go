@@ -88,7 +88,8 @@ func rewritePieces(body []byte, memo *RequestRewriter, thread string) (net.Buffe
 	var info RequestInfo
 	var l bodyLayout
 	l.items = l.small[:0]
-	switch scanBody(body, memo, &l, memo.resumePoint(thread, body)) {
+	var digest prefixDigest
+	switch scanBody(body, memo, &l, memo.resumePoint(thread, body, &digest)) {
 	case scanInvalid:
 		return nil, info, invalidRequest(CodeInvalidJSON, "request body is not valid JSON")
 	case scanNotObject:
@@ -136,7 +137,7 @@ func rewritePieces(body []byte, memo *RequestRewriter, thread string) (net.Buffe
 			owned++
 		}
 	}
-	memo.rememberScan(thread, body, &l)
+	memo.rememberScan(thread, body, &l, &digest)
 	if owned == 0 {
 		return net.Buffers{body}, info, nil
 	}
