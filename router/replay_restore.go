@@ -3,9 +3,9 @@ package router
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"net/http"
-
-	"github.com/tidwall/gjson"
+	"unsafe"
 )
 
 // CodeReplayMismatch: the request echoes a carrier whose input differs from
@@ -17,8 +17,10 @@ const CodeReplayMismatch = "replay_mismatch"
 // model's original item, byte for byte. A known call_id whose input no
 // longer matches is an error, never a guess. Outputs are left untouched.
 //
-// Most requests hold nothing to restore, so the parse is skipped unless a
-// byte scan finds a call_id the thread has an entry for.
+// Most requests hold nothing to restore, so the walk is skipped unless a
+// byte scan finds a call_id the thread has an entry for; a thread's body
+// that repeats its last one is walked only past that one's input
+// (replay_resume.go).
 func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
 	if thread == "" || !bytes.Contains(body, []byte(`"custom_tool_call"`)) {
 		return body, nil
@@ -32,29 +34,21 @@ func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
 		mismatch string
 	)
 	rt.replay.lookup(thread, func(get func(string) (replayEntry, bool)) {
-		if !mentionsKnownCall(body, get) {
+		w, ok := rt.restoreWalk.walk(thread, body, func() bool { return mentionsKnownCall(body, get) })
+		if !ok {
 			return
 		}
-		input := gjson.GetBytes(body, "input")
-		if !input.IsArray() {
-			return
-		}
-		input.ForEach(func(_, v gjson.Result) bool {
-			if v.Get("type").String() != "custom_tool_call" || v.Get("name").String() != toolExec {
-				return true
-			}
-			id := v.Get("call_id").String()
-			e, ok := get(id)
+		for _, c := range w.calls {
+			e, ok := get(c.id)
 			if !ok {
-				return true
+				continue
 			}
-			if carrierDigest(v.Get("input").String()) != e.Carrier {
-				mismatch = id
-				return false
+			if c.carrier != e.Carrier {
+				mismatch = c.id
+				return
 			}
-			sp = append(sp, splice{v.Index, v.Index + len(v.Raw), e.Item})
-			return true
-		})
+			sp = append(sp, splice{c.start, c.end, e.Item})
+		}
 	})
 	if mismatch != "" {
 		rt.metrics.replay("mismatch")
@@ -69,22 +63,23 @@ func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
 	if len(sp) == 0 {
 		return body, nil
 	}
-	out := make([]byte, 0, len(body)+len(body)/8)
+	pieces := make(net.Buffers, 0, 2*len(sp)+1)
 	prev := 0
 	for _, p := range sp {
 		if p.start <= prev && prev != 0 || p.start <= 0 || p.end > len(body) {
 			return nil, &Error{Status: http.StatusInternalServerError, Type: "server_error", Code: "replay_internal",
 				Message: "cannot locate a replayed call in the request body"}
 		}
-		out = append(out, body[prev:p.start]...)
-		out = append(out, p.with...)
+		pieces = append(pieces, body[prev:p.start], unsafe.Slice(unsafe.StringData(p.with), len(p.with)))
 		prev = p.end
 	}
-	out = append(out, body[prev:]...)
+	pieces = append(pieces, body[prev:])
 	for range sp {
 		rt.metrics.replay("restored")
 	}
-	return out, nil
+	// One copy into a buffer of the exact size, not zeroed first (Join);
+	// the request rewrite scans the restored body as one slice.
+	return bytes.Join(pieces, nil), nil
 }
 
 // mentionsKnownCall reports whether body may hold a call the thread has an

@@ -33,9 +33,9 @@ type RequestRewriter struct {
 	maxItems int
 	maxBytes int
 
-	seed  maphash.Seed  // for prefix digests (request_resume.go)
-	tools plugins.Tools // the injected tools, compacted once
-	scans threadScans
+	seed  maphash.Seed             // for prefix digests (request_resume.go)
+	tools plugins.Tools            // the injected tools, compacted once
+	scans *threadPoints[scanPoint] // per-thread scan points (request_resume.go)
 }
 
 // itemMemo is one remembered value: an additional_tools item (an set) or
@@ -60,7 +60,7 @@ func NewRequestRewriter(maxItems int) *RequestRewriter {
 		maxItems: maxItems,
 		maxBytes: maxItems << 16,
 		seed:     maphash.MakeSeed(),
-		scans:    threadScans{points: map[string]*scanPoint{}, max: maxResumeThreads},
+		scans:    newThreadPoints[scanPoint](maxResumeThreads),
 		tools:    plugins.CompactTools(),
 	}
 }

@@ -33,14 +33,6 @@ type scanPoint struct {
 	tools     span         // the top-level tools value, when it came before input
 	toolsMemo *topTools    // and its check, when the memo held it
 	items     []layoutItem // additional_tools items before end, analysed
-	used      uint64       // clock at the last store or resume
-}
-
-// threadScans is the bounded map of thread -> scanPoint. Guarded by the
-// RequestRewriter's mutex.
-type threadScans struct {
-	points map[string]*scanPoint
-	max    int
 }
 
 // prefixDigest is a running maphash of a body's first n bytes under the
@@ -75,9 +67,7 @@ func (r *RequestRewriter) resumePoint(thread string, body []byte, d *prefixDiges
 	if r == nil || thread == "" {
 		return nil
 	}
-	r.mu.Lock()
-	p := r.scans.points[thread]
-	r.mu.Unlock()
+	p := r.scans.get(thread)
 	if p == nil || len(body) <= p.end || d.sum(r.seed, body, p.end) != p.digest {
 		return nil
 	}
@@ -101,18 +91,5 @@ func (r *RequestRewriter) rememberScan(thread string, body []byte, l *bodyLayout
 	if l.tools.end > 0 && l.tools.end <= l.inputEnd {
 		p.tools, p.toolsMemo = l.tools, l.toolsMemo
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.clock++
-	p.used = r.clock
-	if _, ok := r.scans.points[thread]; !ok && len(r.scans.points) >= r.scans.max {
-		oldest := ""
-		for t, q := range r.scans.points {
-			if oldest == "" || q.used < r.scans.points[oldest].used {
-				oldest = t
-			}
-		}
-		delete(r.scans.points, oldest)
-	}
-	r.scans.points[thread] = p
+	r.scans.put(thread, p)
 }

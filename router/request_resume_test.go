@@ -6,6 +6,8 @@ import (
 	"hash/maphash"
 	"strings"
 	"testing"
+
+	"github.com/tidwall/gjson"
 )
 
 // turns grows the compact capture base by n exec turns (call and output).
@@ -47,7 +49,7 @@ func TestRewriteThreadResumesOnlyOnTheSamePrefix(t *testing.T) {
 	first, second := turns(t, base, 20), turns(t, base, 23)
 	rr := NewRequestRewriter(0)
 	sameRewrite(t, rr, "th", first, "first request")
-	p := rr.scans.points["th"]
+	p := rr.scans.points["th"].p
 	if p == nil {
 		t.Fatal("no scan point remembered for a 50 KB conversation")
 	}
@@ -58,9 +60,12 @@ func TestRewriteThreadResumesOnlyOnTheSamePrefix(t *testing.T) {
 		t.Fatal("the next request of the thread repeats the prefix but would not resume")
 	}
 	sameRewrite(t, rr, "th", second, "grown conversation")
-	q := rr.scans.points["th"]
+	q := rr.scans.points["th"].p
 	if q == p || q.end <= p.end {
 		t.Fatal("the scan point did not move to the grown conversation's end")
+	}
+	if n := gjson.GetBytes(second, "input.#").Int(); q.inputLen != n {
+		t.Fatalf("the resumed scan counted %d input items, the body has %d", q.inputLen, n)
 	}
 	// The new point's digest continued from the old one's: the request
 	// after it must resume from it too.
@@ -123,7 +128,7 @@ func TestRewriteThreadBounds(t *testing.T) {
 	long := turns(t, base, 8)
 	rr := NewRequestRewriter(0)
 	sameRewrite(t, rr, "short", req("", item("at_1", ns("functions", execTool(execDesc)))), "short body")
-	if rr.scans.points["short"] != nil {
+	if rr.scans.get("short") != nil {
 		t.Fatal("a scan point for a body shorter than minResumeBytes")
 	}
 	for i := range maxResumeThreads + 10 {
