@@ -55,7 +55,8 @@ var errMemoryBudget = errors.New("request memory budget exhausted")
 var errBodyTooLarge = errors.New("request body too large")
 
 // bodyCopies is how many times a body read whole counts: the body and the
-// copy its replay restore or request rewrite makes. Counting the copy
+// copy its replay restore makes (the request rewrite sends pieces of the
+// body and copies nothing of it). Counting the copy
 // before it exists keeps a request from reading a body it then has no room
 // to rewrite.
 const bodyCopies = 2

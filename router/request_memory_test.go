@@ -27,7 +27,7 @@ func metricValue(t *testing.T, h *harness, name string) int64 {
 }
 
 // TestRequestMemoryBound: with room for four bodies (each counted twice,
-// for its rewritten copy), four requests held
+// for the copy a replay restore may make), four requests held
 // by a slow upstream fill the bound (the gauge shows it), every further
 // request gets 503 request_memory_exhausted at once, with or without a
 // Content-Length, and once the four finish the gauge is back to 0 and a
