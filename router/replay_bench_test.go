@@ -22,7 +22,7 @@ func BenchmarkReplayRestore(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	loopCPU(b, func() {
-		if _, err := rt.restoreReplay("01a23618-3154-7773-b8cb-233739215f5f", body); err != nil {
+		if _, err := rt.restoreEdits("01a23618-3154-7773-b8cb-233739215f5f", body); err != nil {
 			b.Fatal(err)
 		}
 	})

@@ -3,7 +3,6 @@ package router
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"net/http"
 	"unsafe"
 )
@@ -12,25 +11,25 @@ import (
 // the one the router emitted for that call.
 const CodeReplayMismatch = "replay_mismatch"
 
-// restoreReplay replaces every carrier Codex echoes in the request input
-// (a custom_tool_call named exec whose call_id the store knows) with the
-// model's original item, byte for byte. A known call_id whose input no
-// longer matches is an error, never a guess. Outputs are left untouched.
+// restoreEdits returns the edits that replace every carrier Codex echoes
+// in the request input (a custom_tool_call named exec whose call_id the
+// store knows) with the model's original item, byte for byte, in body
+// order. A known call_id whose input no longer matches is an error, never
+// a guess; so is an original item that is not valid JSON (the rewrite
+// would refuse the restored body). Outputs are left untouched. The edits
+// are applied where the body is sent (splice, as pieces): the body is
+// never copied to restore it.
 //
 // Most requests hold nothing to restore, so the walk is skipped unless a
 // byte scan finds a call_id the thread has an entry for; a thread's body
 // that repeats its last one is walked only past that one's input
 // (replay_resume.go).
-func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
+func (rt *Router) restoreEdits(thread string, body []byte) ([]edit, error) {
 	if thread == "" || !bytes.Contains(body, []byte(`"custom_tool_call"`)) {
-		return body, nil
-	}
-	type splice struct {
-		start, end int
-		with       string
+		return nil, nil
 	}
 	var (
-		sp       []splice
+		edits    []edit
 		mismatch string
 	)
 	rt.replay.lookup(thread, func(get func(string) (replayEntry, bool)) {
@@ -47,7 +46,7 @@ func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
 				mismatch = c.id
 				return
 			}
-			sp = append(sp, splice{c.start, c.end, e.Item})
+			edits = append(edits, edit{c.start, c.end, unsafe.Slice(unsafe.StringData(e.Item), len(e.Item))})
 		}
 	})
 	if mismatch != "" {
@@ -60,26 +59,15 @@ func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
 				"the model's original call cannot be restored", mismatch),
 		}
 	}
-	if len(sp) == 0 {
-		return body, nil
-	}
-	pieces := make(net.Buffers, 0, 2*len(sp)+1)
-	prev := 0
-	for _, p := range sp {
-		if p.start <= prev && prev != 0 || p.start <= 0 || p.end > len(body) {
-			return nil, &Error{Status: http.StatusInternalServerError, Type: "server_error", Code: "replay_internal",
-				Message: "cannot locate a replayed call in the request body"}
+	for _, e := range edits {
+		if !validJSON(e.repl) {
+			return nil, invalidRequest(CodeInvalidJSON, "request body is not valid JSON")
 		}
-		pieces = append(pieces, body[prev:p.start], unsafe.Slice(unsafe.StringData(p.with), len(p.with)))
-		prev = p.end
 	}
-	pieces = append(pieces, body[prev:])
-	for range sp {
+	for range edits {
 		rt.metrics.replay("restored")
 	}
-	// One copy into a buffer of the exact size, not zeroed first (Join);
-	// the request rewrite scans the restored body as one slice.
-	return bytes.Join(pieces, nil), nil
+	return edits, nil
 }
 
 // mentionsKnownCall reports whether body may hold a call the thread has an

@@ -76,6 +76,19 @@ func TestRestoreResumesOnlyOnTheSamePrefix(t *testing.T) {
 	}
 }
 
+// TestRestoreInvalidOriginal: an original item that is not valid JSON is
+// refused as the rewrite would refuse the restored body, not forwarded.
+func TestRestoreInvalidOriginal(t *testing.T) {
+	rt := newTestRouter(t)
+	if err := rt.replay.put(resumeThread, "call_1", convCarrier, []byte(`{"type":"custom_tool_call",`)); err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(`{"input":[` + echoOf("ctc_1", "call_1", "functions", convCarrier) + `]}`)
+	if _, err := rt.restoreEdits(resumeThread, body); errCode(err) != CodeInvalidJSON {
+		t.Fatalf("restoring an invalid original item: %v, want %s", err, CodeInvalidJSON)
+	}
+}
+
 // TestRestoreEveryPrefixByte changes each byte position of the remembered
 // prefix in turn (every 509th byte, to several values) and checks the
 // restore still answers as a whole walk does: no change escapes the digest.

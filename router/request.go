@@ -61,7 +61,7 @@ func RewriteRequest(body []byte) ([]byte, RequestInfo, error) {
 // rewriteRequest is rewritePieces joined into one buffer of the exact
 // size; a body without an owner is returned as it is.
 func rewriteRequest(body []byte, memo *RequestRewriter, thread string) ([]byte, RequestInfo, error) {
-	out, info, err := rewritePieces(body, memo, thread)
+	out, info, err := rewritePieces(body, memo, thread, nil)
 	if err != nil {
 		return nil, info, err
 	}
@@ -77,14 +77,17 @@ func rewriteRequest(body []byte, memo *RequestRewriter, thread string) ([]byte, 
 // the rewritten body as its pieces in order: runs of body's own bytes and
 // the replacement spans between them (net.Buffers sends them as they are,
 // so the router never copies a conversation to change a few KB of it). A
-// body without an owner is the single piece body.
+// body without an owner is the single piece body. restored are the replay
+// restore's edits of body (restoreEdits: whole custom_tool_call items,
+// which the rewrite never reads or changes), applied in the same pieces;
+// the rewrite reads body as Codex sent it.
 //
 // The body is walked once (scanBody): that pass validates it and records
 // the top-level tools and every additional_tools input item; an item the
 // memo already holds is matched by its bytes and skipped, as bytes once
 // validated are valid again. The checks then run in the order the layout
 // rules give them.
-func rewritePieces(body []byte, memo *RequestRewriter, thread string) (net.Buffers, RequestInfo, error) {
+func rewritePieces(body []byte, memo *RequestRewriter, thread string, restored []edit) (net.Buffers, RequestInfo, error) {
 	var info RequestInfo
 	var l bodyLayout
 	l.items = l.small[:0]
@@ -139,7 +142,7 @@ func rewritePieces(body []byte, memo *RequestRewriter, thread string) (net.Buffe
 	}
 	memo.rememberScan(thread, body, &l, &digest)
 	if owned == 0 {
-		return net.Buffers{body}, info, nil
+		return splice(body, restored), info, nil
 	}
 	if err := taken.conflict(l.items); err != nil {
 		return nil, info, err
@@ -162,7 +165,24 @@ func rewritePieces(body []byte, memo *RequestRewriter, thread string) (net.Buffe
 	info.Namespace = last.namespace
 	info.ParamNames = append([]string(nil), last.shape.Names...)
 	info.ParamsShape = last.shape.Fields
-	return splice(body, edits), info, nil
+	return splice(body, mergeEdits(edits, restored)), info, nil
+}
+
+// mergeEdits merges two lists of ordered, non-overlapping edits of one
+// body whose spans do not overlap each other into one ordered list.
+func mergeEdits(a, b []edit) []edit {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]edit, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].start < b[0].start {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // ownerRewrite is the rewrite of one exec tool object, as offsets relative

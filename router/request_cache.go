@@ -92,11 +92,11 @@ func (r *RequestRewriter) RewriteThread(thread string, body []byte) ([]byte, Req
 	return rewriteRequest(body, r, thread)
 }
 
-// rewriteThreadPieces is RewriteThread with the output as pieces
-// (rewritePieces), the router's request rewrite: a rewritten body is sent
-// without being copied into one buffer.
-func (r *RequestRewriter) rewriteThreadPieces(thread string, body []byte) (net.Buffers, RequestInfo, error) {
-	return rewritePieces(body, r, thread)
+// rewriteThreadPieces is RewriteThread with the output as pieces and the
+// replay restore's edits applied in them (rewritePieces), the router's
+// request rewrite: a rewritten body is sent without being copied.
+func (r *RequestRewriter) rewriteThreadPieces(thread string, body []byte, restored []edit) (net.Buffers, RequestInfo, error) {
+	return rewritePieces(body, r, thread, restored)
 }
 
 // lookup returns the remembered value that b starts with; nil when there

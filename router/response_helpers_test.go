@@ -222,8 +222,8 @@ func withTranslator(t translator) Option {
 
 func withRequestRewrite(f bytesRewrite) Option {
 	return func(c *config) error {
-		c.rewrite = func(thread string, body []byte) (net.Buffers, RequestInfo, error) {
-			out, info, err := f(thread, body)
+		c.rewrite = func(thread string, body []byte, restored []edit) (net.Buffers, RequestInfo, error) {
+			out, info, err := f(thread, bytes.Join(splice(body, restored), nil))
 			return net.Buffers{out}, info, err
 		}
 		return nil

@@ -69,6 +69,13 @@ func TestServeRealCaptureRoundTrip(t *testing.T) {
 	if got != original {
 		t.Fatalf("restored item\n%s\nwant\n%s", got, original)
 	}
+	// The restore and the rewrite are applied together, as pieces of the
+	// body Codex sent: the upstream gets exactly the rewrite of the
+	// restored body.
+	restored, _ := sjson.SetRawBytes(second, "input."+itoa(n), []byte(original))
+	if want, _, err := RewriteRequest(restored); err != nil || up.body(1) != string(want) {
+		t.Fatalf("the upstream body is not the rewrite of the restored body (%v)", err)
+	}
 	if gjson.Get(up.body(1), "input."+itoa(n+1)+".id").String() != "ctco_1" {
 		t.Fatal("output item changed")
 	}
@@ -126,7 +133,7 @@ func TestServeSendsRewrittenPieces(t *testing.T) {
 			t.Fatalf("Content-Length %s (header %q), want %s", length, header, n)
 		}
 	}
-	pieces, _, err := rewritePieces(body, nil, "")
+	pieces, _, err := rewritePieces(body, nil, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"strings"
 
@@ -38,12 +37,12 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 			Code: CodeInvalidJSON, Message: "the request body is not a JSON object"})
 		return
 	}
-	body, err = rt.restoreReplay(thread, body)
+	restored, err := rt.restoreEdits(thread, body)
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
 	}
-	out, facts, err := rt.cfg.rewrite(thread, body)
+	out, facts, err := rt.cfg.rewrite(thread, body, restored)
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
@@ -100,12 +99,12 @@ func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	thread := rt.threadID(r)
-	body, err = rt.restoreReplay(thread, body)
+	restored, err := rt.restoreEdits(thread, body)
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
 	}
-	rt.forward(w, r, net.Buffers{body})
+	rt.forward(w, r, splice(body, restored))
 }
 
 // encodedRequest reports (and counts) a content-encoded request body: a
