@@ -6,7 +6,9 @@
 // its previous request validated, request_resume.go), the streaming SSE and
 // JSON response rewrite (replace model `shell`/`hpatch` calls with exec
 // carriers), and the durable per-thread replay store that restores the
-// model's original calls in later requests. Bytes it does not mean to
+// model's original calls in later requests (its walk of a thread's request
+// resumes past the previous request's input the same way,
+// replay_resume.go). Bytes it does not mean to
 // change pass through untouched (A14). It also
 // owns what the proxy itself must never do: forward a path outside /v1/
 // (paths are cleaned before routing), pass an upstream's Access-Control-*

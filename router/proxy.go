@@ -1,7 +1,6 @@
 package router
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -84,9 +83,10 @@ func (rt *Router) upstreamURL(r *http.Request) *url.URL {
 }
 
 // outboundRequest builds the upstream request. body nil streams r.Body
-// through; otherwise body is sent with its exact length. identity asks the
-// upstream for an unencoded response (the rewrite path must read it).
-func (rt *Router) outboundRequest(ctx context.Context, r *http.Request, body []byte, identity bool) *http.Request {
+// through; otherwise body's pieces are sent in order, with their exact
+// total length. identity asks the upstream for an unencoded response (the
+// rewrite path must read it).
+func (rt *Router) outboundRequest(ctx context.Context, r *http.Request, body net.Buffers, identity bool) *http.Request {
 	out := r.Clone(ctx)
 	out.RequestURI = ""
 	out.URL = rt.upstreamURL(r)
@@ -100,15 +100,27 @@ func (rt *Router) outboundRequest(ctx context.Context, r *http.Request, body []b
 		out.Header.Del("Accept-Encoding")
 	}
 	if body != nil {
-		out.Body = io.NopCloser(bytes.NewReader(body))
-		out.ContentLength = int64(len(body))
-		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		out.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		n := 0
+		for _, p := range body {
+			n += len(p)
+		}
+		out.Body = piecesReader(body)
+		out.ContentLength = int64(n)
+		out.GetBody = func() (io.ReadCloser, error) { return piecesReader(body), nil }
+		out.Header.Set("Content-Length", strconv.Itoa(n))
 	} else if r.ContentLength == 0 {
 		out.Body = nil
 	}
 	out.Close = false
 	return out
+}
+
+// piecesReader reads body's pieces in order. Reading consumes a
+// net.Buffers (it advances the slice), so each reader gets its own copy
+// of the slice header list; the bytes are shared and only read.
+func piecesReader(body net.Buffers) io.ReadCloser {
+	b := slices.Clone(body)
+	return io.NopCloser(&b)
 }
 
 // roundTrip sends out and waits for the response headers at most the
@@ -173,9 +185,9 @@ func redactURLError(err error) string {
 }
 
 // forward relays r to the upstream unchanged (body nil: stream r.Body;
-// otherwise send body) and the response back unchanged, flushing as bytes
-// arrive.
-func (rt *Router) forward(w http.ResponseWriter, r *http.Request, body []byte) {
+// otherwise send body's pieces) and the response back unchanged, flushing
+// as bytes arrive.
+func (rt *Router) forward(w http.ResponseWriter, r *http.Request, body net.Buffers) {
 	if body == nil && r.Body != nil && r.Body != http.NoBody {
 		if r.ContentLength > rt.cfg.maxRequestBody {
 			rt.requestBodyFailed(w, r, errBodyTooLarge)

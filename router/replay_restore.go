@@ -4,57 +4,50 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
-
-	"github.com/tidwall/gjson"
+	"unsafe"
 )
 
 // CodeReplayMismatch: the request echoes a carrier whose input differs from
 // the one the router emitted for that call.
 const CodeReplayMismatch = "replay_mismatch"
 
-// restoreReplay replaces every carrier Codex echoes in the request input
-// (a custom_tool_call named exec whose call_id the store knows) with the
-// model's original item, byte for byte. A known call_id whose input no
-// longer matches is an error, never a guess. Outputs are left untouched.
+// restoreEdits returns the edits that replace every carrier Codex echoes
+// in the request input (a custom_tool_call named exec whose call_id the
+// store knows) with the model's original item, byte for byte, in body
+// order. A known call_id whose input no longer matches is an error, never
+// a guess; so is an original item that is not valid JSON (the rewrite
+// would refuse the restored body). Outputs are left untouched. The edits
+// are applied where the body is sent (splice, as pieces): the body is
+// never copied to restore it.
 //
-// Most requests hold nothing to restore, so the parse is skipped unless a
-// byte scan finds a call_id the thread has an entry for.
-func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
+// Most requests hold nothing to restore, so the walk is skipped unless a
+// byte scan finds a call_id the thread has an entry for; a thread's body
+// that repeats its last one is walked only past that one's input
+// (replay_resume.go).
+func (rt *Router) restoreEdits(thread string, body []byte) ([]edit, error) {
 	if thread == "" || !bytes.Contains(body, []byte(`"custom_tool_call"`)) {
-		return body, nil
-	}
-	type splice struct {
-		start, end int
-		with       string
+		return nil, nil
 	}
 	var (
-		sp       []splice
+		edits    []edit
 		mismatch string
 	)
 	rt.replay.lookup(thread, func(get func(string) (replayEntry, bool)) {
-		if !mentionsKnownCall(body, get) {
+		w, ok := rt.restoreWalk.walk(thread, body, func() bool { return mentionsKnownCall(body, get) })
+		if !ok {
 			return
 		}
-		input := gjson.GetBytes(body, "input")
-		if !input.IsArray() {
-			return
-		}
-		input.ForEach(func(_, v gjson.Result) bool {
-			if v.Get("type").String() != "custom_tool_call" || v.Get("name").String() != toolExec {
-				return true
-			}
-			id := v.Get("call_id").String()
-			e, ok := get(id)
+		for _, c := range w.calls {
+			e, ok := get(c.id)
 			if !ok {
-				return true
+				continue
 			}
-			if carrierDigest(v.Get("input").String()) != e.Carrier {
-				mismatch = id
-				return false
+			if c.carrier != e.Carrier {
+				mismatch = c.id
+				return
 			}
-			sp = append(sp, splice{v.Index, v.Index + len(v.Raw), e.Item})
-			return true
-		})
+			edits = append(edits, edit{c.start, c.end, unsafe.Slice(unsafe.StringData(e.Item), len(e.Item))})
+		}
 	})
 	if mismatch != "" {
 		rt.metrics.replay("mismatch")
@@ -66,25 +59,15 @@ func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
 				"the model's original call cannot be restored", mismatch),
 		}
 	}
-	if len(sp) == 0 {
-		return body, nil
-	}
-	out := make([]byte, 0, len(body)+len(body)/8)
-	prev := 0
-	for _, p := range sp {
-		if p.start <= prev && prev != 0 || p.start <= 0 || p.end > len(body) {
-			return nil, &Error{Status: http.StatusInternalServerError, Type: "server_error", Code: "replay_internal",
-				Message: "cannot locate a replayed call in the request body"}
+	for _, e := range edits {
+		if !validJSON(e.repl) {
+			return nil, invalidRequest(CodeInvalidJSON, "request body is not valid JSON")
 		}
-		out = append(out, body[prev:p.start]...)
-		out = append(out, p.with...)
-		prev = p.end
 	}
-	out = append(out, body[prev:]...)
-	for range sp {
+	for range edits {
 		rt.metrics.replay("restored")
 	}
-	return out, nil
+	return edits, nil
 }
 
 // mentionsKnownCall reports whether body may hold a call the thread has an

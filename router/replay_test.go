@@ -1,6 +1,7 @@
 package router
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -235,4 +236,14 @@ func TestReplayKnownCallScan(t *testing.T) {
 	if err != nil || string(got) != `{"input": [`+original+`]}` {
 		t.Fatalf("spaced echo: %s %v", got, err)
 	}
+}
+
+// restoreReplay is the restored body restoreEdits' edits describe, joined
+// (the router sends them as pieces of the body instead).
+func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
+	edits, err := rt.restoreEdits(thread, body)
+	if err != nil || len(edits) == 0 {
+		return body, err
+	}
+	return bytes.Join(splice(body, edits), nil), nil
 }

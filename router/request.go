@@ -1,6 +1,8 @@
 package router
 
 import (
+	"bytes"
+	"net"
 	"slices"
 	"strings"
 	"unsafe"
@@ -56,20 +58,41 @@ func RewriteRequest(body []byte) ([]byte, RequestInfo, error) {
 	return rewriteRequest(body, nil, "")
 }
 
-// rewriteRequest is RewriteRequest with an optional memo of analysed
+// rewriteRequest is rewritePieces joined into one buffer of the exact
+// size; a body without an owner is returned as it is.
+func rewriteRequest(body []byte, memo *RequestRewriter, thread string) ([]byte, RequestInfo, error) {
+	out, info, err := rewritePieces(body, memo, thread, nil)
+	if err != nil {
+		return nil, info, err
+	}
+	if !info.Owned {
+		return body, info, nil
+	}
+	return bytes.Join(out, nil), info, nil
+}
+
+// rewritePieces is RewriteRequest with an optional memo of analysed
 // additional_tools items (nil: analyse each one) and, with a memo and a
-// thread, the thread's resumable scan (request_resume.go).
+// thread, the thread's resumable scan (request_resume.go). The output is
+// the rewritten body as its pieces in order: runs of body's own bytes and
+// the replacement spans between them (net.Buffers sends them as they are,
+// so the router never copies a conversation to change a few KB of it). A
+// body without an owner is the single piece body. restored are the replay
+// restore's edits of body (restoreEdits: whole custom_tool_call items,
+// which the rewrite never reads or changes), applied in the same pieces;
+// the rewrite reads body as Codex sent it.
 //
 // The body is walked once (scanBody): that pass validates it and records
 // the top-level tools and every additional_tools input item; an item the
 // memo already holds is matched by its bytes and skipped, as bytes once
 // validated are valid again. The checks then run in the order the layout
-// rules give them, and the output is built in one buffer.
-func rewriteRequest(body []byte, memo *RequestRewriter, thread string) ([]byte, RequestInfo, error) {
+// rules give them.
+func rewritePieces(body []byte, memo *RequestRewriter, thread string, restored []edit) (net.Buffers, RequestInfo, error) {
 	var info RequestInfo
 	var l bodyLayout
 	l.items = l.small[:0]
-	switch scanBody(body, memo, &l, memo.resumePoint(thread, body)) {
+	var digest prefixDigest
+	switch scanBody(body, memo, &l, memo.resumePoint(thread, body, &digest)) {
 	case scanInvalid:
 		return nil, info, invalidRequest(CodeInvalidJSON, "request body is not valid JSON")
 	case scanNotObject:
@@ -117,9 +140,9 @@ func rewriteRequest(body []byte, memo *RequestRewriter, thread string) ([]byte, 
 			owned++
 		}
 	}
-	memo.rememberScan(thread, body, &l)
+	memo.rememberScan(thread, body, &l, &digest)
 	if owned == 0 {
-		return body, info, nil
+		return splice(body, restored), info, nil
 	}
 	if err := taken.conflict(l.items); err != nil {
 		return nil, info, err
@@ -142,7 +165,24 @@ func rewriteRequest(body []byte, memo *RequestRewriter, thread string) ([]byte, 
 	info.Namespace = last.namespace
 	info.ParamNames = append([]string(nil), last.shape.Names...)
 	info.ParamsShape = last.shape.Fields
-	return splice(body, edits), info, nil
+	return splice(body, mergeEdits(edits, restored)), info, nil
+}
+
+// mergeEdits merges two lists of ordered, non-overlapping edits of one
+// body whose spans do not overlap each other into one ordered list.
+func mergeEdits(a, b []edit) []edit {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]edit, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].start < b[0].start {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // ownerRewrite is the rewrite of one exec tool object, as offsets relative
@@ -208,27 +248,25 @@ func shellTool(shape shebang.ParamsShape, tools plugins.Tools) ([]byte, error) {
 	return sjson.SetRawBytes(slices.Clone(tools.Shell), "description", appendJSONString(make([]byte, 0, len(desc)+64), desc))
 }
 
-// splice applies edits, which are ordered and non-overlapping, copying all
-// other bytes of body unchanged into one new buffer of the exact size.
-//
-// The buffer comes from strings.Builder.Grow, which does not zero memory
-// that is about to be overwritten anyway; every byte of it is written
-// below before it is handed out as a []byte, and the Builder (and its
-// string) is dropped, so the bytes have a single owner.
-func splice(body []byte, edits []edit) []byte {
-	n := len(body)
-	for _, e := range edits {
-		n += len(e.repl) - (e.end - e.start)
-	}
-	var sb strings.Builder
-	sb.Grow(n)
+// splice applies edits, which are ordered and non-overlapping, as pieces:
+// the bytes of body between the edits (aliased, not copied) and each
+// edit's replacement. Empty runs are left out. Neither body nor a
+// replacement (memo entries share them) may be modified afterwards; the
+// pieces are only read.
+func splice(body []byte, edits []edit) net.Buffers {
+	out := make(net.Buffers, 0, 2*len(edits)+1)
 	prev := 0
 	for _, e := range edits {
-		sb.Write(body[prev:e.start])
-		sb.Write(e.repl)
+		if e.start > prev {
+			out = append(out, body[prev:e.start])
+		}
+		if len(e.repl) > 0 {
+			out = append(out, e.repl)
+		}
 		prev = e.end
 	}
-	sb.Write(body[prev:])
-	s := sb.String()
-	return unsafe.Slice(unsafe.StringData(s), len(s))
+	if prev < len(body) {
+		out = append(out, body[prev:])
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package router
 
 import (
 	"hash/maphash"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -32,9 +33,9 @@ type RequestRewriter struct {
 	maxItems int
 	maxBytes int
 
-	seed  maphash.Seed  // for prefix digests (request_resume.go)
-	tools plugins.Tools // the injected tools, compacted once
-	scans threadScans
+	seed  maphash.Seed             // for prefix digests (request_resume.go)
+	tools plugins.Tools            // the injected tools, compacted once
+	scans *threadPoints[scanPoint] // per-thread scan points (request_resume.go)
 }
 
 // itemMemo is one remembered value: an additional_tools item (an set) or
@@ -59,7 +60,7 @@ func NewRequestRewriter(maxItems int) *RequestRewriter {
 		maxItems: maxItems,
 		maxBytes: maxItems << 16,
 		seed:     maphash.MakeSeed(),
-		scans:    threadScans{points: map[string]*scanPoint{}, max: maxResumeThreads},
+		scans:    newThreadPoints[scanPoint](maxResumeThreads),
 		tools:    plugins.CompactTools(),
 	}
 }
@@ -89,6 +90,13 @@ func (r *RequestRewriter) Rewrite(body []byte) ([]byte, RequestInfo, error) {
 // Rewrite's.
 func (r *RequestRewriter) RewriteThread(thread string, body []byte) ([]byte, RequestInfo, error) {
 	return rewriteRequest(body, r, thread)
+}
+
+// rewriteThreadPieces is RewriteThread with the output as pieces and the
+// replay restore's edits applied in them (rewritePieces), the router's
+// request rewrite: a rewritten body is sent without being copied.
+func (r *RequestRewriter) rewriteThreadPieces(thread string, body []byte, restored []edit) (net.Buffers, RequestInfo, error) {
+	return rewritePieces(body, r, thread, restored)
 }
 
 // lookup returns the remembered value that b starts with; nil when there

@@ -54,11 +54,10 @@ var errMemoryBudget = errors.New("request memory budget exhausted")
 // errBodyTooLarge is reported by readBounded.
 var errBodyTooLarge = errors.New("request body too large")
 
-// bodyCopies is how many times a body read whole counts: the body and the
-// copy its replay restore or request rewrite makes. Counting the copy
-// before it exists keeps a request from reading a body it then has no room
-// to rewrite.
-const bodyCopies = 2
+// bodyCopies is how many times a body read whole counts: once, as the
+// replay restore and the request rewrite copy nothing of it (their edits
+// are sent as pieces between the body's own bytes).
+const bodyCopies = 1
 
 // readChunk is how much an unknown-length body grows by at first.
 const readChunk = 64 << 10

@@ -26,8 +26,8 @@ func metricValue(t *testing.T, h *harness, name string) int64 {
 	return n
 }
 
-// TestRequestMemoryBound: with room for four bodies (each counted twice,
-// for its rewritten copy), four requests held
+// TestRequestMemoryBound: with room for four bodies (each counted
+// bodyCopies times), four requests held
 // by a slow upstream fill the bound (the gauge shows it), every further
 // request gets 503 request_memory_exhausted at once, with or without a
 // Content-Length, and once the four finish the gauge is back to 0 and a
@@ -113,14 +113,14 @@ func TestRequestMemoryBound(t *testing.T) {
 }
 
 func TestRequestMemoryMustFitOneBody(t *testing.T) {
-	_, err := New(Upstream(mustURL("http://127.0.0.1:1")), MaxRequestBody(2<<20), MaxRequestMemory(3<<20))
+	_, err := New(Upstream(mustURL("http://127.0.0.1:1")), MaxRequestBody(2<<20), MaxRequestMemory(2<<20-1))
 	if err == nil || !strings.Contains(err.Error(), "raise it") {
 		t.Fatalf("New = %v", err)
 	}
 }
 
-// TestReadBoundedHoldsWhatItAllocates: a known length is held (twice)
-// before reading; an unknown one as the buffer grows; a refusal leaves the
+// TestReadBoundedHoldsWhatItAllocates: a known length is held (bodyCopies
+// times) before reading; an unknown one as the buffer grows; a refusal leaves the
 // lease as it was.
 func TestReadBoundedHoldsWhatItAllocates(t *testing.T) {
 	data := bytes.Repeat([]byte("x"), 300<<10)
@@ -131,12 +131,12 @@ func TestReadBoundedHoldsWhatItAllocates(t *testing.T) {
 		wantErr        error
 		wantHeldAtMost int64
 	}{
-		{"known length", int64(len(data)), 1 << 20, 1 << 20, nil, 2 * int64(len(data))},
-		{"known length over budget", int64(len(data)), 1 << 20, 500 << 10, errMemoryBudget, 0},
+		{"known length", int64(len(data)), 1 << 20, 1 << 20, nil, bodyCopies * int64(len(data))},
+		{"known length over budget", int64(len(data)), 1 << 20, 250 << 10, errMemoryBudget, 0},
 		{"known length over limit", int64(len(data)), 100 << 10, 1 << 20, errBodyTooLarge, 0},
-		{"unknown length", -1, 1 << 20, 2 << 20, nil, 2 * 512 << 10},
-		{"unknown length over budget", -1, 1 << 20, 400 << 10, errMemoryBudget, 400 << 10},
-		{"unknown length over limit", -1, 200 << 10, 1 << 20, errBodyTooLarge, 2 * (200<<10 + 1)},
+		{"unknown length", -1, 1 << 20, 2 << 20, nil, bodyCopies * 512 << 10},
+		{"unknown length over budget", -1, 1 << 20, 200 << 10, errMemoryBudget, 200 << 10},
+		{"unknown length over limit", -1, 200 << 10, 1 << 20, errBodyTooLarge, bodyCopies * (200<<10 + 1)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := &heldBytes{limit: c.budget}

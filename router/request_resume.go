@@ -33,34 +33,42 @@ type scanPoint struct {
 	tools     span         // the top-level tools value, when it came before input
 	toolsMemo *topTools    // and its check, when the memo held it
 	items     []layoutItem // additional_tools items before end, analysed
-	used      uint64       // clock at the last store or resume
 }
 
-// threadScans is the bounded map of thread -> scanPoint. Guarded by the
-// RequestRewriter's mutex.
-type threadScans struct {
-	points map[string]*scanPoint
-	max    int
+// prefixDigest is a running maphash of a body's first n bytes under the
+// rewriter's seed. maphash is keyed by a random per-process seed, so a
+// body cannot be made to collide with another on purpose; by chance, two
+// different prefixes share a digest with odds of 2^-64. The digest of a
+// longer prefix continues from a shorter one (maphash's sum does not
+// depend on how the bytes were split between writes), so a body is hashed
+// once: up to the old scan point to check it, then on to the new one.
+type prefixDigest struct {
+	h      maphash.Hash
+	n      int
+	seeded bool
 }
 
-// prefixDigest hashes body[:n] with the rewriter's seed. maphash is keyed
-// by a random per-process seed, so a body cannot be made to collide with
-// another on purpose; by chance, two different prefixes share a digest
-// with odds of 2^-64.
-func (r *RequestRewriter) prefixDigest(body []byte, n int) uint64 {
-	return maphash.Bytes(r.seed, body[:n])
+// sum returns the digest of body[:n], continuing from the bytes already
+// hashed when n does not go back before them.
+func (d *prefixDigest) sum(seed maphash.Seed, body []byte, n int) uint64 {
+	if !d.seeded || n < d.n {
+		d.h.SetSeed(seed) // also resets
+		d.n, d.seeded = 0, true
+	}
+	d.h.Write(body[d.n:n])
+	d.n = n
+	return d.h.Sum64()
 }
 
 // resumePoint returns the thread's scanPoint when body starts with the
-// prefix it describes, else nil.
-func (r *RequestRewriter) resumePoint(thread string, body []byte) *scanPoint {
+// prefix it describes, else nil. d keeps what was hashed of body for
+// rememberScan.
+func (r *RequestRewriter) resumePoint(thread string, body []byte, d *prefixDigest) *scanPoint {
 	if r == nil || thread == "" {
 		return nil
 	}
-	r.mu.Lock()
-	p := r.scans.points[thread]
-	r.mu.Unlock()
-	if p == nil || len(body) <= p.end || r.prefixDigest(body, p.end) != p.digest {
+	p := r.scans.get(thread)
+	if p == nil || len(body) <= p.end || d.sum(r.seed, body, p.end) != p.digest {
 		return nil
 	}
 	return p
@@ -68,32 +76,20 @@ func (r *RequestRewriter) resumePoint(thread string, body []byte) *scanPoint {
 
 // rememberScan records where the scan of the thread's body l describes
 // stood after its last input item, when that is worth resuming from. The
-// items must be analysed (rewriteRequest calls it once they are).
-func (r *RequestRewriter) rememberScan(thread string, body []byte, l *bodyLayout) {
+// items must be analysed (rewritePieces calls it once they are); d is the
+// digest resumePoint began on body.
+func (r *RequestRewriter) rememberScan(thread string, body []byte, l *bodyLayout, d *prefixDigest) {
 	if r == nil || thread == "" || l.inputKeys != 1 || l.inputEnd < minResumeBytes || len(l.items) > maxResumeItems {
 		return
 	}
 	p := &scanPoint{
 		end:      l.inputEnd,
-		digest:   r.prefixDigest(body, l.inputEnd),
+		digest:   d.sum(r.seed, body, l.inputEnd),
 		inputLen: l.inputLen,
 		items:    slices.Clone(l.items),
 	}
 	if l.tools.end > 0 && l.tools.end <= l.inputEnd {
 		p.tools, p.toolsMemo = l.tools, l.toolsMemo
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.clock++
-	p.used = r.clock
-	if _, ok := r.scans.points[thread]; !ok && len(r.scans.points) >= r.scans.max {
-		oldest := ""
-		for t, q := range r.scans.points {
-			if oldest == "" || q.used < r.scans.points[oldest].used {
-				oldest = t
-			}
-		}
-		delete(r.scans.points, oldest)
-	}
-	r.scans.points[thread] = p
+	r.scans.put(thread, p)
 }

@@ -3,8 +3,11 @@ package router
 import (
 	"bytes"
 	"errors"
+	"hash/maphash"
 	"strings"
 	"testing"
+
+	"github.com/tidwall/gjson"
 )
 
 // turns grows the compact capture base by n exec turns (call and output).
@@ -46,19 +49,28 @@ func TestRewriteThreadResumesOnlyOnTheSamePrefix(t *testing.T) {
 	first, second := turns(t, base, 20), turns(t, base, 23)
 	rr := NewRequestRewriter(0)
 	sameRewrite(t, rr, "th", first, "first request")
-	p := rr.scans.points["th"]
+	p := rr.scans.points["th"].p
 	if p == nil {
 		t.Fatal("no scan point remembered for a 50 KB conversation")
 	}
 	if want := bytes.LastIndex(first, []byte(`],"tool_choice"`)); p.end != want || p.inputLen < 2*20 {
 		t.Fatalf("scan point at %d after %d items, want the end of the input's last item at %d", p.end, p.inputLen, want)
 	}
-	if rr.resumePoint("th", second) != p {
+	if rr.resumePoint("th", second, new(prefixDigest)) != p {
 		t.Fatal("the next request of the thread repeats the prefix but would not resume")
 	}
 	sameRewrite(t, rr, "th", second, "grown conversation")
-	if q := rr.scans.points["th"]; q == p || q.end <= p.end {
+	q := rr.scans.points["th"].p
+	if q == p || q.end <= p.end {
 		t.Fatal("the scan point did not move to the grown conversation's end")
+	}
+	if n := gjson.GetBytes(second, "input.#").Int(); q.inputLen != n {
+		t.Fatalf("the resumed scan counted %d input items, the body has %d", q.inputLen, n)
+	}
+	// The new point's digest continued from the old one's: the request
+	// after it must resume from it too.
+	if rr.resumePoint("th", turns(t, base, 25), new(prefixDigest)) != q {
+		t.Fatal("the request after a resumed one would not resume: the continued digest is wrong")
 	}
 
 	// Changes inside the validated prefix: an old message made invalid in
@@ -84,7 +96,7 @@ func TestRewriteThreadResumesOnlyOnTheSamePrefix(t *testing.T) {
 	}
 
 	// Another thread, and a request without one, never use this point.
-	if rr.resumePoint("other", second) != nil || rr.resumePoint("", second) != nil {
+	if rr.resumePoint("other", second, new(prefixDigest)) != nil || rr.resumePoint("", second, new(prefixDigest)) != nil {
 		t.Fatal("a scan point was used for another thread")
 	}
 }
@@ -116,7 +128,7 @@ func TestRewriteThreadBounds(t *testing.T) {
 	long := turns(t, base, 8)
 	rr := NewRequestRewriter(0)
 	sameRewrite(t, rr, "short", req("", item("at_1", ns("functions", execTool(execDesc)))), "short body")
-	if rr.scans.points["short"] != nil {
+	if rr.scans.get("short") != nil {
 		t.Fatal("a scan point for a body shorter than minResumeBytes")
 	}
 	for i := range maxResumeThreads + 10 {
@@ -136,4 +148,24 @@ func replaceAt(b []byte, old, repl string, at int) []byte {
 	out := append([]byte(nil), b[:at+i]...)
 	out = append(out, repl...)
 	return append(out, b[at+i+len(old):]...)
+}
+
+// TestPrefixDigestContinues checks that a digest continued over several
+// sums, forward or back, is always the one-shot digest of that prefix.
+func TestPrefixDigestContinues(t *testing.T) {
+	seed := maphash.MakeSeed()
+	body := bytes.Repeat([]byte("0123456789abcdefghij"), 1000)
+	for _, steps := range [][]int{
+		{0, 10, 10, 5000, 19999},
+		{300, 129, 128, 127, 4096},
+		{20000, 1},
+		{7, 200, 3, 200},
+	} {
+		var d prefixDigest
+		for _, n := range steps {
+			if got, want := d.sum(seed, body, n), maphash.Bytes(seed, body[:n]); got != want {
+				t.Fatalf("steps %v: digest of the first %d bytes %x, want %x", steps, n, got, want)
+			}
+		}
+	}
 }

@@ -238,6 +238,41 @@ func jsValue(b []byte, i int) int {
 	}
 }
 
+// jsNext steps over what follows a value inside an object or array that
+// the byte end closes: at a comma it returns the index of the next member
+// or item, at end the index after it and done; -1 for anything else.
+func jsNext(b []byte, i int, end byte) (next int, done bool) {
+	if i = jsSpace(b, i); i >= len(b) {
+		return -1, false
+	}
+	switch b[i] {
+	case end:
+		return i + 1, true
+	case ',':
+		return jsSpace(b, i+1), false
+	}
+	return -1, false
+}
+
+// jsEach walks the members or items of an object or array that the byte
+// end closes, from i at one, or just past one when after is set: elem is
+// called at each and returns the index after it, or -1. jsEach returns the
+// index after end, or -1.
+func jsEach(b []byte, i int, after bool, end byte, elem func(i int) int) int {
+	for {
+		if after {
+			var done bool
+			if i, done = jsNext(b, i, end); i < 0 || done {
+				return i
+			}
+		}
+		after = true
+		if i = elem(i); i < 0 {
+			return -1
+		}
+	}
+}
+
 // validJSON reports whether b is one JSON value with optional whitespace
 // around it.
 func validJSON(b []byte) bool {
@@ -330,20 +365,7 @@ func scanBody(body []byte, memo *RequestRewriter, l *bodyLayout, from *scanPoint
 // member's key, or just past a member's value when afterValue is set, and
 // returns the index after the closing brace, or -1.
 func scanMembers(body []byte, i int, afterValue bool, memo *RequestRewriter, l *bodyLayout) int {
-	for {
-		if afterValue {
-			if i = jsSpace(body, i); i >= len(body) {
-				return -1
-			}
-			if body[i] == '}' {
-				return i + 1
-			}
-			if body[i] != ',' {
-				return -1
-			}
-			i = jsSpace(body, i+1)
-		}
-		afterValue = true
+	return jsEach(body, i, afterValue, '}', func(i int) int {
 		if i >= len(body) || body[i] != '"' {
 			return -1
 		}
@@ -382,13 +404,11 @@ func scanMembers(body []byte, i int, afterValue bool, memo *RequestRewriter, l *
 		default:
 			i = jsValue(body, i)
 		}
-		if i < 0 {
-			return -1
-		}
-		if key == "tools" {
+		if i >= 0 && key == "tools" {
 			l.tools = span{vs, i}
 		}
-	}
+		return i
+	})
 }
 
 // topKey returns the top-level key whose raw string content is raw when it
@@ -420,25 +440,13 @@ func scanInput(body []byte, i int, memo *RequestRewriter, l *bodyLayout) int {
 // i, or, when idx > 0, from just past item idx-1; it returns the index
 // after the array, or -1. It notes where the last item ends.
 func scanInputItems(body []byte, i int, idx int64, memo *RequestRewriter, l *bodyLayout) int {
-	for resumed := idx > 0; ; idx++ {
-		if !resumed {
-			if i = scanInputItem(body, i, idx, memo, l); i < 0 {
-				return -1
-			}
-			l.inputEnd, l.inputLen = i, idx+1
+	return jsEach(body, i, idx > 0, ']', func(i int) int {
+		if i = scanInputItem(body, i, idx, memo, l); i >= 0 {
+			idx++
+			l.inputEnd, l.inputLen = i, idx
 		}
-		resumed = false
-		if i = jsSpace(body, i); i >= len(body) {
-			return -1
-		}
-		if body[i] == ']' {
-			return i + 1
-		}
-		if body[i] != ',' {
-			return -1
-		}
-		i = jsSpace(body, i+1)
-	}
+		return i
+	})
 }
 
 // scanInputItem validates input item idx at body[i], records it when it

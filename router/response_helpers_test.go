@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -219,13 +220,22 @@ func withTranslator(t translator) Option {
 	return func(c *config) error { c.translator = t; return nil }
 }
 
-func withRequestRewrite(f requestRewriteFunc) Option {
-	return func(c *config) error { c.rewrite = f; return nil }
+func withRequestRewrite(f bytesRewrite) Option {
+	return func(c *config) error {
+		c.rewrite = func(thread string, body []byte, restored []edit) (net.Buffers, RequestInfo, error) {
+			out, info, err := f(thread, bytes.Join(splice(body, restored), nil))
+			return net.Buffers{out}, info, err
+		}
+		return nil
+	}
 }
+
+// bytesRewrite is a request rewrite seam that gives the body whole.
+type bytesRewrite = func(thread string, body []byte) ([]byte, RequestInfo, error)
 
 // ownedBy is a request rewrite that keeps the body and reports an owner in
 // namespace ns.
-func ownedBy(ns string, params ...string) requestRewriteFunc {
+func ownedBy(ns string, params ...string) bytesRewrite {
 	return func(_ string, b []byte) ([]byte, RequestInfo, error) {
 		return b, RequestInfo{Owned: true, Namespace: ns, ParamNames: params}, nil
 	}

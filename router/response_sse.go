@@ -132,21 +132,38 @@ func (w *sseRewriter) annotateInputDone(data []byte) ([]byte, bool) {
 }
 
 // renumber keeps sequence_number strictly increasing: an event keeps the
-// upstream number unless an inserted event already used it.
+// upstream number unless an inserted event already used it. It runs on
+// every event, so the number is found with the request scanner (which
+// skips the members before it eight string bytes at a time) and replaced
+// in place, not with gjson and sjson.
 func (w *sseRewriter) renumber(data []byte) ([]byte, bool) {
-	r := peek(data, "sequence_number")
-	if r.Type != gjson.Number {
+	s, e, seq, ok := sequenceNumber(data)
+	if !ok {
 		return data, false
 	}
-	n := w.nextSeq(r.Int())
-	if n == r.Int() {
+	n := w.nextSeq(seq)
+	if n == seq {
 		return data, false
 	}
-	nd, err := sjson.SetBytes(append([]byte(nil), data...), "sequence_number", n)
-	if err != nil {
-		return data, false
+	nd := make([]byte, 0, len(data)+20)
+	nd = strconv.AppendInt(append(nd, data[:s]...), n, 10)
+	return append(nd, data[e:]...), true
+}
+
+// sequenceNumber returns the span and value of the event's top-level
+// sequence_number when it is a number, read as gjson reads it (the first
+// such member; a fraction or exponent truncated by gjson's Int). An event
+// whose members before it are not valid JSON has none.
+func sequenceNumber(data []byte) (start, end int, n int64, ok bool) {
+	s, e, ok := memberValue(unsafe.String(unsafe.SliceData(data), len(data)), "sequence_number")
+	if !ok || data[s] != '-' && !isDigit(data[s]) {
+		return 0, 0, 0, false
 	}
-	return nd, true
+	raw := unsafe.String(&data[s], e-s)
+	if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
+		return s, e, n, true
+	}
+	return s, e, gjson.Parse(raw).Int(), true
 }
 
 func (w *sseRewriter) nextSeq(want int64) int64 {

@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"net"
 
 	"hpatch-router/shebang"
 )
@@ -32,10 +33,11 @@ type Scripts interface {
 }
 
 // requestRewriteFunc is the request rewrite seam, given the request's
-// thread ("" for none) and body; the default is a RequestRewriter's
-// RewriteThread, which remembers analysed additional_tools items and where
-// each thread's last scan stood.
-type requestRewriteFunc func(thread string, body []byte) ([]byte, RequestInfo, error)
+// thread ("" for none), body and the replay restore's edits of it, giving
+// the body to send as pieces; the default is a RequestRewriter's
+// rewriteThreadPieces, which remembers analysed additional_tools items and
+// where each thread's last scan stood.
+type requestRewriteFunc func(thread string, body []byte, restored []edit) (net.Buffers, RequestInfo, error)
 
 // translator is the part of package shebang the response rewrite uses. It
 // is an interface so tests can pin carrier text and so the rewrite does not

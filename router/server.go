@@ -24,8 +24,10 @@ type Router struct {
 	transport http.RoundTripper
 	metrics   *metrics
 	replay    *replayStore
-	held      heldBytes // request body bytes in memory (see MaxRequestMemory)
-	sse       sseReaderPool
+	// restoreWalk remembers where each thread's restore walk stood.
+	restoreWalk *restoreResume
+	held        heldBytes // request body bytes in memory (see MaxRequestMemory)
+	sse         sseReaderPool
 }
 
 // New builds a Router. Upstream is required.
@@ -48,8 +50,8 @@ func New(opts ...Option) (*Router, error) {
 		return nil, errors.New("an upstream URL is required (the Upstream option)")
 	}
 	if cfg.maxRequestMemory < bodyCopies*cfg.maxRequestBody {
-		return nil, fmt.Errorf("the request memory bound (%d bytes) is below %d times the largest request body (%d bytes), so such a body could never be rewritten; raise it",
-			cfg.maxRequestMemory, bodyCopies, cfg.maxRequestBody)
+		return nil, fmt.Errorf("the request memory bound (%d bytes) is below the largest request body (%d bytes), so such a body could never be rewritten; raise it",
+			cfg.maxRequestMemory, cfg.maxRequestBody)
 	}
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()
@@ -58,7 +60,7 @@ func New(opts ...Option) (*Router, error) {
 		cfg.transport = defaultTransport()
 	}
 	if cfg.rewrite == nil {
-		cfg.rewrite = NewRequestRewriter(0).RewriteThread
+		cfg.rewrite = NewRequestRewriter(0).rewriteThreadPieces
 	}
 	if cfg.translator == nil {
 		cfg.translator = shebangTranslator{}
@@ -68,13 +70,14 @@ func New(opts ...Option) (*Router, error) {
 		return nil, err
 	}
 	rt := &Router{
-		cfg:       cfg,
-		log:       cfg.logger,
-		transport: cfg.transport,
-		metrics:   newMetrics(),
-		replay:    store,
-		held:      heldBytes{limit: cfg.maxRequestMemory},
-		sse:       sseReaderPool{max: cfg.maxEventSize},
+		cfg:         cfg,
+		log:         cfg.logger,
+		transport:   cfg.transport,
+		metrics:     newMetrics(),
+		replay:      store,
+		restoreWalk: newRestoreResume(),
+		held:        heldBytes{limit: cfg.maxRequestMemory},
+		sse:         sseReaderPool{max: cfg.maxEventSize},
 	}
 	rt.metrics.gauge("hpatch_router_request_bytes_held", "Request body bytes held in memory now.", rt.held.used.Load)
 	rt.metrics.gauge("hpatch_router_request_bytes_limit", "Bound on the request body bytes held in memory at once (beyond it: 503).",

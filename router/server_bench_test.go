@@ -21,8 +21,10 @@ import (
 	"testing"
 	"time"
 
+	"hpatch-router/retain"
 	"hpatch-router/router"
 	"hpatch-router/router/access"
+	"hpatch-router/worker"
 )
 
 // latencyTarget is one proxy under measurement in front of the shared
@@ -34,15 +36,21 @@ type latencyTarget struct {
 
 // benchUpstream serves body as an event stream, flushing after every
 // frame as the model API does. With tls it listens with TLS and offers
-// HTTP/2, as the real upstream (https://chatgpt.com) does.
+// HTTP/2, as the real upstream (https://chatgpt.com) does. Every response
+// gets its own call ids (each call_bench becomes call_bench_<n>), as the
+// model's do: the router retains each shell call's script under its call
+// id, and a repeated id would be refused by the store, a cheaper path than
+// a real response takes.
 func benchUpstream(body string, tls bool) *httptest.Server {
 	frames := strings.SplitAfter(body, "\n\n")
+	var responses atomic.Int64
 	up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
 		f := w.(http.Flusher)
+		id := fmt.Sprint("call_bench_", responses.Add(1))
 		for _, fr := range frames {
-			io.WriteString(w, fr)
+			io.WriteString(w, strings.ReplaceAll(fr, "call_bench", id))
 			f.Flush()
 		}
 	}))
@@ -97,7 +105,8 @@ func guarded(h http.Handler) *httptest.Server {
 }
 
 // BenchmarkLatency measures time to first byte and to the end of the
-// stream through the router (behind the access Guard, as serve runs it)
+// stream through the router (behind the access Guard and with the worker
+// runtime and retained-script store, as serve runs it)
 // and through a plain httputil.ReverseProxy, against the same in-process
 // upstream and with the same real Codex request body, at concurrency 1, 16
 // and 64, and the process CPU per request. Codex reaches the router over
@@ -114,8 +123,9 @@ func BenchmarkLatency(b *testing.B) {
 		upstream := benchUpstream(router.BenchStream(), scheme == "tls")
 		defer upstream.Close()
 		u, _ := url.Parse(upstream.URL + "/base")
-		rt, err := router.New(router.Upstream(u), router.StateDir(b.TempDir()),
-			router.Logger(slog.New(slog.DiscardHandler)), router.Transport(benchTransport(upstream)))
+		hooks := serveHooks(b)
+		rt, err := router.New(append(hooks, router.Upstream(u), router.StateDir(b.TempDir()),
+			router.Logger(slog.New(slog.DiscardHandler)), router.Transport(benchTransport(upstream)))...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -137,6 +147,41 @@ func BenchmarkLatency(b *testing.B) {
 			}
 		}
 	}
+}
+
+// serveHooks wires the worker runtime and the retained-script store on a
+// fresh runtime root, as serve does by default (buildHooks in
+// cmd/hpatch-router): the stream's shell call then prepares the thread's
+// runtime and retains its #!python3 script on every response, which is
+// part of what a request costs. The root is where serve puts it by
+// default (snapshot.Root): under $XDG_RUNTIME_DIR (tmpfs on a systemd
+// login) when set, else under $TMPDIR or /tmp. Retaining costs several
+// times more on a disk file system than on tmpfs.
+// HPATCH_BENCH_NO_HOOKS=1 leaves both out, to measure the proxy alone.
+func serveHooks(b *testing.B) []router.Option {
+	if os.Getenv("HPATCH_BENCH_NO_HOOKS") != "" {
+		return nil
+	}
+	root := b.TempDir()
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		var err error
+		if root, err = os.MkdirTemp(d, "hpatch-bench-"); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { os.RemoveAll(root) })
+	}
+	log := slog.New(slog.DiscardHandler)
+	wr, err := worker.NewRuntime(root, worker.WithLogger(log))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { wr.Close() })
+	store, err := retain.NewStore(root, retain.Logger(log))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close() })
+	return []router.Option{router.WithRuntime(wr), router.WithScripts(store)}
 }
 
 func runLatency(b *testing.B, target string, body []byte, conc int) {

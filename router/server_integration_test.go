@@ -1,6 +1,9 @@
 package router
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -29,14 +32,7 @@ func TestServeRealCaptureRoundTrip(t *testing.T) {
 	original := s.call("ctc_1", "call_py", "shell", "functions", pyInput, 3)
 	s.completed()
 	up := &replayUpstream{first: s.String()}
-	upstream := httptest.NewServer(http.HandlerFunc(up.handler))
-	defer upstream.Close()
-	u, _ := url.Parse(upstream.URL)
-	rt, err := New(Upstream(u), StateDir(t.TempDir()), Logger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	rt := productionRouter(t, up.handler)
 	post := func(body []byte) string {
 		req := httptest.NewRequest("POST", "/v1/responses", strings.NewReader(string(body)))
 		req.Header.Set("Thread-Id", "01a23618-3154-7773-b8cb-233739215f5f")
@@ -73,9 +69,85 @@ func TestServeRealCaptureRoundTrip(t *testing.T) {
 	if got != original {
 		t.Fatalf("restored item\n%s\nwant\n%s", got, original)
 	}
+	// The restore and the rewrite are applied together, as pieces of the
+	// body Codex sent: the upstream gets exactly the rewrite of the
+	// restored body.
+	restored, _ := sjson.SetRawBytes(second, "input."+itoa(n), []byte(original))
+	if want, _, err := RewriteRequest(restored); err != nil || up.body(1) != string(want) {
+		t.Fatalf("the upstream body is not the rewrite of the restored body (%v)", err)
+	}
 	if gjson.Get(up.body(1), "input."+itoa(n+1)+".id").String() != "ctco_1" {
 		t.Fatal("output item changed")
 	}
 }
 
+// productionRouter is a router with the production request rewrite and
+// translator in front of an upstream served by h.
+func productionRouter(t *testing.T, h http.HandlerFunc) *Router {
+	t.Helper()
+	upstream := httptest.NewServer(h)
+	t.Cleanup(upstream.Close)
+	u, _ := url.Parse(upstream.URL)
+	rt, err := New(Upstream(u), StateDir(t.TempDir()), Logger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt
+}
+
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestServeSendsRewrittenPieces checks that the rewritten body, sent as
+// pieces, reaches the upstream as exactly RewriteRequest's bytes with an
+// exact Content-Length, and that a retry (GetBody) sends them again whole.
+func TestServeSendsRewrittenPieces(t *testing.T) {
+	body, err := os.ReadFile("../testdata/codex/captures/cli-lite-exec/000-post.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, info, err := RewriteRequest(body)
+	if err != nil || !info.Owned {
+		t.Fatalf("RewriteRequest: owned %v, %v", info.Owned, err)
+	}
+	var got []byte
+	var length, header string
+	rt := productionRouter(t, func(w http.ResponseWriter, r *http.Request) {
+		got, _ = io.ReadAll(r.Body)
+		length, header = strconv.FormatInt(r.ContentLength, 10), r.Header.Get("Content-Length")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"output":[]}`)
+	})
+	for range 2 { // the second request resumes the thread's scan
+		req := httptest.NewRequest("POST", "/v1/responses", bytes.NewReader(body))
+		req.Header.Set("Thread-Id", "01a23618-3154-7773-b8cb-233739215f5f")
+		rec := httptest.NewRecorder()
+		rt.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("upstream got %d bytes, want RewriteRequest's %d", len(got), len(want))
+		}
+		if n := strconv.Itoa(len(want)); length != n || header != n {
+			t.Fatalf("Content-Length %s (header %q), want %s", length, header, n)
+		}
+	}
+	pieces, _, err := rewritePieces(body, nil, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := rt.outboundRequest(context.Background(), httptest.NewRequest("POST", "/v1/responses", nil), pieces, true)
+	for i := range 2 {
+		rc := out.Body
+		if i > 0 {
+			if rc, err = out.GetBody(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, _ := io.ReadAll(rc)
+		if !bytes.Equal(b, want) {
+			t.Fatalf("read %d: %d bytes, want %d", i, len(b), len(want))
+		}
+	}
+}

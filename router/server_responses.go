@@ -37,12 +37,12 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 			Code: CodeInvalidJSON, Message: "the request body is not a JSON object"})
 		return
 	}
-	body, err = rt.restoreReplay(thread, body)
+	restored, err := rt.restoreEdits(thread, body)
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
 	}
-	body, facts, err := rt.cfg.rewrite(thread, body)
+	out, facts, err := rt.cfg.rewrite(thread, body, restored)
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
@@ -51,7 +51,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		rt.metrics.rewrite()
 	}
 	resp, cancel, err := rt.roundTrip(r.Context(), func(ctx context.Context) *http.Request {
-		return rt.outboundRequest(ctx, r, body, facts.Owned)
+		return rt.outboundRequest(ctx, r, out, facts.Owned)
 	})
 	if err != nil {
 		rt.upstreamFailed(w, r, err)
@@ -99,12 +99,12 @@ func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	thread := rt.threadID(r)
-	body, err = rt.restoreReplay(thread, body)
+	restored, err := rt.restoreEdits(thread, body)
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
 	}
-	rt.forward(w, r, body)
+	rt.forward(w, r, splice(body, restored))
 }
 
 // encodedRequest reports (and counts) a content-encoded request body: a

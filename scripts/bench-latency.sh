@@ -2,7 +2,12 @@
 # Added latency through hpatch-router versus a plain httputil.ReverseProxy,
 # both in front of the same in-process fake upstream and sent the same real
 # Codex request (router/server_bench_test.go, BenchmarkLatency). The router
-# runs behind package access's Guard, as serve runs it. Prints time to
+# runs behind package access's Guard and with the worker runtime and the
+# retained-script store, as serve runs it: each response's shell call
+# prepares its thread and retains its script, on a runtime root where serve
+# puts it ($XDG_RUNTIME_DIR, else $TMPDIR or /tmp; retaining costs several
+# times more on a disk file system than on tmpfs). HPATCH_BENCH_NO_HOOKS=1
+# leaves the runtime and store out, to measure the proxy alone. Prints time to
 # first byte and to the end of the stream, p50 and p99, at concurrency 1, 16
 # and 64, and the CPU time of the whole test process per request
 # (proc-cpu-µs: client and upstream are the same for both proxies, so the
