@@ -109,7 +109,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string) int {
 	switch {
 	case privcmd.TimedOut(ctx):
 		fmt.Fprintf(env.Stderr, "hgrep: stopped at the %v time limit after %d rows; narrow the pattern or the paths\n", env.Limits.Time, out.rows)
-		return 124
+		return privcmd.ExitTimeLimit
 	case waitErr == nil:
 		return 0
 	case ranOutOfMemory(stderr.buf.Bytes()):

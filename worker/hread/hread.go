@@ -220,7 +220,7 @@ func usage(env *privcmd.Env, msg string) int {
 func timedOut(env *privcmd.Env, name string) int {
 	fmt.Fprintf(env.Stderr, "hread: stopped reading %s at the %v time limit; the file is on slow storage: copy it or read a part with sed -n 'START,ENDp' %s\n",
 		name, env.Limits.Time, privcmd.Word(name))
-	return 124
+	return privcmd.ExitTimeLimit
 }
 
 func fail(env *privcmd.Env, msg string) int {

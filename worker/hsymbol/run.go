@@ -49,7 +49,7 @@ func (pool *Sessions) Run(ctx context.Context, env *privcmd.Env, args []string) 
 	var tooLarge *privcmd.TooLargeError
 	switch {
 	case privcmd.TimedOut(ctx):
-		return fail(124, "reading %s stopped at the %v time limit", req.path, l.Time)
+		return fail(privcmd.ExitTimeLimit, "reading %s stopped at the %v time limit", req.path, l.Time)
 	case errors.Is(err, fs.ErrNotExist):
 		return fail(1, "%s does not exist; check the path (relative paths start at the shell's cwd)", req.path)
 	case errors.As(err, &notRegular):
@@ -91,7 +91,7 @@ func (pool *Sessions) Run(ctx context.Context, env *privcmd.Env, args []string) 
 		method: method, line: req.line - 1, char: utf16Column(line, col),
 	})
 	if privcmd.TimedOut(ctx) {
-		return fail(124, "%s did not answer within the %v time limit (a cold server indexes the workspace first); retry, or find the symbol with hgrep -w %s",
+		return fail(privcmd.ExitTimeLimit, "%s did not answer within the %v time limit (a cold server indexes the workspace first); retry, or find the symbol with hgrep -w %s",
 			srv.name, l.Time, req.symbol)
 	}
 	if err != nil {

@@ -45,5 +45,6 @@
 // deadline (Time), so a pathological input costs at most that and a
 // crashing parser only its own process. Stopped early, inspect_file answers
 // {"ok":false} with code input_limit, depth_limit, time_limit or
-// memory_limit and a message saying how to read the file instead.
+// memory_limit and a message saying how to read the file instead; exit
+// 1, except privcmd.ExitTimeLimit (124) for time_limit.
 package inspect

@@ -133,7 +133,7 @@ func TestInspectOneHugeLine(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &env); err != nil || errOut != "" || len(out) > l.Output {
 				t.Fatalf("not one bounded envelope: %.300q %q", out, errOut)
 			}
-			limited := !env.OK && (env.Error.Code == CodeTimeLimit || env.Error.Code == CodeMemoryLimit)
+			limited := !env.OK && (env.Error.Code == CodeTimeLimit && code == privcmd.ExitTimeLimit || env.Error.Code == CodeMemoryLimit && code == 1)
 			if !(code == env.okStatus() && env.OK && env.Data.SizeBytes == len(data) && env.Data.LineCount == len(retain.Rows(data))) && !limited {
 				t.Fatalf("exit %d: %.300s", code, out)
 			}
@@ -212,5 +212,31 @@ func TestInspectGrowingFile(t *testing.T) {
 				t.Fatalf("entry %+v does not cite the snapshot", e)
 			}
 		}
+	}
+}
+
+// A file whose parser is still running at the deadline is answered with
+// time_limit and exit 124, the status every private command (and
+// timeout(1)) gives when time ran out, not 1, which says it failed.
+func TestInspectTimeLimitExit(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "slow.py"), []byte("x = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := privcmd.Bounds("inspect_file")
+	l.Time = 200 * time.Millisecond
+	stuck := func(ctx context.Context, env *privcmd.Env, args []string) int {
+		return runWith(ctx, env, args, func(ctx context.Context, _ string, data []byte, l privcmd.Limits) (Result, error) {
+			return runChild(ctx, stuckLanguage, data, l)
+		})
+	}
+	out, errOut, code := workspacetest.RunWith(t, stuck, dir, l, "inspect_file", "slow.py")
+	var env gotEnvelope
+	if err := json.Unmarshal([]byte(out), &env); err != nil || errOut != "" {
+		t.Fatalf("not one envelope: %q %q", out, errOut)
+	}
+	if code != privcmd.ExitTimeLimit || env.OK || env.Error.Code != CodeTimeLimit ||
+		env.Error.Message != "inspect_file: slow.py took longer than the 200ms time limit to outline; read it in parts with hread slow.py START:END" {
+		t.Fatalf("exit %d: %s", code, out)
 	}
 }

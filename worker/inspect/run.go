@@ -78,6 +78,9 @@ func run(ctx context.Context, env *privcmd.Env, args []string, parse parseFunc) 
 		var f failure
 		f.Error.Code, f.Error.Message = code, "inspect_file: "+msg
 		_, _ = env.Stdout.Write(append(marshal(f), '\n'))
+		if code == CodeTimeLimit {
+			return privcmd.ExitTimeLimit
+		}
 		return 1
 	}
 	if len(args) != 2 || args[1] == "" {

@@ -9,6 +9,7 @@
 // (file.go: regular files only, never blocking, at most Limits.Input bytes
 // as one snapshot) and the one way they start a child process (Start: it
 // dies with the worker). It also owns what every command does when it stops
-// early: ExitTruncated, the status of an answer the Output limit cut, and
+// early: ExitTruncated, the status of an answer the Output limit cut,
+// ExitTimeLimit, the status of one the Time limit stopped, and
 // Word, how a notice writes a file name in the command it suggests.
 package privcmd

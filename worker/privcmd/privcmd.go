@@ -47,6 +47,12 @@ func (e *Env) Getenv(key string) string {
 // command failed and printed nothing to use.
 const ExitTruncated = 3
 
+// ExitTimeLimit is the exit status of every private command stopped at
+// the Time limit, the status timeout(1) gives, so a script tells "ran out
+// of time" from "failed" the way it does for any other command. What was
+// found before the deadline is printed; the notice says how to narrow.
+const ExitTimeLimit = 124
+
 // Func runs one private command. args[0] is the command's name. The result
 // is the exit status; diagnostics go to env.Stderr as one line each,
 // prefixed with the command's name.
