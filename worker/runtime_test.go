@@ -82,11 +82,13 @@ func TestPrepareThreadRefusesForeignEntries(t *testing.T) {
 	if err := rt.PrepareThread(context.Background(), "foreign"); err == nil || !strings.Contains(err.Error(), "owned by another user") {
 		t.Errorf("other uid: %v", err)
 	}
-	open := filepath.Join(root, snapshot.ThreadDirName("open"))
-	must(t, os.Mkdir(open, 0o700))
-	must(t, os.Chmod(open, 0o777))
-	if err := rt.PrepareThread(context.Background(), "open"); err == nil || !strings.Contains(err.Error(), "writable by group or others") {
-		t.Errorf("world-writable: %v", err)
+	for thread, mode := range map[string]os.FileMode{"group": 0o770, "others": 0o707, "world": 0o777} {
+		dir := filepath.Join(root, snapshot.ThreadDirName(thread))
+		must(t, os.Mkdir(dir, 0o700))
+		must(t, os.Chmod(dir, mode))
+		if err := rt.PrepareThread(context.Background(), thread); err == nil || !strings.Contains(err.Error(), "writable by group or others") {
+			t.Errorf("thread dir %v: %v", mode, err)
+		}
 	}
 	file := filepath.Join(root, snapshot.ThreadDirName("file"))
 	must(t, os.WriteFile(file, nil, 0o600))
