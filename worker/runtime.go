@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 
 	"hpatch-router/ident"
 	"hpatch-router/worker/snapshot"
@@ -34,9 +35,11 @@ type Runtime struct {
 	manifest snapshot.Manifest
 	snapID   fileID
 
+	now func() time.Time // when a verification starts (a test seam)
+
 	mu      sync.Mutex
 	closed  bool
-	threads map[string]fileID // thread dir name → identity of the directory we created
+	threads map[string]verifiedThread // thread dir name → what PrepareThread last verified there
 }
 
 // fileID identifies a directory we created, so Close removes only that
@@ -49,6 +52,7 @@ type Option func(*runtimeConfig)
 type runtimeConfig struct {
 	exe string
 	log *slog.Logger
+	now func() time.Time
 }
 
 // WithExecutable names the launcher target instead of the running
@@ -68,7 +72,7 @@ func WithLogger(l *slog.Logger) Option { return func(c *runtimeConfig) { c.log =
 // snapshot.ExecutableProblem, as the helper will check it before every
 // exec. Call Close on shutdown.
 func NewRuntime(root string, opts ...Option) (*Runtime, error) {
-	cfg := runtimeConfig{log: slog.Default()}
+	cfg := runtimeConfig{log: slog.Default(), now: time.Now}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -90,7 +94,7 @@ func NewRuntime(root string, opts ...Option) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open runtime root: %w", err)
 	}
-	rt := &Runtime{root: root, dir: dir, log: cfg.log, uid: os.Getuid(), manifest: m, threads: map[string]fileID{}}
+	rt := &Runtime{root: root, dir: dir, log: cfg.log, uid: os.Getuid(), manifest: m, now: cfg.now, threads: map[string]verifiedThread{}}
 	rt.reclaim()
 	if err := rt.createSnapshot(); err != nil {
 		dir.Close()
@@ -221,6 +225,8 @@ func (rt *Runtime) checkOwned(name string, fi fs.FileInfo) error {
 // idempotent; an existing link to another launcher is replaced atomically.
 // It refuses an unsafe thread id before creating anything, and existing
 // entries not owned by the current user or writable by group/others.
+// A thread directory verified earlier and unchanged since (stillVerified)
+// costs one lstat.
 func (rt *Runtime) PrepareThread(ctx context.Context, thread string) error {
 	if err := ident.Thread(thread); err != nil {
 		return err
@@ -234,6 +240,10 @@ func (rt *Runtime) PrepareThread(ctx context.Context, thread string) error {
 		return errors.New("runtime is closed")
 	}
 	name := snapshot.ThreadDirName(thread)
+	if rt.stillVerified(name) {
+		return nil
+	}
+	start := rt.now()
 	id, err := rt.ensureDir(name)
 	if err != nil {
 		return err
@@ -244,7 +254,7 @@ func (rt *Runtime) PrepareThread(ctx context.Context, thread string) error {
 	if err := rt.ensureLink(name); err != nil {
 		return err
 	}
-	rt.threads[name] = id // the directory that serves the thread now
+	rt.threads[name] = rt.verified(name, id, start) // the directory that serves the thread now
 	return nil
 }
 
@@ -304,9 +314,9 @@ func (rt *Runtime) Close() error {
 	rt.closed = true
 	var errs []error
 	want := snapshot.LinkTarget(rt.digest)
-	for name, id := range rt.threads {
+	for name, v := range rt.threads {
 		fi, err := rt.dir.Lstat(name)
-		if err != nil || idOf(fi) != id {
+		if err != nil || idOf(fi) != v.id {
 			continue
 		}
 		if got, err := rt.dir.Readlink(name + "/" + ident.RuntimeLink); err != nil || got != want {
