@@ -42,14 +42,8 @@ func checkDir(fi fs.FileInfo, what string) error {
 // one that was checked (a swap between the two steps is refused). It
 // returns the Root and the identity of the directory.
 func openSafeDir(parent *os.Root, name, what string) (*os.Root, fs.FileInfo, error) {
-	fi, err := parent.Lstat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, missing("%s is missing", what)
-	}
+	fi, err := lstatSafeDir(parent, name, what)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", what, err)
-	}
-	if err := checkDir(fi, what); err != nil {
 		return nil, nil, err
 	}
 	r, err := parent.OpenRoot(name)
@@ -65,6 +59,22 @@ func openSafeDir(parent *os.Root, name, what string) (*os.Root, fs.FileInfo, err
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return r, got, nil
+}
+
+// lstatSafeDir returns the status of name below parent, without
+// following a link, after checking it with checkDir.
+func lstatSafeDir(parent *os.Root, name, what string) (fs.FileInfo, error) {
+	fi, err := parent.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, missing("%s is missing", what)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := checkDir(fi, what); err != nil {
+		return nil, err
+	}
+	return fi, nil
 }
 
 // OpenScripts opens the retained-script directory of thread below the

@@ -13,16 +13,20 @@
 //
 // A Store (NewStore) holds the runtime root as an *os.Root and, per thread,
 // opens the thread directory `hpatch-<thread>` and its `scripts/`
-// directory as *os.Root values for each operation (retain, resolve, apply,
-// expiry, Close) and closes them after it, so an idle thread holds no
-// descriptor; code that reads or writes scripts receives those Roots,
-// never path strings. The worker runtime creates thread directories; the
+// directory as *os.Root values for an operation (retain, resolve, apply,
+// expiry, Close); code that reads or writes scripts receives those Roots,
+// never path strings. A thread the store owns scripts in keeps them open
+// for its next operation, which then only checks that both names still
+// lead to those directories and that they are still safe (two lstats);
+// at most 32 threads stay open (the least recently used is closed first),
+// and a thread unused for 30 to 60 seconds is closed, so an idle thread
+// holds no descriptor. The worker runtime creates thread directories; the
 // store only creates a missing scripts/ (0700) inside a safe thread
 // directory. A directory is safe when it is a real directory (not a
 // symlink), owned by the current user and not writable by group or others.
-// Each reopening checks that both names still lead to the directories the
-// store first opened; if not, it opens them anew with the same checks, and
-// expiry and Close leave changed storage alone.
+// Each reopening or recheck checks that both names still lead to the
+// directories the store first opened; if not, it opens them anew with the
+// same checks, and expiry and Close leave changed storage alone.
 //
 // Retain writes the complete shell input to a temporary file (0600) and
 // hard-links it to its artifact id, so the content is complete when the

@@ -197,11 +197,13 @@ func TestIdleThreadsHoldNoDescriptors(t *testing.T) {
 	}
 }
 
-// TestRetainedThreadsHoldNoDescriptors: a thread that owns artifacts is
-// remembered (its expiry timers live) but holds no descriptor between
-// operations: 300 retained threads leave the process's descriptors where
-// they were, and expiry and Close still find every artifact.
-func TestRetainedThreadsHoldNoDescriptors(t *testing.T) {
+// TestRetainedThreadsHoldBoundedDescriptors: a thread that owns artifacts
+// is remembered (its expiry timers live), but only the maxOpenThreads most
+// recently used keep their two directories open between operations: 300
+// retained threads hold at most 2×maxOpenThreads descriptors, none once
+// two idle sweeps found them unused, and expiry and Close still find every
+// artifact.
+func TestRetainedThreadsHoldBoundedDescriptors(t *testing.T) {
 	const threads = 300
 	var ids []string
 	for i := range threads {
@@ -219,17 +221,31 @@ func TestRetainedThreadsHoldNoDescriptors(t *testing.T) {
 	if n := openThreads(e.store); n != threads {
 		t.Fatalf("%d threads remembered, want %d", n, threads)
 	}
-	if after := openFDs(t); after > before {
-		t.Fatalf("%d descriptors open after retaining in %d threads, %d before", after, threads, before)
+	if after := openFDs(t); after != before+2*maxOpenThreads {
+		t.Fatalf("%d descriptors open after retaining in %d threads, %d before; want the %d most recent threads open", after, threads, before, maxOpenThreads)
+	}
+	e.clock.fireIdle() // the last threads were used since the sweep was armed
+	if after := openFDs(t); after != before+2*maxOpenThreads {
+		t.Fatalf("the first idle sweep closed threads used since the last one: %d descriptors, %d before", after, before)
+	}
+	e.clock.fireIdle()
+	if after := openFDs(t); after != before {
+		t.Fatalf("%d descriptors open after two idle sweeps, %d before", after, before)
+	}
+	if _, err := e.resolve(ids[threads-1], "@shell/call_1"); err != nil {
+		t.Fatalf("a thread closed when idle does not reopen: %v", err)
 	}
 	e.clock.fire()
-	for _, th := range ids[:3] {
+	for _, th := range ids {
 		if _, err := os.Lstat(filepath.Join(e.scriptsDir(th), "call_1")); !os.IsNotExist(err) {
 			t.Fatalf("%s: expiry left the artifact (%v)", th, err)
 		}
 	}
 	if n := openThreads(e.store); n != 0 {
 		t.Fatalf("%d threads remembered after expiry", n)
+	}
+	if after := openFDs(t); after != before {
+		t.Fatalf("%d descriptors open after expiry, %d before", after, before)
 	}
 }
 

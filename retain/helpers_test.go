@@ -46,11 +46,19 @@ func (c *fakeClock) AfterFunc(d time.Duration, fn func()) Timer {
 }
 
 // fire runs every timer that is not stopped, as if its time had come.
-func (c *fakeClock) fire() {
+func (c *fakeClock) fire() { c.fireIf(func(*fakeTimer) bool { return true }) }
+
+// fireIdle runs the store's idle sweep alone, as if idlePeriod had passed.
+func (c *fakeClock) fireIdle() { c.fireIf(isIdleSweep) }
+
+func (c *fakeClock) fireIf(match func(*fakeTimer) bool) {
 	c.mu.Lock()
 	ts := append([]*fakeTimer(nil), c.timers...)
 	c.mu.Unlock()
 	for _, t := range ts {
+		if !match(t) {
+			continue
+		}
 		t.mu.Lock()
 		live := !t.stopped
 		t.stopped = true
@@ -61,19 +69,26 @@ func (c *fakeClock) fire() {
 	}
 }
 
-func (c *fakeClock) live() int {
+// isIdleSweep tells the store's idle sweep from expiry timers (tests use
+// no TTL equal to idlePeriod).
+func isIdleSweep(t *fakeTimer) bool { return t.d == idlePeriod }
+
+// expiries returns the armed expiry timers, oldest first.
+func (c *fakeClock) expiries() []*fakeTimer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n := 0
+	var out []*fakeTimer
 	for _, t := range c.timers {
 		t.mu.Lock()
-		if !t.stopped {
-			n++
+		if !t.stopped && !isIdleSweep(t) {
+			out = append(out, t)
 		}
 		t.mu.Unlock()
 	}
-	return n
+	return out
 }
+
+func (c *fakeClock) live() int { return len(c.expiries()) }
 
 // env is a runtime root with prepared thread directories, a launcher
 // outside it, and a workspace directory with a secret file.

@@ -54,11 +54,14 @@ type Store struct {
 	mu      sync.Mutex
 	closed  bool
 	threads map[string]*threadStore
+	open    []*threadStore // threads whose directories stay open, least recently used first
+	idle    Timer          // the next closeIdle sweep; nil while no thread is open
 }
 
 // threadStore is one thread's storage and the artifacts this Store wrote
-// there. dir and scripts are open only during an operation (threadLocked
-// or reopen until releaseLocked); dirInfo and scriptsInfo identify the
+// there. dir and scripts are open during an operation (threadLocked or
+// reopen until releaseLocked) and, for a recently used thread, between
+// operations (keepOpenLocked); dirInfo and scriptsInfo identify the
 // directories first opened.
 type threadStore struct {
 	thread         string
@@ -67,6 +70,7 @@ type threadStore struct {
 	scripts        *os.Root
 	scriptsInfo    fs.FileInfo
 	createdScripts bool
+	used           bool // used since the last closeIdle sweep
 	owned          map[string]*artifact
 }
 
@@ -201,6 +205,13 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	for _, ts := range s.open {
+		ts.close() // reopened below with the full checks
+	}
+	s.open = nil
 	var first error
 	for name, ts := range s.threads {
 		for _, a := range ts.owned {
@@ -251,7 +262,7 @@ func (s *Store) expire(ts *threadStore, id string, a *artifact) {
 		return
 	}
 	defer s.releaseLocked(ts)
-	if err := ts.reopen(s.runtime); err != nil {
+	if err := s.openLocked(ts); err != nil {
 		s.log.Warn("thread storage changed; not expiring", "thread", ts.thread, "ref", shebang.FormatRef(id), "err", err)
 		return
 	}

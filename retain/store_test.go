@@ -35,7 +35,7 @@ func TestRetainStoresExactInput(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("scripts/ holds %d entries, want only the artifact (no temporary file left)", len(entries))
 	}
-	if e.clock.live() != 1 || e.clock.timers[0].d != DefaultTTL {
+	if ex := e.clock.expiries(); len(ex) != 1 || ex[0].d != DefaultTTL {
 		t.Fatalf("want one expiry timer of %v", DefaultTTL)
 	}
 	if strings.Contains(e.logs.String(), "print('hi')") {
@@ -203,7 +203,7 @@ func TestNewStoreOptions(t *testing.T) {
 	if _, err := s.Retain(context.Background(), "T1", "c", py); err != nil {
 		t.Fatal(err)
 	}
-	if d := e.clock.timers[len(e.clock.timers)-1].d; d != 5 {
-		t.Fatalf("TTL = %v", d)
+	if ex := e.clock.expiries(); len(ex) == 0 || ex[len(ex)-1].d != 5 {
+		t.Fatalf("TTL: expiry timers %v, want the last one of 5ns", ex)
 	}
 }

@@ -12,14 +12,15 @@ import (
 )
 
 // threadLocked returns the storage of thread, opened: its dir and scripts
-// Roots hold two descriptors until releaseLocked closes them, so an idle
-// thread holds none. A thread the store remembers is reopened by name and
-// must still lead to the directories it recorded; storage that was moved
-// or replaced is dropped (its scripts are no longer reachable by the
-// worker) and opened from the path anew, with the full checks. With
-// create, a missing scripts directory is created (0700) inside the thread
-// directory; the thread directory itself is never created here. s.mu must
-// be held.
+// Roots hold two descriptors until releaseLocked closes them or keeps them
+// open for the next operation (keepOpenLocked bounds how many stay open). A
+// thread the store remembers is reopened by name, or its open Roots
+// rechecked by name, and must still lead to the directories it recorded;
+// storage that was moved or replaced is dropped (its scripts are no longer
+// reachable by the worker) and opened from the path anew, with the full
+// checks. With create, a missing scripts directory is created (0700)
+// inside the thread directory; the thread directory itself is never
+// created here. s.mu must be held.
 func (s *Store) threadLocked(thread string, create bool) (*threadStore, error) {
 	if s.closed {
 		return nil, ErrClosed
@@ -28,7 +29,7 @@ func (s *Store) threadLocked(thread string, create bool) (*threadStore, error) {
 		return nil, err
 	}
 	if ts := s.threads[thread]; ts != nil {
-		err := ts.reopen(s.runtime)
+		err := s.openLocked(ts)
 		if err == nil {
 			return ts, nil
 		}
@@ -101,6 +102,28 @@ func (ts *threadStore) reopen(runtime *os.Root) error {
 	return nil
 }
 
+// recheck reports an error unless the names of ts's open directories
+// still lead to them and they still pass checkDir: the checks reopen
+// makes, without opening anything.
+func (ts *threadStore) recheck(runtime *os.Root) error {
+	name := snapshot.ThreadDirName(ts.thread)
+	fi, err := lstatSafeDir(runtime, name, "thread directory "+name)
+	if err != nil {
+		return err
+	}
+	if !os.SameFile(fi, ts.dirInfo) {
+		return fmt.Errorf("thread directory %s is no longer the directory the store opened", name)
+	}
+	fi, err = lstatSafeDir(ts.dir, snapshot.ScriptsDirName, "scripts directory")
+	if err != nil {
+		return err
+	}
+	if !os.SameFile(fi, ts.scriptsInfo) {
+		return fmt.Errorf("the scripts directory is no longer the directory the store opened")
+	}
+	return nil
+}
+
 // removeOwned removes artifact id through the scripts Root if the name
 // still holds the file this Store wrote (same file, same content);
 // anything else is left alone.
@@ -125,15 +148,20 @@ func (ts *threadStore) removeOwned(id string, a *artifact) error {
 	return ts.scripts.Remove(id)
 }
 
-// releaseLocked closes ts's directories, so an idle thread holds no
-// descriptors, and forgets ts when there is nothing to remember (no owned
-// artifacts, scripts/ not created by the store). s.mu must be held.
+// releaseLocked ends an operation on ts: storage the store remembers
+// (owned artifacts, or scripts/ it created) stays open for the next
+// operation (keepOpenLocked); other storage is closed and forgotten.
+// s.mu must be held.
 func (s *Store) releaseLocked(ts *threadStore) {
-	ts.close()
-	if len(ts.owned) > 0 || ts.createdScripts || s.threads[ts.thread] != ts {
+	current := s.threads[ts.thread] == ts
+	if current && (len(ts.owned) > 0 || ts.createdScripts) {
+		s.keepOpenLocked(ts)
 		return
 	}
-	delete(s.threads, ts.thread)
+	s.closeLocked(ts)
+	if current {
+		delete(s.threads, ts.thread)
+	}
 }
 
 // close closes the directories opened by openThread or reopen.
@@ -146,3 +174,6 @@ func (ts *threadStore) close() {
 	}
 	ts.dir, ts.scripts = nil, nil
 }
+
+// isOpen reports whether ts holds its directories open.
+func (ts *threadStore) isOpen() bool { return ts.dir != nil }

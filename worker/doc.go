@@ -28,6 +28,10 @@
 // the executable; <digest> is the first 16 bytes of the manifest's SHA-256.
 // PrepareThread(ctx, thread) creates <root>/hpatch-<thread>/ (0700) with
 // scripts/ (0700) and `.runtime` → ../hpatch-snapshot-<digest>/launcher.
+// It remembers what it verified for a thread; while the thread directory
+// and scripts/ keep the identity, owner, mode and change time they had
+// then (any entry created, removed or replaced changes the change time),
+// it checks only that, with two lstats.
 // Close removes what the runtime created; NewRuntime first reclaims
 // snapshots of this user whose router is gone and the thread directories
 // that link to them.

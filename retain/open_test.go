@@ -1,0 +1,75 @@
+package retain
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"hpatch-router/internal/testuser"
+)
+
+// TestOpenThreadIsRecheckedEveryOperation: a thread the store keeps open
+// between operations is checked again by name before each one, so a change
+// made in between gives exactly what a store that opens the storage afresh
+// gives: the same refusal, or the same success.
+func TestOpenThreadIsRecheckedEveryOperation(t *testing.T) {
+	otherUser := func(e *env, path string) {
+		u := testuser.New(e.t, "/usr/sbin/nologin") // skips, or fails under CI=true
+		must(e.t, os.Chown(path, u.UID, u.GID))
+	}
+	changes := []struct {
+		name   string
+		change func(e *env)
+	}{
+		{"thread dir made writable by others", func(e *env) { must(e.t, os.Chmod(e.threadDir("T1"), 0o777)) }},
+		{"scripts/ made writable by others", func(e *env) { must(e.t, os.Chmod(e.scriptsDir("T1"), 0o777)) }},
+		{"thread dir given to another user", func(e *env) { otherUser(e, e.threadDir("T1")) }},
+		{"scripts/ given to another user", func(e *env) { otherUser(e, e.scriptsDir("T1")) }},
+		{"thread dir replaced by another user's dir", func(e *env) {
+			d := e.threadDir("T1")
+			must(e.t, os.Rename(d, d+".moved"))
+			must(e.t, os.Mkdir(d, 0o700))
+			must(e.t, os.Mkdir(e.scriptsDir("T1"), 0o700))
+			otherUser(e, d)
+		}},
+		{"thread dir removed", func(e *env) { must(e.t, os.RemoveAll(e.threadDir("T1"))) }},
+		{"thread dir recreated", func(e *env) {
+			must(e.t, os.RemoveAll(e.threadDir("T1")))
+			e.prepare("T1")
+		}},
+		{"thread dir renamed away and a new one prepared", func(e *env) {
+			d := e.threadDir("T1")
+			must(e.t, os.Rename(d, d+".moved"))
+			e.prepare("T1")
+		}},
+		{"scripts/ removed", func(e *env) { must(e.t, os.RemoveAll(e.scriptsDir("T1"))) }},
+		{"scripts/ replaced by a file", func(e *env) {
+			must(e.t, os.RemoveAll(e.scriptsDir("T1")))
+			must(e.t, os.WriteFile(e.scriptsDir("T1"), nil, 0o600))
+		}},
+	}
+	for _, c := range changes {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, "T1")
+			e.t = t
+			_, err := e.retain("T1", "call_1", py)
+			must(t, err)
+			if !e.store.threads["T1"].isOpen() {
+				t.Fatal("the thread was not kept open after retaining")
+			}
+			c.change(e)
+			_, got := e.retain("T1", "call_2", py)
+			fresh, err := NewStore(e.runtime)
+			must(t, err)
+			defer fresh.Close()
+			_, want := fresh.Retain(context.Background(), "T1", "call_3", py)
+			if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
+				t.Fatalf("retain in the open thread: %v; in a fresh store: %v", got, want)
+			}
+			if _, err := os.Lstat(filepath.Join(e.scriptsDir("T1"), "call_2")); got == nil && err != nil {
+				t.Fatalf("retained, but not where the thread's scripts are now: %v", err)
+			}
+		})
+	}
+}
