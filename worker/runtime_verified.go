@@ -19,17 +19,18 @@ import (
 const settleMargin = 2 * time.Second
 
 // verifiedThread is what PrepareThread verified for a thread directory:
-// the identity of the directory, and the status of it and of its scripts/
-// right after verification. The two cover everything PrepareThread checks:
-// each directory's type, owner and mode, and the thread directory's entries
-// (scripts/ and .runtime), since creating, removing, renaming or replacing
-// an entry changes the directory's ctime, which nobody can set back (it
-// follows the system clock).
+// the identity of the directory, its status right after verification, and
+// the checked attributes of its scripts/. The directory's status covers
+// its own type, owner and mode and its entries (scripts/ and .runtime),
+// since creating, removing, renaming or replacing an entry changes the
+// directory's ctime, which nobody can set back (it follows the system
+// clock). scripts/ changes with every retained script, so it is compared
+// on what PrepareThread checks there: identity, type, owner and mode.
 type verifiedThread struct {
 	id      fileID
 	dir     dirStatus
-	scripts dirStatus
-	settled bool // both were taken long enough after their last change to compare them
+	scripts dirStatus // only dev, ino, mode and uid
+	settled bool      // dir was taken long enough after its last change to compare it
 }
 
 // dirStatus is the part of a directory's status that changes whenever the
@@ -38,6 +39,11 @@ type dirStatus struct {
 	dev, ino, nlink uint64
 	mode, uid, gid  uint32
 	ctime, mtime    syscall.Timespec
+}
+
+// checked is the part of s that PrepareThread checks for scripts/.
+func (s dirStatus) checked() dirStatus {
+	return dirStatus{dev: s.dev, ino: s.ino, mode: s.mode, uid: s.uid}
 }
 
 // status returns the status of name below the runtime root, without
@@ -67,8 +73,8 @@ func (s dirStatus) settledBefore(start time.Time) bool {
 // verified records the thread directory name (identity id) that
 // PrepareThread has just verified, in a verification that started at
 // start. The record is settled only when the directory is still that
-// directory and it and its scripts/ last changed more than settleMargin
-// before start: then any later change shows in their status.
+// directory and it last changed more than settleMargin before start: then
+// any later change shows in its status.
 func (rt *Runtime) verified(name string, id fileID, start time.Time) verifiedThread {
 	v := verifiedThread{id: id}
 	dir, ok := rt.status(name)
@@ -79,8 +85,8 @@ func (rt *Runtime) verified(name string, id fileID, start time.Time) verifiedThr
 	if !ok {
 		return v
 	}
-	v.dir, v.scripts = dir, scripts
-	v.settled = dir.settledBefore(start) && scripts.settledBefore(start)
+	v.dir, v.scripts = dir, scripts.checked()
+	v.settled = dir.settledBefore(start)
 	return v
 }
 
@@ -99,5 +105,5 @@ func (rt *Runtime) stillVerified(name string) bool {
 		return false
 	}
 	scripts, ok := rt.status(name + "/" + snapshot.ScriptsDirName)
-	return ok && scripts == v.scripts
+	return ok && scripts.checked() == v.scripts
 }
