@@ -199,8 +199,9 @@ func TestIdleThreadsHoldNoDescriptors(t *testing.T) {
 
 // TestRetainedThreadsHoldBoundedDescriptors: a thread that owns artifacts
 // is remembered (its expiry timers live), but only the maxOpenThreads most
-// recently used keep their two directories open between operations: 300
-// retained threads hold at most 2×maxOpenThreads descriptors, none once
+// recently used keep their directories (and spare) open between
+// operations: 300 retained threads hold at most 4×maxOpenThreads
+// descriptors, none once
 // two idle sweeps found them unused, and expiry and Close still find every
 // artifact.
 func TestRetainedThreadsHoldBoundedDescriptors(t *testing.T) {
@@ -221,11 +222,16 @@ func TestRetainedThreadsHoldBoundedDescriptors(t *testing.T) {
 	if n := openThreads(e.store); n != threads {
 		t.Fatalf("%d threads remembered, want %d", n, threads)
 	}
-	if after := openFDs(t); after != before+2*maxOpenThreads {
+	e.store.spareWork.Wait()
+	perThread := 2 // thread and scripts directories
+	if e.store.spares {
+		perThread += 2 // the spare file and its directory
+	}
+	if after := openFDs(t); after != before+perThread*maxOpenThreads {
 		t.Fatalf("%d descriptors open after retaining in %d threads, %d before; want the %d most recent threads open", after, threads, before, maxOpenThreads)
 	}
 	e.clock.fireIdle() // the last threads were used since the sweep was armed
-	if after := openFDs(t); after != before+2*maxOpenThreads {
+	if after := openFDs(t); after != before+perThread*maxOpenThreads {
 		t.Fatalf("the first idle sweep closed threads used since the last one: %d descriptors, %d before", after, before)
 	}
 	e.clock.fireIdle()

@@ -172,7 +172,10 @@ func (ts *threadStore) close() {
 	if ts.dir != nil {
 		ts.dir.Close()
 	}
-	ts.dir, ts.scripts = nil, nil
+	if ts.spare != nil {
+		ts.spare.close()
+	}
+	ts.dir, ts.scripts, ts.spare = nil, nil, nil
 }
 
 // isOpen reports whether ts holds its directories open.
