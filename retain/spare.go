@@ -6,33 +6,53 @@ import (
 	"os"
 )
 
+// spareFile is an unnamed file in a scripts directory, and that directory.
+type spareFile struct {
+	file *os.File
+	dir  *os.File
+}
+
+func (sp *spareFile) close() {
+	sp.file.Close()
+	sp.dir.Close()
+}
+
 // createLocked creates artifact id with data in ts's scripts directory,
 // through ts's spare when it has one (spare_linux.go), and arms the next
 // spare. It returns the new file's status. s.mu must be held.
 func (s *Store) createLocked(ts *threadStore, id string, data []byte) (fs.FileInfo, error) {
-	defer s.armSpareLocked(ts)
-	if sp := ts.spare; sp != nil {
-		ts.spare = nil
-		err := linkSpare(sp, id, data)
-		if err == nil {
-			return ts.scripts.Lstat(id)
-		}
-		if !errors.Is(err, errNoSpareLink) {
-			return nil, err
-		}
+	sp := ts.spare
+	if sp == nil {
+		defer s.armSpareLocked(ts, nil)
+		return createExclusive(ts.scripts, id, data)
+	}
+	ts.spare = nil
+	defer s.armSpareLocked(ts, sp.dir)
+	err := linkSpare(sp, id, data)
+	if err == nil {
+		return ts.scripts.Lstat(id)
+	}
+	if !errors.Is(err, errNoSpareLink) {
+		return nil, err
 	}
 	return createExclusive(ts.scripts, id, data)
 }
 
-// armSpareLocked starts allocating ts's next spare unless it has one, one
-// is being made, or spares do not work here. s.mu must be held.
-func (s *Store) armSpareLocked(ts *threadStore) {
+// armSpareLocked starts allocating ts's next spare in dir (ts's scripts
+// directory, opened anew when nil) unless ts has one, one is being made,
+// or spares do not work here. It owns dir. s.mu must be held.
+func (s *Store) armSpareLocked(ts *threadStore, dir *os.File) {
 	if !s.spares || ts.spare != nil || ts.spareBusy || !ts.isOpen() {
+		if dir != nil {
+			dir.Close()
+		}
 		return
 	}
-	dir, err := ts.scripts.Open(".")
-	if err != nil {
-		return
+	if dir == nil {
+		var err error
+		if dir, err = ts.scripts.Open("."); err != nil {
+			return
+		}
 	}
 	ts.spareBusy = true
 	s.spareWork.Add(1)

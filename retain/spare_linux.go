@@ -24,17 +24,6 @@ import (
 // file system without O_TMPFILE, no /proc) Retain creates the file itself
 // (createExclusive).
 
-// spareFile is an unnamed file in a scripts directory, and that directory.
-type spareFile struct {
-	file *os.File
-	dir  *os.File
-}
-
-func (sp *spareFile) close() {
-	sp.file.Close()
-	sp.dir.Close()
-}
-
 // sparesSupported reports whether a spare can be linked: by its
 // /proc/self/fd path, as linkat without privileges requires.
 func sparesSupported() bool {
@@ -47,10 +36,11 @@ func sparesSupported() bool {
 // the usual way, which reports what is wrong.
 var errNoSpareLink = errors.New("spare not linkable")
 
-// linkSpare writes data to sp and links it as name in its directory, then
-// closes sp. A name that exists gives an error matching fs.ErrExist.
+// linkSpare writes data to sp's file and links it as name in sp's
+// directory, then closes the file; the directory stays open for the next
+// spare. A name that exists gives an error matching fs.ErrExist.
 func linkSpare(sp *spareFile, name string, data []byte) error {
-	defer sp.close()
+	defer sp.file.Close()
 	if _, err := sp.file.Write(data); err != nil {
 		return err
 	}

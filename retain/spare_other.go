@@ -7,12 +7,8 @@ import (
 	"os"
 )
 
-// spareFile is never made on this platform: every retain creates its file
+// No spare is made on this platform: every retain creates its file
 // (createExclusive).
-type spareFile struct{}
-
-func (*spareFile) close() {}
-
 func sparesSupported() bool { return false }
 
 var errNoSpareLink = errors.New("spare not linkable")
