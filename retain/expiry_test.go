@@ -215,6 +215,8 @@ func TestRetainedThreadsHoldBoundedDescriptors(t *testing.T) {
 	for _, th := range ids {
 		_, err := e.retain(th, "call_1", py)
 		must(t, err)
+		_, err = e.retain(th, "call_2", py) // in the open thread: a spare follows
+		must(t, err)
 		if _, err := e.resolve(th, "@shell/call_1"); err != nil {
 			t.Fatal(err)
 		}

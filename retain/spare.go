@@ -40,9 +40,12 @@ func (s *Store) createLocked(ts *threadStore, id string, data []byte) (fs.FileIn
 
 // armSpareLocked starts allocating ts's next spare in dir (ts's scripts
 // directory, opened anew when nil) unless ts has one, one is being made,
-// or spares do not work here. It owns dir. s.mu must be held.
+// spares do not work here, or ts was not open when this operation began:
+// a thread that keeps falling out of the open set (more threads in use
+// than maxOpenThreads) would close its spare unused, so each retain would
+// allocate two files instead of one. It owns dir. s.mu must be held.
 func (s *Store) armSpareLocked(ts *threadStore, dir *os.File) {
-	if !s.spares || ts.spare != nil || ts.spareBusy || !ts.isOpen() {
+	if !s.spares || ts.spare != nil || ts.spareBusy || !ts.isOpen() || !ts.wasOpen {
 		if dir != nil {
 			dir.Close()
 		}

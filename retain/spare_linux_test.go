@@ -8,16 +8,24 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 )
 
-// TestRetainThroughSpare: after a retain, the thread gets a spare file,
-// and the next retain becomes that file, with exactly the script, private
-// and single-linked, with no other name in scripts/; a name that exists is
-// refused through a spare as without one, and expiry removes the file.
+// TestRetainThroughSpare: after a retain in a thread the store kept open,
+// the thread gets a spare file, and the next retain becomes that file,
+// with exactly the script, private and single-linked, with no other name
+// in scripts/; a name that exists is refused through a spare as without
+// one, and expiry removes the file.
 func TestRetainThroughSpare(t *testing.T) {
 	e := newEnv(t, "T1")
-	_, err := e.retain("T1", "call_1", py)
+	_, err := e.retain("T1", "call_0", py) // opens the thread
+	must(t, err)
+	e.store.spareWork.Wait()
+	if e.store.threads["T1"].spare != nil {
+		t.Fatal("a spare was made for a thread that was not open yet")
+	}
+	_, err = e.retain("T1", "call_1", py)
 	must(t, err)
 	e.store.spareWork.Wait()
 	sp := e.store.threads["T1"].spare
@@ -58,11 +66,34 @@ func TestRetainThroughSpare(t *testing.T) {
 	for _, de := range ents {
 		names = append(names, de.Name())
 	}
-	if !slices.Equal(names, []string{"call_1", "call_2"}) {
+	if !slices.Equal(names, []string{"call_0", "call_1", "call_2"}) {
 		t.Fatalf("scripts/ holds %q, want only the two scripts", names)
 	}
 	e.clock.fire()
 	if _, err := os.Lstat(p); !os.IsNotExist(err) {
 		t.Fatalf("expiry left the script made from a spare: %v", err)
+	}
+}
+
+// TestNoSpareWhileThreadsOutnumberTheOpenSet: when more threads are in use
+// than stay open, each falls out before its next retain, so a spare made
+// for it would be closed unused; none is made.
+func TestNoSpareWhileThreadsOutnumberTheOpenSet(t *testing.T) {
+	var ids []string
+	for i := range maxOpenThreads + 1 {
+		ids = append(ids, "rr-"+strconv.Itoa(i))
+	}
+	e := newEnv(t, ids...)
+	for round := range 3 {
+		for _, th := range ids {
+			_, err := e.retain(th, "call_"+strconv.Itoa(round), py)
+			must(t, err)
+		}
+	}
+	e.store.spareWork.Wait()
+	for _, th := range ids {
+		if e.store.threads[th].spare != nil {
+			t.Fatalf("%s got a spare while the threads in use outnumber the open set", th)
+		}
 	}
 }

@@ -75,6 +75,7 @@ type threadStore struct {
 	createdScripts bool
 	used           bool       // used since the last closeIdle sweep
 	spare          *spareFile // the next script's file, while open
+	wasOpen        bool       // the current operation found ts open (threadLocked)
 	spareBusy      bool       // a spare is being made
 	owned          map[string]*artifact
 }

@@ -29,6 +29,7 @@ func (s *Store) threadLocked(thread string, create bool) (*threadStore, error) {
 		return nil, err
 	}
 	if ts := s.threads[thread]; ts != nil {
+		ts.wasOpen = ts.isOpen()
 		err := s.openLocked(ts)
 		if err == nil {
 			return ts, nil
