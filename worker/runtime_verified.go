@@ -11,12 +11,18 @@ import (
 
 // settleMargin is how much older than the start of a verification a thread
 // directory's change time must be before PrepareThread trusts that
-// verification later. File system timestamps are coarse (a clock tick on
-// local file systems, up to 2 s on the coarsest), so a change made in the
-// same tick as the last recorded one can leave the change time as it was;
-// a change made after a verification that started more than a margin
-// after the recorded change time always gives the directory a later one.
-const settleMargin = 2 * time.Second
+// verification later. File system timestamps are coarse, so a change made
+// in the same tick as the last recorded one can leave the change time as
+// it was; a change made after a verification that started more than a
+// margin after the recorded change time always gives the directory a
+// later one. A change time with a fraction of a second comes from a file
+// system that keeps nanoseconds and the kernel's clock tick (at most 10
+// ms); a whole second may come from one that keeps seconds (or two, on
+// the coarsest).
+const (
+	settleMargin       = 2 * time.Second
+	settleMarginFracNs = 100 * time.Millisecond
+)
 
 // verifiedThread is what PrepareThread verified for a thread directory:
 // the identity of the directory, its status right after verification, and
@@ -65,9 +71,13 @@ func (rt *Runtime) status(name string) (dirStatus, bool) {
 }
 
 // settledBefore reports whether the last change of the directory was more
-// than settleMargin before start.
+// than its file system's settle margin before start.
 func (s dirStatus) settledBefore(start time.Time) bool {
-	return time.Unix(s.ctime.Unix()).Add(settleMargin).Before(start)
+	margin := settleMargin
+	if s.ctime.Nsec != 0 {
+		margin = settleMarginFracNs
+	}
+	return time.Unix(s.ctime.Unix()).Add(margin).Before(start)
 }
 
 // verified records the thread directory name (identity id) that
