@@ -16,28 +16,24 @@
 // directory as *os.Root values for an operation (retain, resolve, apply,
 // expiry, Close); code that reads or writes scripts receives those Roots,
 // never path strings. A thread the store owns scripts in keeps them open
-// for its next operation, with the spare file for its next script (see
-// below), and that operation only checks that both names still lead to
-// those directories and that they are still safe (two lstats). At most 16
-// threads stay open (the least recently used is closed first), and a
-// thread unused for 30 to 60 seconds is closed, so an idle thread holds no
-// descriptor. The worker runtime creates thread directories; the store
-// only creates a missing scripts/ (0700) inside a safe thread directory. A
-// directory is safe when it is a real directory (not a symlink), owned by
-// the current user and not writable by group or others. Each reopening or
-// recheck checks that both names still lead to the directories the store
-// first opened; if not, it opens them anew with the same checks, and
-// expiry and Close leave changed storage alone.
+// for its next operation, which then only checks that both names still
+// lead to those directories and that they are still safe (two lstats);
+// at most 16 threads stay open (the least recently used is closed first),
+// and a thread unused for 30 to 60 seconds is closed, so an idle thread
+// holds no descriptor. The worker runtime creates thread directories; the
+// store only creates a missing scripts/ (0700) inside a safe thread
+// directory. A directory is safe when it is a real directory (not a
+// symlink), owned by the current user and not writable by group or others.
+// Each reopening or recheck checks that both names still lead to the
+// directories the store first opened; if not, it opens them anew with the
+// same checks, and expiry and Close leave changed storage alone.
 //
-// Retain writes the complete shell input to a file (0600) that has no name
-// yet and then links it to its artifact id, so the content is complete
-// when the name appears and an existing name is never replaced. The file
-// is a spare the store allocated after the thread's previous retain, off
-// the response's path (on Linux an unnamed O_TMPFILE, linked by its
-// /proc/self/fd path), or, without one, a temporary file it creates then.
-// Artifacts expire after the TTL (one hour by default, counted from
-// retention; edits do not extend it). Close stops every timer and removes
-// the files the store wrote, and scripts/ when it created it.
+// Retain writes the complete shell input to a temporary file (0600) and
+// hard-links it to its artifact id, so the content is complete when the
+// name appears and an existing name is never replaced. Artifacts expire
+// after the TTL (one hour by default, counted from retention; edits do not
+// extend it). Close stops every timer and removes the files the store
+// wrote, and scripts/ when it created it.
 //
 // References are shebang.ParseRef's: "@shell/" followed by an artifact id
 // ident.Artifact accepts. They select regular, single-link, UTF-8 files

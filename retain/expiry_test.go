@@ -199,9 +199,8 @@ func TestIdleThreadsHoldNoDescriptors(t *testing.T) {
 
 // TestRetainedThreadsHoldBoundedDescriptors: a thread that owns artifacts
 // is remembered (its expiry timers live), but only the maxOpenThreads most
-// recently used keep their directories (and spare) open between
-// operations: 300 retained threads hold at most 4×maxOpenThreads
-// descriptors, none once
+// recently used keep their two directories open between operations: 300
+// retained threads hold at most 2×maxOpenThreads descriptors, none once
 // two idle sweeps found them unused, and expiry and Close still find every
 // artifact.
 func TestRetainedThreadsHoldBoundedDescriptors(t *testing.T) {
@@ -215,8 +214,6 @@ func TestRetainedThreadsHoldBoundedDescriptors(t *testing.T) {
 	for _, th := range ids {
 		_, err := e.retain(th, "call_1", py)
 		must(t, err)
-		_, err = e.retain(th, "call_2", py) // in the open thread: a spare follows
-		must(t, err)
 		if _, err := e.resolve(th, "@shell/call_1"); err != nil {
 			t.Fatal(err)
 		}
@@ -224,16 +221,11 @@ func TestRetainedThreadsHoldBoundedDescriptors(t *testing.T) {
 	if n := openThreads(e.store); n != threads {
 		t.Fatalf("%d threads remembered, want %d", n, threads)
 	}
-	e.store.spareWork.Wait()
-	perThread := 2 // thread and scripts directories
-	if e.store.spares {
-		perThread += 2 // the spare file and its directory
-	}
-	if after := openFDs(t); after != before+perThread*maxOpenThreads {
+	if after := openFDs(t); after != before+2*maxOpenThreads {
 		t.Fatalf("%d descriptors open after retaining in %d threads, %d before; want the %d most recent threads open", after, threads, before, maxOpenThreads)
 	}
 	e.clock.fireIdle() // the last threads were used since the sweep was armed
-	if after := openFDs(t); after != before+perThread*maxOpenThreads {
+	if after := openFDs(t); after != before+2*maxOpenThreads {
 		t.Fatalf("the first idle sweep closed threads used since the last one: %d descriptors, %d before", after, before)
 	}
 	e.clock.fireIdle()

@@ -7,12 +7,10 @@ import (
 
 // An operation on a thread needs its thread and scripts directories open
 // (two descriptors). The store keeps them open between operations for the
-// threads it serves now, with the spare file for the next script and its
-// directory (two more, spare.go), so a thread's next retain checks two
-// names (recheck) instead of opening both directories again, within two
-// bounds: at most maxOpenThreads threads stay open (the least recently
-// used is closed first), and a thread unused for one to two idlePeriods is
-// closed.
+// threads it serves now, so a thread's next retain checks two names
+// (recheck) instead of opening both directories again, within two bounds:
+// at most maxOpenThreads threads stay open (the least recently used is
+// closed first), and a thread unused for one to two idlePeriods is closed.
 const (
 	maxOpenThreads = 16
 	idlePeriod     = 30 * time.Second

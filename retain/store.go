@@ -56,9 +56,6 @@ type Store struct {
 	threads map[string]*threadStore
 	open    []*threadStore // threads whose directories stay open, least recently used first
 	idle    Timer          // the next closeIdle sweep; nil while no thread is open
-
-	spares    bool           // retains go through spare files (spare.go)
-	spareWork sync.WaitGroup // spares being made
 }
 
 // threadStore is one thread's storage and the artifacts this Store wrote
@@ -73,10 +70,7 @@ type threadStore struct {
 	scripts        *os.Root
 	scriptsInfo    fs.FileInfo
 	createdScripts bool
-	used           bool       // used since the last closeIdle sweep
-	spare          *spareFile // the next script's file, while open
-	wasOpen        bool       // the current operation found ts open (threadLocked)
-	spareBusy      bool       // a spare is being made
+	used           bool // used since the last closeIdle sweep
 	owned          map[string]*artifact
 }
 
@@ -104,7 +98,6 @@ func NewStore(root string, opts ...Option) (*Store, error) {
 			return time.AfterFunc(d, fn)
 		},
 		threads: map[string]*threadStore{},
-		spares:  sparesSupported(),
 	}
 	for _, o := range opts {
 		o(s)
@@ -149,7 +142,7 @@ func (s *Store) Retain(ctx context.Context, thread, id, content string) (string,
 	}
 	defer s.releaseLocked(ts)
 	ref := shebang.FormatRef(id)
-	info, err := s.createLocked(ts, id, []byte(content))
+	info, err := createExclusive(ts.scripts, id, []byte(content))
 	if errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("%s already exists in this thread; not overwriting it: %w", ref, fs.ErrExist)
 	}
@@ -206,7 +199,6 @@ func (s *Store) Resolve(ctx context.Context, thread, ref string) (string, error)
 // alone. Removal goes through the Roots opened earlier, never through a
 // path. Later calls fail.
 func (s *Store) Close() error {
-	defer s.spareWork.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -29,7 +29,6 @@ func (s *Store) threadLocked(thread string, create bool) (*threadStore, error) {
 		return nil, err
 	}
 	if ts := s.threads[thread]; ts != nil {
-		ts.wasOpen = ts.isOpen()
 		err := s.openLocked(ts)
 		if err == nil {
 			return ts, nil
@@ -173,10 +172,7 @@ func (ts *threadStore) close() {
 	if ts.dir != nil {
 		ts.dir.Close()
 	}
-	if ts.spare != nil {
-		ts.spare.close()
-	}
-	ts.dir, ts.scripts, ts.spare = nil, nil, nil
+	ts.dir, ts.scripts = nil, nil
 }
 
 // isOpen reports whether ts holds its directories open.
