@@ -83,8 +83,8 @@ func (s dirStatus) settledBefore(start time.Time) bool {
 // verified records the thread directory name (identity id) that
 // PrepareThread has just verified, in a verification that started at
 // start. The record is settled only when the directory is still that
-// directory and it last changed more than settleMargin before start: then
-// any later change shows in its status.
+// directory and it last changed more than its settle margin before start:
+// then any later change shows in its status.
 func (rt *Runtime) verified(name string, id fileID, start time.Time) verifiedThread {
 	v := verifiedThread{id: id}
 	dir, ok := rt.status(name)
