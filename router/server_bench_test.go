@@ -21,10 +21,8 @@ import (
 	"testing"
 	"time"
 
-	"hpatch-router/retain"
 	"hpatch-router/router"
 	"hpatch-router/router/access"
-	"hpatch-router/worker"
 )
 
 // latencyTarget is one proxy under measurement in front of the shared
@@ -150,37 +148,16 @@ func BenchmarkLatency(b *testing.B) {
 }
 
 // serveHooks wires the worker runtime and the retained-script store on a
-// fresh runtime root, as serve does by default (buildHooks in
-// cmd/hpatch-router): the stream's shell call then prepares the thread's
-// runtime and retains its #!python3 script on every response, which is
-// part of what a request costs. The root is where serve puts it by
-// default (snapshot.Root): under $XDG_RUNTIME_DIR (tmpfs on a systemd
-// login) when set, else under $TMPDIR or /tmp. Retaining costs several
-// times more on a disk file system than on tmpfs.
+// fresh runtime root (benchRuntime), as serve does by default (buildHooks
+// in cmd/hpatch-router): the stream's shell call then prepares the
+// thread's runtime and retains its #!python3 script on every response,
+// which is part of what a request costs.
 // HPATCH_BENCH_NO_HOOKS=1 leaves both out, to measure the proxy alone.
 func serveHooks(b *testing.B) []router.Option {
 	if os.Getenv("HPATCH_BENCH_NO_HOOKS") != "" {
 		return nil
 	}
-	root := b.TempDir()
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		var err error
-		if root, err = os.MkdirTemp(d, "hpatch-bench-"); err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { os.RemoveAll(root) })
-	}
-	log := slog.New(slog.DiscardHandler)
-	wr, err := worker.NewRuntime(root, worker.WithLogger(log))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { wr.Close() })
-	store, err := retain.NewStore(root, retain.Logger(log))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { store.Close() })
+	wr, store := benchRuntime(b)
 	return []router.Option{router.WithRuntime(wr), router.WithScripts(store)}
 }
 
