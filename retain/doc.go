@@ -19,7 +19,7 @@
 // for its next operation, which then only checks that both names still
 // lead to those directories and that they are still safe (two lstats);
 // at most 16 threads stay open (the least recently used is closed first),
-// and a thread unused for 30 to 60 seconds is closed, so an idle thread
+// and a thread unused for one to two seconds is closed, so an idle thread
 // holds no descriptor. The worker runtime creates thread directories; the
 // store only creates a missing scripts/ (0700) inside a safe thread
 // directory. A directory is safe when it is a real directory (not a

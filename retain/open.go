@@ -11,9 +11,13 @@ import (
 // (recheck) instead of opening both directories again, within two bounds:
 // at most maxOpenThreads threads stay open (the least recently used is
 // closed first), and a thread unused for one to two idlePeriods is closed.
+// The period is short: kept-open directories serve a burst of operations
+// (several calls in a response, responses after quick tool calls), a
+// reopen costs about ten system calls, and an idle router is back to the
+// descriptors it had within two seconds, as with its journal handles.
 const (
 	maxOpenThreads = 16
-	idlePeriod     = 30 * time.Second
+	idlePeriod     = time.Second
 )
 
 // openLocked readies ts for an operation: it rechecks the directories ts
