@@ -20,11 +20,11 @@ type eventHead struct {
 }
 
 // readEventHead reads data's head with the request scanner in one pass
-// over its top-level members: the first type and item_id as gjson's
-// String reads them (a string unescaped, null as ""), the first
-// sequence_number as sequenceNumber does. It reports false when the
-// members are not valid JSON or a type or item_id is neither a string nor
-// null; parseEventHead reads those.
+// over its top-level members, up to the last of the three: the first type
+// and item_id as gjson's String reads them (a string unescaped, null as
+// ""), the first sequence_number as sequenceNumber does. It reports false
+// when the members it reads are not valid JSON or a type or item_id is
+// neither a string nor null; parseEventHead reads those.
 func readEventHead(data []byte) (h eventHead, ok bool) {
 	var seen [3]bool // type, item_id, sequence_number
 	ok = true
@@ -42,9 +42,10 @@ func readEventHead(data []byte) (h eventHead, ok bool) {
 				h.seqStart, h.seqEnd = vs, ve
 			}
 		}
-		return ok
+		// Once all three are read, the rest of the event is not looked at.
+		return ok && !(seen[0] && seen[1] && seen[2])
 	})
-	return h, ok && end >= 0
+	return h, ok && (end >= 0 || seen[0] && seen[1] && seen[2])
 }
 
 // objectMembers calls member with each top-level member of the object

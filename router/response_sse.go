@@ -190,8 +190,8 @@ func (w *sseRewriter) carrierEvents(ev *sseEvent, data []byte, item gjson.Result
 
 	var b []byte
 	frame := func(typ string, fields func([]byte) []byte) {
-		b = append(b[:0], `{"type":`...)
-		b = strconv.AppendQuote(b, typ)
+		b = append(b[:0], `{"type":"`...)
+		b = append(append(b, typ...), '"') // a constant with nothing to escape
 		if hasSeq {
 			b = append(b, `,"sequence_number":`...)
 			b = strconv.AppendInt(b, w.nextSeq(base), 10)
