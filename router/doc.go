@@ -5,7 +5,10 @@
 // and `hpatch` tools; a thread's request is validated only past the prefix
 // its previous request validated, request_resume.go), the streaming SSE and
 // JSON response rewrite (replace model `shell`/`hpatch` calls with exec
-// carriers), and the durable per-thread replay store that restores the
+// carriers; an event is read once, for its type, item_id and
+// sequence_number, response_head.go, and passes byte for byte unless it
+// concerns a call; a carrier item is the model's item with its members
+// edited in one pass, response_edit.go), and the durable per-thread replay store that restores the
 // model's original calls in later requests (its walk of a thread's request
 // resumes past the previous request's input the same way,
 // replay_resume.go). Bytes it does not mean to

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -278,7 +279,9 @@ func (s *replayStore) put(thread, callID, carrier string, original []byte) error
 	if err := ident.Thread(thread); err != nil {
 		return err
 	}
-	e := replayEntry{CallID: callID, Carrier: carrierDigest(carrier), Item: string(original)}
+	// callID is cloned: it is a substring of gjson's copy of the whole
+	// item, which the entry would otherwise keep alive beside its own.
+	e := replayEntry{CallID: strings.Clone(callID), Carrier: carrierDigest(carrier), Item: string(original)}
 	var line []byte
 	if s.root != nil {
 		line = appendJournalLine(nil, e)

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // echoOf is the carrier item as Codex echoes it in the next request
@@ -246,4 +248,31 @@ func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
 		return body, err
 	}
 	return bytes.Join(splice(body, edits), nil), nil
+}
+
+// TestReplayPutKeepsNoCallerString: the call id the rewrite passes is a
+// substring of gjson's copy of the whole model item; the entry keeps its
+// own copy, so the item is not held twice for as long as the entry lives.
+func TestReplayPutKeepsNoCallerString(t *testing.T) {
+	s, err := newReplayStore("", DefaultReplayLimits(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	item := `{"type":"custom_tool_call","call_id":"call_1","name":"shell","input":"ls"}`
+	i := strings.Index(item, "call_1")
+	callID := item[i : i+len("call_1")]
+	if err := s.put("thread-1", callID, "carrier", []byte(item)); err != nil {
+		t.Fatal(err)
+	}
+	s.lookup("thread-1", func(get func(string) (replayEntry, bool)) {
+		e, ok := get("call_1")
+		if !ok {
+			t.Fatal("entry missing")
+		}
+		start := uintptr(unsafe.Pointer(unsafe.StringData(item)))
+		if p := uintptr(unsafe.Pointer(unsafe.StringData(e.CallID))); p >= start && p < start+uintptr(len(item)) {
+			t.Error("the entry's call id points into the caller's item string")
+		}
+	})
 }

@@ -27,7 +27,8 @@ func benchStream() string {
 // BenchmarkSSERewrite is the response rewrite alone over a realistic
 // stream (bytes in, bytes out, no network): reasoning, a 40-delta message
 // and a 12-delta shell call, with the production translator and an
-// in-memory replay store.
+// in-memory replay store. The reader comes from the router's pool, as
+// relaySSE takes it.
 func BenchmarkSSERewrite(b *testing.B) {
 	in := benchStream()
 	rt, err := New(Upstream(mustURL("http://u.invalid")))
@@ -41,7 +42,7 @@ func BenchmarkSSERewrite(b *testing.B) {
 	var out []byte
 	for b.Loop() {
 		w := newSSERewriter(rt.newRewriteSession(context.Background(), "bench", facts))
-		r := newSSEReader(strings.NewReader(in), DefaultMaxEventSize)
+		r := rt.sse.get(strings.NewReader(in))
 		out = out[:0]
 		for {
 			ev, err := r.Next()
@@ -52,6 +53,7 @@ func BenchmarkSSERewrite(b *testing.B) {
 				break
 			}
 		}
+		rt.sse.put(r)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 
 	"hpatch-router/shebang"
 )
@@ -103,15 +102,18 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 		return nil
 	}
 	original := []byte(item.Raw)
-	out, err := sjson.SetBytes(append([]byte(nil), original...), "name", toolExec)
-	if err == nil {
-		out, err = sjson.SetBytes(out, "input", carrier)
+	var edits [3]memberEdit
+	edits[0] = memberEdit{key: "name", value: []byte(`"` + toolExec + `"`)}
+	edits[1] = memberEdit{key: "input", value: appendSJSONString(nil, carrier)}
+	n := 2
+	if withholds(item) {
+		if e, ok := s.ownerNamespace(item); ok {
+			edits[2], n = e, 3
+		}
 	}
-	if err == nil && withholds(item) {
-		out, err = s.ownerNamespace(out)
-	}
-	if err != nil {
-		s.rt.log.Error("cannot build the carrier item", "call_id", callID, "err", err)
+	out, ok := appendEdited(make([]byte, 0, len(original)+len(edits[1].value)), original, edits[:n])
+	if !ok {
+		s.rt.log.Error("cannot build the carrier item: the model's item is not valid JSON", "call_id", callID)
 		return nil
 	}
 	if s.thread != "" && callID != "" {
@@ -127,19 +129,20 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 	return out
 }
 
-// ownerNamespace gives a carrier item the owner's namespace, or none for a
-// flat owner.
-func (s *rewriteSession) ownerNamespace(item []byte) ([]byte, error) {
-	ns := gjson.GetBytes(item, "namespace")
+// ownerNamespace is the edit that gives a carrier item the owner's
+// namespace, or none for a flat owner; ok is false when item has it
+// already.
+func (s *rewriteSession) ownerNamespace(item gjson.Result) (memberEdit, bool) {
+	ns := item.Get("namespace")
 	switch {
 	case s.facts.Namespace == "" && !ns.Exists():
-		return item, nil
+		return memberEdit{}, false
 	case s.facts.Namespace == "":
-		return sjson.DeleteBytes(item, "namespace")
+		return memberEdit{key: "namespace", del: true}, true
 	case ns.Type == gjson.String && ns.Str == s.facts.Namespace:
-		return item, nil
+		return memberEdit{}, false
 	}
-	return sjson.SetBytes(item, "namespace", s.facts.Namespace)
+	return memberEdit{key: "namespace", value: appendSJSONString(nil, s.facts.Namespace)}, true
 }
 
 // shellCarrier translates one shell input into its carrier JavaScript and

@@ -34,20 +34,26 @@ func newSSERewriter(s *rewriteSession) *sseRewriter {
 // pending is the number of calls withheld and not completed yet.
 func (w *sseRewriter) pending() int { return len(w.withheld) }
 
-// handle appends what the client receives for ev to out.
+// handle appends what the client receives for ev to out. An event of a
+// type the rewrite leaves alone (most are text deltas) is read once, for
+// its head, and passes byte for byte.
 func (w *sseRewriter) handle(ev *sseEvent, out []byte) []byte {
 	if !ev.HasData || len(ev.Data) == 0 || ev.Data[0] != '{' {
 		return append(out, ev.Raw...)
 	}
 	data := ev.Data
-	typ := peek(data, "type").String() // compared only, never kept
+	h, ok := readEventHead(data)
+	if !ok {
+		h = parseEventHead(data)
+	}
+	typ := h.typ
 	if typ == "" {
 		typ = ev.Name
 	}
 	if !ev.Complete {
 		// The stream ended inside this event; the client would discard it.
 		// Pass it as it is unless it may belong to a withheld call.
-		if w.pending() > 0 || w.touches(typ, data) {
+		if w.pending() > 0 || w.touches(typ, h.itemID, data) {
 			return out
 		}
 		return append(out, ev.Raw...)
@@ -66,11 +72,10 @@ func (w *sseRewriter) handle(ev *sseEvent, out []byte) []byte {
 			return out
 		}
 	case "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done":
-		id := gjson.GetBytes(data, "item_id").String()
-		if _, ok := w.withheld[id]; ok {
+		if _, ok := w.withheld[h.itemID]; ok {
 			return out
 		}
-		if typ == "response.custom_tool_call_input.done" && w.execs[id] {
+		if typ == "response.custom_tool_call_input.done" && w.execs[h.itemID] {
 			data, changed = w.annotateInputDone(data)
 		}
 	case "response.output_item.done":
@@ -91,7 +96,10 @@ func (w *sseRewriter) handle(ev *sseEvent, out []byte) []byte {
 			data, changed = nd, true
 		}
 	}
-	data, moved := w.renumber(data)
+	if changed { // the number moved with the edit
+		h.seqStart, h.seqEnd, _, _ = sequenceNumber(data)
+	}
+	data, moved := w.renumberAt(data, h.seqStart, h.seqEnd)
 	if !changed && !moved {
 		return append(out, ev.Raw...)
 	}
@@ -99,13 +107,13 @@ func (w *sseRewriter) handle(ev *sseEvent, out []byte) []byte {
 }
 
 // touches reports whether an event concerns a withheld call.
-func (w *sseRewriter) touches(typ string, data []byte) bool {
+func (w *sseRewriter) touches(typ, itemID string, data []byte) bool {
 	switch typ {
 	case "response.output_item.added", "response.output_item.done":
 		item := gjson.GetBytes(data, "item")
 		return w.s.inScope(item) && withholds(item)
 	case "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done":
-		_, ok := w.withheld[gjson.GetBytes(data, "item_id").String()]
+		_, ok := w.withheld[itemID]
 		return ok
 	case "response.completed", "response.incomplete":
 		return true
@@ -131,16 +139,14 @@ func (w *sseRewriter) annotateInputDone(data []byte) ([]byte, bool) {
 	return nd, true
 }
 
-// renumber keeps sequence_number strictly increasing: an event keeps the
-// upstream number unless an inserted event already used it. It runs on
-// every event, so the number is found with the request scanner (which
-// skips the members before it eight string bytes at a time) and replaced
-// in place, not with gjson and sjson.
-func (w *sseRewriter) renumber(data []byte) ([]byte, bool) {
-	s, e, seq, ok := sequenceNumber(data)
-	if !ok {
+// renumberAt keeps sequence_number strictly increasing: an event keeps
+// the upstream number data[s:e] (e is 0 when it has none) unless an
+// inserted event already used it; the number is replaced in place.
+func (w *sseRewriter) renumberAt(data []byte, s, e int) ([]byte, bool) {
+	if e == 0 {
 		return data, false
 	}
+	seq := numberAt(data, s, e)
 	n := w.nextSeq(seq)
 	if n == seq {
 		return data, false
@@ -148,22 +154,6 @@ func (w *sseRewriter) renumber(data []byte) ([]byte, bool) {
 	nd := make([]byte, 0, len(data)+20)
 	nd = strconv.AppendInt(append(nd, data[:s]...), n, 10)
 	return append(nd, data[e:]...), true
-}
-
-// sequenceNumber returns the span and value of the event's top-level
-// sequence_number when it is a number, read as gjson reads it (the first
-// such member; a fraction or exponent truncated by gjson's Int). An event
-// whose members before it are not valid JSON has none.
-func sequenceNumber(data []byte) (start, end int, n int64, ok bool) {
-	s, e, ok := memberValue(unsafe.String(unsafe.SliceData(data), len(data)), "sequence_number")
-	if !ok || data[s] != '-' && !isDigit(data[s]) {
-		return 0, 0, 0, false
-	}
-	raw := unsafe.String(&data[s], e-s)
-	if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
-		return s, e, n, true
-	}
-	return s, e, gjson.Parse(raw).Int(), true
 }
 
 func (w *sseRewriter) nextSeq(want int64) int64 {
@@ -191,16 +181,17 @@ func (w *sseRewriter) carrierEvents(ev *sseEvent, data []byte, item gjson.Result
 		base = held.seq
 	}
 	outputIndex := gjson.GetBytes(data, "output_index")
-	added, _ := sjson.SetBytes(append([]byte(nil), c...), "input", "")
-	if gjson.GetBytes(added, "status").Exists() {
-		added, _ = sjson.SetBytes(added, "status", "in_progress")
-	}
-	carrierInput := gjson.GetBytes(c, "input").Raw
+	added, _ := appendEdited(make([]byte, 0, len(c)), c, []memberEdit{
+		{key: "input", value: []byte(`""`)},
+		{key: "status", value: []byte(`"in_progress"`), ifPresent: true},
+	})
+	is, ie, _ := memberValue(unsafe.String(unsafe.SliceData(c), len(c)), "input")
+	carrierInput := c[is:ie]
 
 	var b []byte
 	frame := func(typ string, fields func([]byte) []byte) {
-		b = append(b[:0], `{"type":`...)
-		b = strconv.AppendQuote(b, typ)
+		b = append(b[:0], `{"type":"`...)
+		b = append(append(b, typ...), '"') // a constant with nothing to escape
 		if hasSeq {
 			b = append(b, `,"sequence_number":`...)
 			b = strconv.AppendInt(b, w.nextSeq(base), 10)

@@ -36,6 +36,9 @@ type sseReader struct {
 	// names interns event names: a stream repeats a few names thousands
 	// of times, and a string per event was most of the reader's garbage.
 	names map[string]string
+	// out is the relay's output buffer for this stream (relaySSE), pooled
+	// with the reader so a response does not grow a new one.
+	out []byte
 }
 
 // maxInternedNames bounds the names an sseReader keeps.
@@ -70,9 +73,10 @@ func (p *sseReaderPool) get(r io.Reader) *sseReader {
 // put returns s to the pool once its stream is done; nothing it returned
 // may be used afterwards.
 func (p *sseReaderPool) put(s *sseReader) {
-	if cap(s.ev.Raw) > maxPooledEvent || s.data.Cap() > maxPooledEvent {
+	if cap(s.ev.Raw) > maxPooledEvent || s.data.Cap() > maxPooledEvent || cap(s.out) > maxPooledEvent {
 		return
 	}
+	s.out = s.out[:0]
 	s.br.Reset(nil)
 	s.ev = sseEvent{Raw: s.ev.Raw[:0]}
 	s.data.Reset()
