@@ -226,7 +226,7 @@ func (rt *Runtime) checkOwned(name string, fi fs.FileInfo) error {
 // It refuses an unsafe thread id before creating anything, and existing
 // entries not owned by the current user or writable by group/others.
 // A thread directory verified earlier and unchanged since (stillVerified)
-// costs one lstat.
+// costs two lstats.
 func (rt *Runtime) PrepareThread(ctx context.Context, thread string) error {
 	if err := ident.Thread(thread); err != nil {
 		return err
