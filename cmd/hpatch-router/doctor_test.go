@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"hpatch-router/internal/testenv"
 )
 
@@ -298,5 +300,32 @@ func TestDoctorRuntimeRoot(t *testing.T) {
 	squat := mk("hpatch-router-4242", 0o700) // "another user" made it first: owned by us, not 4242
 	if got := checkRuntimeRoot(env); got.OK || !strings.Contains(got.Detail, squat+" is owned by uid") {
 		t.Fatalf("%+v", got)
+	}
+}
+
+// The runtime root's line says whether scripts are retained in memory or
+// on disk, for the directory itself or, before serve creates it, the
+// nearest existing parent.
+func TestStorageNote(t *testing.T) {
+	for magic, want := range map[int64]string{
+		unix.TMPFS_MAGIC:      "in memory (tmpfs)",
+		unix.RAMFS_MAGIC:      "in memory (tmpfs)",
+		unix.EXT4_SUPER_MAGIC: "on a disk file system",
+		unix.XFS_SUPER_MAGIC:  "on a disk file system",
+	} {
+		if got := storageKind(magic); !strings.Contains(got, want) {
+			t.Errorf("storageKind(%#x) = %q, want %q", magic, got, want)
+		}
+	}
+	var st unix.Statfs_t
+	dir := t.TempDir()
+	if err := unix.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	want := storageKind(int64(st.Type))
+	for _, root := range []string{dir, filepath.Join(dir, "not", "yet")} {
+		if got := storageNote(root); got != want {
+			t.Errorf("storageNote(%s) = %q, want %q", root, got, want)
+		}
 	}
 }
