@@ -85,14 +85,15 @@ func (ts *threadStore) reopen(runtime *os.Root) error {
 	if err != nil {
 		return err
 	}
-	if !os.SameFile(dirInfo, ts.dirInfo) {
+	if err := stillOpened(dirInfo, ts.dirInfo, "thread directory "+name); err != nil {
 		dir.Close()
-		return fmt.Errorf("thread directory %s is no longer the directory the store opened", name)
+		return err
 	}
 	scripts, info, err := openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory")
-	if err == nil && !os.SameFile(info, ts.scriptsInfo) {
-		scripts.Close()
-		err = fmt.Errorf("the scripts directory is no longer the directory the store opened")
+	if err == nil {
+		if err = stillOpened(info, ts.scriptsInfo, "the scripts directory"); err != nil {
+			scripts.Close()
+		}
 	}
 	if err != nil {
 		dir.Close()
@@ -111,15 +112,22 @@ func (ts *threadStore) recheck(runtime *os.Root) error {
 	if err != nil {
 		return err
 	}
-	if !os.SameFile(fi, ts.dirInfo) {
-		return fmt.Errorf("thread directory %s is no longer the directory the store opened", name)
+	if err := stillOpened(fi, ts.dirInfo, "thread directory "+name); err != nil {
+		return err
 	}
 	fi, err = lstatSafeDir(ts.dir, snapshot.ScriptsDirName, "scripts directory")
 	if err != nil {
 		return err
 	}
-	if !os.SameFile(fi, ts.scriptsInfo) {
-		return fmt.Errorf("the scripts directory is no longer the directory the store opened")
+	return stillOpened(fi, ts.scriptsInfo, "the scripts directory")
+}
+
+// stillOpened reports an error unless fi is the directory what names that
+// the store opened first (opened): reopen and recheck refuse storage that
+// was moved or replaced since.
+func stillOpened(fi, opened fs.FileInfo, what string) error {
+	if !os.SameFile(fi, opened) {
+		return fmt.Errorf("%s is no longer the directory the store opened", what)
 	}
 	return nil
 }
