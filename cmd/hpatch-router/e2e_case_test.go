@@ -151,7 +151,7 @@ func runCaseWith(t *testing.T, codex string, c e2eCase) e2eResult {
 }
 
 // workspace makes a fresh Codex workspace holding files (path → content).
-func workspace(t *testing.T, files map[string]string) string {
+func workspace(t testing.TB, files map[string]string) string {
 	t.Helper()
 	ws := t.TempDir()
 	for name, content := range files {

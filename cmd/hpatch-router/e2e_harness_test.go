@@ -53,7 +53,7 @@ type routerSpec struct {
 // loopback port and waits until /healthz answers 200 (or, for a router run
 // as another user, 403 peer_not_owner). It is stopped at the
 // end of the test; its output is logged when the test fails.
-func startRouter(t *testing.T, spec routerSpec) *routerProc {
+func startRouter(t testing.TB, spec routerSpec) *routerProc {
 	t.Helper()
 	if spec.stateDir == "" {
 		spec.stateDir = t.TempDir()
@@ -76,7 +76,7 @@ func startRouter(t *testing.T, spec routerSpec) *routerProc {
 	return nil
 }
 
-func tryStartRouter(t *testing.T, spec routerSpec) (*routerProc, error) {
+func tryStartRouter(t testing.TB, spec routerSpec) (*routerProc, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -194,14 +194,14 @@ const (
 
 // writeCodexHome makes a throw-away CODEX_HOME whose provider points at
 // baseURL (".../v1").
-func writeCodexHome(t *testing.T, cfg codexConfig, baseURL string) string {
+func writeCodexHome(t testing.TB, cfg codexConfig, baseURL string) string {
 	t.Helper()
 	return writeCodexHomeCatalog(t, cfg, "", baseURL)
 }
 
 // writeCodexHomeCatalog is writeCodexHome with another catalog file from
 // testdata/e2e ("" is catalog-lite-code-mode-only.json).
-func writeCodexHomeCatalog(t *testing.T, cfg codexConfig, catalog, baseURL string) string {
+func writeCodexHomeCatalog(t testing.TB, cfg codexConfig, catalog, baseURL string) string {
 	t.Helper()
 	if cfg == "" {
 		cfg = configCatalog
@@ -213,12 +213,12 @@ func writeCodexHomeCatalog(t *testing.T, cfg codexConfig, catalog, baseURL strin
 
 // writeCodexConfig (re)writes home/config.toml from the cfg template, e.g.
 // to point an existing CODEX_HOME at a restarted router.
-func writeCodexConfig(t *testing.T, home string, cfg codexConfig, baseURL string) {
+func writeCodexConfig(t testing.TB, home string, cfg codexConfig, baseURL string) {
 	t.Helper()
 	writeCodexConfigCatalog(t, home, cfg, "", baseURL)
 }
 
-func writeCodexConfigCatalog(t *testing.T, home string, cfg codexConfig, catalog, baseURL string) {
+func writeCodexConfigCatalog(t testing.TB, home string, cfg codexConfig, catalog, baseURL string) {
 	t.Helper()
 	if catalog == "" {
 		catalog = "catalog-lite-code-mode-only.json"
@@ -245,7 +245,7 @@ type codexRun struct {
 // runCodex runs `codex exec --skip-git-repo-check ARGS… PROMPT` in
 // workspace with stdin /dev/null and codexEnv. The whole process group is
 // killed if it outlives codexRunBound.
-func runCodex(t *testing.T, codex, home, binDir, runtimeDir, workspace, prompt string, args ...string) codexRun {
+func runCodex(t testing.TB, codex, home, binDir, runtimeDir, workspace, prompt string, args ...string) codexRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), codexRunBound)
 	defer cancel()
@@ -259,7 +259,7 @@ func runCodex(t *testing.T, codex, home, binDir, runtimeDir, workspace, prompt s
 
 // finishCodex runs a prepared `codex exec` (its own process group) and
 // collects its output; the whole group is killed when it outlives ctx.
-func finishCodex(t *testing.T, ctx context.Context, cmd *exec.Cmd) codexRun {
+func finishCodex(t testing.TB, ctx context.Context, cmd *exec.Cmd) codexRun {
 	t.Helper()
 	argv := cmd.Args[1:]
 	var out testenv.Buffer
@@ -293,7 +293,7 @@ func finishCodex(t *testing.T, ctx context.Context, cmd *exec.Cmd) codexRun {
 // when CODEX_HOME lies inside TMPDIR, and the fresh TMPDIR does not hold
 // it), CODEX_HOME=home, binDir (when set) first on PATH and
 // HPATCH_RUNTIME_DIR=runtimeDir.
-func codexEnv(t *testing.T, home, binDir, runtimeDir string) []string {
+func codexEnv(t testing.TB, home, binDir, runtimeDir string) []string {
 	t.Helper()
 	path := os.Getenv("PATH")
 	if binDir != "" {

@@ -1,0 +1,27 @@
+package testenv
+
+import "testing"
+
+func TestQuantile(t *testing.T) {
+	v := []float64{9, 1, 5, 3, 7}
+	for _, tc := range []struct {
+		v    []float64
+		q    float64
+		want float64
+	}{
+		{v, 0.5, 5},
+		{v, 0, 1},
+		{v, 1, 9},
+		{v, 0.25, 3},
+		{v, 0.75, 7},
+		{[]float64{4, 2}, 0.5, 4}, // nearest rank rounds half up
+		{nil, 0.5, 0},
+	} {
+		if got := Quantile(tc.v, tc.q); got != tc.want {
+			t.Errorf("Quantile(%v, %v) = %v, want %v", tc.v, tc.q, got, tc.want)
+		}
+	}
+	if v[0] != 9 || v[4] != 7 {
+		t.Errorf("Quantile sorted its argument: %v", v)
+	}
+}
