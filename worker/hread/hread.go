@@ -1,7 +1,6 @@
 package hread
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -48,51 +47,109 @@ func run(ctx context.Context, env *privcmd.Env, args []string) int {
 	if lo == 0 {
 		lo = 1
 	}
-	limit := env.Limits.Output
-	rows, total, err := window(ctx, data, lo, hi, limit)
-	if err != nil {
+	p := printer{env: env, name: name, lo: lo, hi: hi, limit: env.Limits.Output}
+	if err := p.print(ctx, data); err != nil {
 		if privcmd.TimedOut(ctx) {
 			return timedOut(env, name)
 		}
 		return fail(env, "stopped: "+err.Error())
 	}
-	if hi == 0 || hi > total {
-		hi = total
-	}
-	if total == 0 {
-		if len(args) == 3 {
-			return fail(env, name+" is empty; there is no row "+strconv.Itoa(lo))
-		}
-		return 0
-	}
-	if lo > total {
-		return fail(env, "start "+strconv.Itoa(lo)+" is past the end of "+name+" ("+strconv.Itoa(total)+" rows)")
-	}
-	return write(env, name, rows, total, hi, limit)
+	return p.status(len(args) == 3)
 }
 
-// window counts data's rows and returns those from lo to hi (0: the end)
-// that write may print: the rows within limit bytes and the one that
-// crosses it. Nothing is kept per row outside the window.
-func window(ctx context.Context, data []byte, lo, hi, limit int) ([]retain.Row, int, error) {
-	// One allocation: at most one row per terminator, and a printed row
-	// takes at least 8 bytes ("1:abcd \n").
-	n := bytes.Count(data, []byte{'\n'}) + bytes.Count(data, []byte{'\r'}) + 1
-	rows := make([]retain.Row, 0, min(n, limit/8+2))
-	total, size := 0, 0
+// flushAt is how much output printer holds before writing it: rows go out
+// in pieces of about this size instead of one buffer for the whole
+// window, so a fresh worker touches 64 KiB of heap, not the output limit.
+const flushAt = 64 << 10
+
+// printer prints the rows from lo to hi (0: the end) of one file in a
+// single pass over it, within limit bytes and never cutting a row, and
+// counts all rows for the notices. Nothing is kept per row.
+type printer struct {
+	env        *privcmd.Env
+	name       string
+	lo, hi     int
+	limit      int
+	buf        []byte
+	printed    int   // bytes of rows written or buffered
+	total      int   // rows in the file
+	cut        int   // the first row the limit left out; 0: none
+	tooLong    int   // a first row alone over the limit; 0: none
+	writeError error // stdout refused the rows
+}
+
+func (p *printer) print(ctx context.Context, data []byte) error {
+	p.buf = make([]byte, 0, min(p.limit, flushAt))
 	for r := range retain.AllRows(data) {
-		total++
-		if total%(64<<10) == 0 && ctx.Err() != nil {
-			return nil, 0, ctx.Err()
+		p.total++
+		if p.total%(64<<10) == 0 && ctx.Err() != nil {
+			return ctx.Err()
 		}
-		if r.Num < lo || hi != 0 && r.Num > hi || size > limit {
+		if r.Num < p.lo || p.hi != 0 && r.Num > p.hi || p.cut != 0 || p.tooLong != 0 || p.writeError != nil {
 			continue
 		}
-		rows = append(rows, r)
-		// The bytes write prints for r: LINE ":" HASH " " TEXT "\n".
-		size += digits(r.Num) + 7 + len(r.Text)
+		p.add(r)
 	}
-	return rows, total, nil
+	p.flush()
+	return nil
+}
+
+// add prints r, or records that the limit stops the window at r.
+func (p *printer) add(r retain.Row) {
+	// The bytes of r: LINE ":" HASH " " TEXT "\n".
+	size := digits(r.Num) + 7 + len(r.Text)
+	if p.printed+size > p.limit {
+		if p.printed == 0 {
+			p.tooLong = r.Num
+		} else {
+			p.cut = r.Num
+		}
+		return
+	}
+	if len(p.buf)+size > cap(p.buf) {
+		p.flush()
+	}
+	p.buf = strconv.AppendInt(p.buf, int64(r.Num), 10)
+	p.buf = append(p.buf, ':')
+	p.buf = retain.AppendHash(p.buf, r.Text)
+	p.buf = append(p.buf, ' ')
+	p.buf = append(p.buf, r.Text...)
+	p.buf = append(p.buf, '\n')
+	p.printed += size
+}
+
+func (p *printer) flush() {
+	if len(p.buf) == 0 || p.writeError != nil {
+		return
+	}
+	_, p.writeError = p.env.Stdout.Write(p.buf)
+	p.buf = p.buf[:0]
+}
+
+// status says how the print ended; ranged reports that START:END was
+// given (an empty file then has no row START).
+func (p *printer) status(ranged bool) int {
+	switch {
+	case p.writeError != nil:
+		return 1
+	case p.tooLong != 0:
+		return fail(p.env, fmt.Sprintf("row %d alone is longer than the %d-byte output limit; read it with other tools", p.tooLong, p.limit))
+	case p.total == 0 && ranged:
+		return fail(p.env, p.name+" is empty; there is no row "+strconv.Itoa(p.lo))
+	case p.total == 0:
+		return 0
+	case p.lo > p.total:
+		return fail(p.env, "start "+strconv.Itoa(p.lo)+" is past the end of "+p.name+" ("+strconv.Itoa(p.total)+" rows)")
+	case p.cut != 0:
+		last := p.hi
+		if last == 0 || last > p.total {
+			last = p.total
+		}
+		fmt.Fprintf(p.env.Stderr, "hread: output truncated after row %d of %d (%d-byte limit); continue with: hread %s %d:%d\n",
+			p.cut-1, p.total, p.limit, privcmd.Word(p.name), p.cut, last)
+		return privcmd.ExitTruncated
+	}
+	return 0
 }
 
 // digits is the length of n in decimal.
@@ -102,37 +159,6 @@ func digits(n int) int {
 		d++
 	}
 	return d
-}
-
-// write prints rows within limit bytes, never cutting one; last is the
-// range's last row, where a continuation ends.
-func write(env *privcmd.Env, name string, rows []retain.Row, total, last, limit int) int {
-	buf := make([]byte, 0, min(limit, 64<<10))
-	for i, row := range rows {
-		start := len(buf)
-		buf = strconv.AppendInt(buf, int64(row.Num), 10)
-		buf = append(buf, ':')
-		buf = retain.AppendHash(buf, row.Text)
-		buf = append(buf, ' ')
-		buf = append(buf, row.Text...)
-		buf = append(buf, '\n')
-		if len(buf) <= limit {
-			continue
-		}
-		if i == 0 {
-			return fail(env, fmt.Sprintf("row %d alone is longer than the %d-byte output limit; read it with other tools", row.Num, limit))
-		}
-		if _, err := env.Stdout.Write(buf[:start]); err != nil {
-			return 1
-		}
-		fmt.Fprintf(env.Stderr, "hread: output truncated after row %d of %d (%d-byte limit); continue with: hread %s %d:%d\n",
-			row.Num-1, total, limit, privcmd.Word(name), row.Num, last)
-		return privcmd.ExitTruncated
-	}
-	if _, err := env.Stdout.Write(buf); err != nil {
-		return 1
-	}
-	return 0
 }
 
 func parseRange(s string) (lo, hi int, err error) {
