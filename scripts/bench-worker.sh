@@ -5,7 +5,8 @@
 #   shell bash 'hread 10k.txt'  vs  bash -c 'cat -n 10k.txt'  and  cat -n 10k.txt
 #   shell python3 BODY          vs  python3 -c BODY
 # and where `shell bash 'echo hi'` spends its time (helper, router binary
-# start, the rest). Every iteration runs every case once, interleaved, so
+# start, the rest), next to its floor: two static Go images that do
+# nothing (one execs the other, as the helper execs the router binary). Every iteration runs every case once, interleaved, so
 # a changing machine load hits all of them alike; the table gives medians
 # with quartiles, CPU time, and ratios (also per iteration, paired).
 # python3 is resolved to the interpreter itself first: a pyenv shim is a

@@ -23,8 +23,9 @@ import (
 // Codex command pays for them, run interleaved — every iteration runs
 // every case once, in the same order — so a changing machine load hits
 // all cases alike. It prints one table (median and quartiles of the wall
-// time, median CPU time, ratios against the plain tools) and reports the
-// headline ratios as metrics.
+// time, median CPU time, ratios against the plain tools, where `shell bash
+// 'echo hi'` spends its time and its floor, two Go images that do nothing)
+// and reports the headline ratios as metrics.
 //
 // With HPATCH_BENCH_BASE_ROUTER and HPATCH_BENCH_BASE_HELPER (binaries
 // built from another commit; scripts/bench-worker.sh --base REV builds
@@ -72,6 +73,37 @@ var realPython = sync.OnceValue(func() string {
 	}
 	return strings.TrimSpace(string(out))
 })
+
+// floorSource is the floor of the worker path's start: a static Go binary
+// that, given its own path, execs it once and exits — two Go images doing
+// nothing, as `shell` and then the router binary are two images per call.
+const floorSource = `package main
+
+import (
+	"os"
+	"syscall"
+)
+
+func main() {
+	if len(os.Args) > 1 {
+		syscall.Exec(os.Args[1], os.Args[1:2], os.Environ())
+	}
+	os.Exit(0)
+}
+`
+
+// buildFloor builds floorSource as testenv.Build builds the product.
+func buildFloor(b *testing.B) string {
+	dir := b.TempDir()
+	src, out := filepath.Join(dir, "floor.go"), filepath.Join(dir, "floor")
+	if err := os.WriteFile(src, []byte(floorSource), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := testenv.Build(out, src); err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
 
 type benchBuild struct {
 	label          string // "" for this tree, " (base)" for the other build
@@ -143,6 +175,8 @@ func (e *benchEnv) cases(b *testing.B, builds []benchBuild) []*benchCase {
 		cs = append(cs, &benchCase{name: name, path: path, args: args, env: env, code: code})
 	}
 	add("bash -c 'echo hi'", bash, e.plain, 0, "bash", "-c", "echo hi")
+	floor := buildFloor(b)
+	add("two Go images (floor)", floor, e.plain, 0, "floor", floor)
 	add("bash -c 'cat -n 10k'", bash, e.plain, 0, "bash", "-c", "cat -n 10k.txt")
 	add("cat -n 10k", cat, e.plain, 0, "cat", "-n", "10k.txt")
 	py := realPython()
@@ -250,4 +284,7 @@ func printTable(cs []*benchCase, builds []benchBuild) {
 			name, w, h, s, w-h-s,
 			median(whole.cpu), median(helper.cpu), median(start.cpu), median(whole.cpu)-median(helper.cpu)-median(start.cpu))
 	}
+	floor, bash := find(cs, "two Go images (floor)"), find(cs, "bash -c 'echo hi'")
+	fmt.Printf("  floor      two static Go images that do nothing: %5.2f ms = %4.2fx bash -c 'echo hi', before any check or work\n",
+		median(floor.wall), median(floor.wall)/median(bash.wall))
 }
