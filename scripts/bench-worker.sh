@@ -6,9 +6,12 @@
 #   shell python3 BODY          vs  python3 -c BODY
 # and where `shell bash 'echo hi'` spends its time (helper, router binary
 # start, the rest), next to its floor: two static Go images that do
-# nothing (one execs the other, as the helper execs the router binary). Every iteration runs every case once, interleaved, so
-# a changing machine load hits all of them alike; the table gives medians
-# with quartiles, CPU time, and ratios (also per iteration, paired).
+# nothing (one execs the other, as the helper execs the router binary).
+# Every iteration runs every case once, interleaved, so a changing machine
+# load hits all of them alike; with --base, alternate iterations swap the
+# two builds within each case, so neither always runs in the other's wake.
+# The table gives medians with quartiles, CPU time, and ratios (also per
+# iteration, paired).
 # python3 is resolved to the interpreter itself first: a pyenv shim is a
 # bash script that would dominate both sides of the Python ratio.
 #

@@ -21,8 +21,9 @@ import (
 
 // BenchmarkWorkerPath is scripts/bench-worker.sh: whole processes, as a
 // Codex command pays for them, run interleaved — every iteration runs
-// every case once, in the same order — so a changing machine load hits
-// all cases alike. It prints one table (median and quartiles of the wall
+// every case once, and alternate iterations swap the two builds within
+// each worker case — so a changing machine load hits all cases alike and
+// neither build always runs in the other's wake. It prints one table (median and quartiles of the wall
 // time, median CPU time, ratios against the plain tools, where `shell bash
 // 'echo hi'` spends its time and its floor, two Go images that do nothing)
 // and reports the headline ratios as metrics.
@@ -37,9 +38,13 @@ func BenchmarkWorkerPath(b *testing.B) {
 	if r, h := os.Getenv("HPATCH_BENCH_BASE_ROUTER"), os.Getenv("HPATCH_BENCH_BASE_HELPER"); r != "" && h != "" {
 		builds = append(builds, benchBuild{" (base)", r, h})
 	}
-	cases := e.cases(b, builds)
-	for b.Loop() {
-		for _, c := range cases {
+	cases, swapped := e.cases(b, builds)
+	for i := 0; b.Loop(); i++ {
+		order := cases
+		if i%2 == 1 {
+			order = swapped
+		}
+		for _, c := range order {
 			c.once(b, e)
 		}
 	}
@@ -168,11 +173,17 @@ type benchCase struct {
 	cpu  []float64 // user + system time of the process and its children, ms
 }
 
-func (e *benchEnv) cases(b *testing.B, builds []benchBuild) []*benchCase {
+// cases returns every case in the order an iteration runs them, and the
+// same cases with the builds swapped within each worker case (this tree's
+// and the base's `shell 'echo hi'` trade places, and so on): iterations
+// alternate the two, so neither build always runs right after the other,
+// or after the Python case that leaves the caches cold.
+func (e *benchEnv) cases(b *testing.B, builds []benchBuild) (cases, swapped []*benchCase) {
 	bash, cat := testenv.NeedTool(b, "bash"), testenv.NeedTool(b, "cat")
-	var cs []*benchCase
-	add := func(name, path string, env []string, code int, args ...string) {
-		cs = append(cs, &benchCase{name: name, path: path, args: args, env: env, code: code})
+	add := func(name, path string, env []string, code int, args ...string) *benchCase {
+		c := &benchCase{name: name, path: path, args: args, env: env, code: code}
+		cases = append(cases, c)
+		return c
 	}
 	add("bash -c 'echo hi'", bash, e.plain, 0, "bash", "-c", "echo hi")
 	floor := buildFloor(b)
@@ -183,22 +194,43 @@ func (e *benchEnv) cases(b *testing.B, builds []benchBuild) []*benchCase {
 	if py != "" {
 		add("python3 -c", py, e.plain, 0, "python3", "-c", benchPy)
 	}
-	for _, bl := range builds {
+	swapped = slices.Clone(cases)
+	type envs struct{ run, noThread, noRuntime []string }
+	per := make([]envs, len(builds))
+	for i, bl := range builds {
 		env := e.environ
 		if bl.label != "" {
 			env = e.runtimeFor(b, bl.router)
 		}
 		noThread := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "CODEX_THREAD_ID=") })
-		noRuntime := append(slices.Clone(noThread), "CODEX_THREAD_ID=no-runtime-here")
-		add("shell 'echo hi'"+bl.label, bl.helper, env, 0, "shell", "bash", "echo hi")
-		add("shell 'hread 10k'"+bl.label, bl.helper, env, 0, "shell", "bash", "hread 10k.txt")
-		if py != "" {
-			add("shell python3"+bl.label, bl.helper, env, 0, "shell", "python3", benchPy)
-		}
-		add("helper alone"+bl.label, bl.helper, noRuntime, 127, "shell", "bash", "echo hi")
-		add("router start"+bl.label, bl.router, noThread, 127, "shell", "bash", "echo hi")
+		per[i] = envs{env, noThread, append(slices.Clone(noThread), "CODEX_THREAD_ID=no-runtime-here")}
 	}
-	return cs
+	kind := func(f func(bl benchBuild, env envs) *benchCase) {
+		var group []*benchCase
+		for i, bl := range builds {
+			group = append(group, f(bl, per[i]))
+		}
+		slices.Reverse(group)
+		swapped = append(swapped, group...)
+	}
+	kind(func(bl benchBuild, env envs) *benchCase {
+		return add("shell 'echo hi'"+bl.label, bl.helper, env.run, 0, "shell", "bash", "echo hi")
+	})
+	kind(func(bl benchBuild, env envs) *benchCase {
+		return add("shell 'hread 10k'"+bl.label, bl.helper, env.run, 0, "shell", "bash", "hread 10k.txt")
+	})
+	if py != "" {
+		kind(func(bl benchBuild, env envs) *benchCase {
+			return add("shell python3"+bl.label, bl.helper, env.run, 0, "shell", "python3", benchPy)
+		})
+	}
+	kind(func(bl benchBuild, env envs) *benchCase {
+		return add("helper alone"+bl.label, bl.helper, env.noRuntime, 127, "shell", "bash", "echo hi")
+	})
+	kind(func(bl benchBuild, env envs) *benchCase {
+		return add("router start"+bl.label, bl.router, env.noThread, 127, "shell", "bash", "echo hi")
+	})
+	return cases, swapped
 }
 
 func (c *benchCase) once(b *testing.B, e *benchEnv) {
