@@ -266,16 +266,7 @@ func find(cs []*benchCase, name string) *benchCase {
 	return nil
 }
 
-func quantile(v []float64, q float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0
-	}
-	return s[int(q*float64(len(s)-1)+0.5)]
-}
-
-func median(v []float64) float64 { return quantile(v, 0.5) }
+func median(v []float64) float64 { return testenv.Quantile(v, 0.5) }
 
 // paired is the per-iteration ratio num/den: both ran in the same
 // iteration, so its quartiles show the spread a shared load leaves.
@@ -290,7 +281,7 @@ func paired(num, den *benchCase) []float64 {
 func printTable(cs []*benchCase, builds []benchBuild) {
 	fmt.Printf("\n%d interleaved iterations; wall ms: median [p25 p75]; cpu ms: median (user+sys)\n", len(cs[0].wall))
 	for _, c := range cs {
-		fmt.Printf("  %-28s %7.2f [%6.2f %6.2f]  cpu %6.2f\n", c.name, median(c.wall), quantile(c.wall, 0.25), quantile(c.wall, 0.75), median(c.cpu))
+		fmt.Printf("  %-28s %7.2f [%6.2f %6.2f]  cpu %6.2f\n", c.name, median(c.wall), testenv.Quantile(c.wall, 0.25), testenv.Quantile(c.wall, 0.75), median(c.cpu))
 	}
 	fmt.Printf("\nratios: median/median (paired per-iteration ratio: median [p25 p75])\n")
 	for _, r := range benchRatios {
@@ -301,7 +292,7 @@ func printTable(cs []*benchCase, builds []benchBuild) {
 			}
 			p := paired(num, den)
 			fmt.Printf("  %-28s / %-22s %5.2fx  (%5.2fx [%5.2f %5.2f])\n", num.name, den.name,
-				median(num.wall)/median(den.wall), median(p), quantile(p, 0.25), quantile(p, 0.75))
+				median(num.wall)/median(den.wall), median(p), testenv.Quantile(p, 0.25), testenv.Quantile(p, 0.75))
 		}
 	}
 	fmt.Printf("\nshell 'echo hi' breakdown (medians, ms): helper alone = start, root and thread lookup, refusing a thread without a runtime;\nrouter start = the router binary started as a worker, refusing at its first check; rest = whole - both\n")
