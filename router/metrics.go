@@ -6,6 +6,7 @@ import (
 	"math"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -80,7 +81,9 @@ func (m *metrics) add(name, labels string, n uint64) {
 	m.mu.Unlock()
 }
 
-func label(k, v string) string { return fmt.Sprintf("%s=%q", k, v) }
+// label renders one Prometheus label, its value quoted as %q quotes it
+// (strconv.Quote, without fmt's cost on every request).
+func label(k, v string) string { return k + "=" + strconv.Quote(v) }
 
 func (m *metrics) request(route string) {
 	m.add("hpatch_router_requests_total", label("route", route), 1)
