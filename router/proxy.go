@@ -84,15 +84,23 @@ func (rt *Router) upstreamURL(r *http.Request) *url.URL {
 
 // outboundRequest builds the upstream request. body nil streams r.Body
 // through; otherwise body's pieces are sent in order, with their exact
-// total length. identity asks the upstream for an unencoded response (the
-// rewrite path must read it).
-func (rt *Router) outboundRequest(ctx context.Context, r *http.Request, body net.Buffers, identity bool) *http.Request {
-	out := r.Clone(ctx)
+// total length; from is the pooled buffer they alias, if any (see
+// piecesReader; the caller holds a reference to it while this runs).
+// identity asks the upstream for an unencoded response (the rewrite path
+// must read it).
+func (rt *Router) outboundRequest(ctx context.Context, r *http.Request, body net.Buffers, from *bodyBuffer, identity bool) (*http.Request, error) {
+	// A shallow copy (not r.Clone, which would copy the header and URL
+	// only for them to be replaced here): the URL and header are built
+	// anew, and what else the transport reads is copied as Clone copies
+	// it. The form fields are never read on the way out.
+	out := r.WithContext(ctx)
 	out.RequestURI = ""
 	out.URL = rt.upstreamURL(r)
 	out.Host = ""
 	out.Header = make(http.Header, len(r.Header))
 	copyHeaders(out.Header, r.Header)
+	out.Trailer = r.Trailer.Clone()
+	out.TransferEncoding = slices.Clone(r.TransferEncoding)
 	if _, ok := out.Header["User-Agent"]; !ok {
 		out.Header["User-Agent"] = nil // do not let net/http add one
 	}
@@ -104,33 +112,34 @@ func (rt *Router) outboundRequest(ctx context.Context, r *http.Request, body net
 		for _, p := range body {
 			n += len(p)
 		}
-		out.Body = piecesReader(body)
+		rc, err := piecesReader(body, from)
+		if err != nil {
+			return nil, err
+		}
+		out.Body = rc
 		out.ContentLength = int64(n)
-		out.GetBody = func() (io.ReadCloser, error) { return piecesReader(body), nil }
+		out.GetBody = func() (io.ReadCloser, error) { return piecesReader(body, from) }
 		out.Header.Set("Content-Length", strconv.Itoa(n))
 	} else if r.ContentLength == 0 {
 		out.Body = nil
 	}
 	out.Close = false
-	return out
-}
-
-// piecesReader reads body's pieces in order. Reading consumes a
-// net.Buffers (it advances the slice), so each reader gets its own copy
-// of the slice header list; the bytes are shared and only read.
-func piecesReader(body net.Buffers) io.ReadCloser {
-	b := slices.Clone(body)
-	return io.NopCloser(&b)
+	return out, nil
 }
 
 // roundTrip sends out and waits for the response headers at most the
 // response start timeout. The returned cancel must be called when the
 // response body is done; the body is wrapped with the idle timeout.
-func (rt *Router) roundTrip(parent context.Context, build func(ctx context.Context) *http.Request) (*http.Response, context.CancelCauseFunc, error) {
+func (rt *Router) roundTrip(parent context.Context, build func(ctx context.Context) (*http.Request, error)) (*http.Response, context.CancelCauseFunc, error) {
 	ctx, cancel := context.WithCancelCause(parent)
+	out, err := build(ctx)
+	if err != nil {
+		cancel(nil)
+		return nil, nil, err
+	}
 	timer := time.AfterFunc(rt.cfg.responseStartTimeout, func() { cancel(errResponseStart) })
 	start := time.Now()
-	resp, err := rt.transport.RoundTrip(build(ctx))
+	resp, err := rt.transport.RoundTrip(out)
 	stopped := timer.Stop()
 	rt.metrics.upstreamLatency(time.Since(start))
 	if err == nil && !stopped {
@@ -185,9 +194,9 @@ func redactURLError(err error) string {
 }
 
 // forward relays r to the upstream unchanged (body nil: stream r.Body;
-// otherwise send body's pieces) and the response back unchanged, flushing
-// as bytes arrive.
-func (rt *Router) forward(w http.ResponseWriter, r *http.Request, body net.Buffers) {
+// otherwise send body's pieces, which alias from when it is set) and the
+// response back unchanged, flushing as bytes arrive.
+func (rt *Router) forward(w http.ResponseWriter, r *http.Request, body net.Buffers, from *bodyBuffer) {
 	if body == nil && r.Body != nil && r.Body != http.NoBody {
 		if r.ContentLength > rt.cfg.maxRequestBody {
 			rt.requestBodyFailed(w, r, errBodyTooLarge)
@@ -201,8 +210,8 @@ func (rt *Router) forward(w http.ResponseWriter, r *http.Request, body net.Buffe
 		// connection under the response ("use of closed network connection").
 		_ = http.NewResponseController(w).EnableFullDuplex()
 	}
-	resp, cancel, err := rt.roundTrip(r.Context(), func(ctx context.Context) *http.Request {
-		return rt.outboundRequest(ctx, r, body, false)
+	resp, cancel, err := rt.roundTrip(r.Context(), func(ctx context.Context) (*http.Request, error) {
+		return rt.outboundRequest(ctx, r, body, from, false)
 	})
 	if err != nil {
 		rt.upstreamFailed(w, r, err)

@@ -66,8 +66,8 @@ const readChunk = 64 << 10
 // bodyCopies times what it allocates against l before allocating it. size
 // is the Content-Length (-1 when unknown): a known size is held and
 // allocated at once, so an over-budget request is refused before a byte is
-// read.
-func readBounded(r io.Reader, size, limit int64, l *lease) ([]byte, error) {
+// read. alloc (nil: make) gives the buffer for a known size.
+func readBounded(r io.Reader, size, limit int64, l *lease, alloc func(n int) []byte) ([]byte, error) {
 	if size > limit {
 		return nil, errBodyTooLarge
 	}
@@ -75,7 +75,12 @@ func readBounded(r io.Reader, size, limit int64, l *lease) ([]byte, error) {
 		if err := l.grow(bodyCopies * size); err != nil {
 			return nil, err
 		}
-		buf := make([]byte, size)
+		var buf []byte
+		if alloc != nil {
+			buf = alloc(int(size))
+		} else {
+			buf = make([]byte, size)
+		}
 		if _, err := io.ReadFull(r, buf); err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -137,7 +138,10 @@ func TestServeSendsRewrittenPieces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := rt.outboundRequest(context.Background(), httptest.NewRequest("POST", "/v1/responses", nil), pieces, true)
+	out, err := rt.outboundRequest(context.Background(), httptest.NewRequest("POST", "/v1/responses", nil), pieces, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range 2 {
 		rc := out.Body
 		if i > 0 {
@@ -149,5 +153,43 @@ func TestServeSendsRewrittenPieces(t *testing.T) {
 		if !bytes.Equal(b, want) {
 			t.Fatalf("read %d: %d bytes, want %d", i, len(b), len(want))
 		}
+	}
+}
+
+// The upstream request is built from a shallow copy of the client's: what
+// it changes (header, URL, trailer) are its own copies, so the client's
+// request reads as it came.
+func TestOutboundRequestLeavesTheClientRequestAlone(t *testing.T) {
+	rt := newTestRouter(t)
+	in := httptest.NewRequest("POST", "/v1/responses?x=1", strings.NewReader("{}"))
+	in.Header.Set("Connection", "X-Hop")
+	in.Header.Set("X-Hop", "1")
+	in.Header.Set("Accept-Encoding", "gzip")
+	in.Trailer = http.Header{"X-Trail": nil}
+	in.TransferEncoding = []string{"chunked"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out, err := rt.outboundRequest(ctx, in, net.Buffers{[]byte("{}")}, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Header.Get("X-Hop") != "" || out.Header.Get("Accept-Encoding") != "" || out.Header.Get("Content-Length") != "2" {
+		t.Fatalf("outbound header %v", out.Header)
+	}
+	if out.URL.String() != "http://upstream.invalid/base/responses?x=1" {
+		t.Fatalf("outbound URL %s", out.URL)
+	}
+	out.Header.Set("X-Out", "1")
+	out.Trailer.Set("X-Trail", "v")
+	out.TransferEncoding[0] = "identity"
+	out.URL.Path = "/elsewhere"
+	if in.Header.Get("X-Hop") != "1" || in.Header.Get("Accept-Encoding") != "gzip" || in.Header.Get("X-Out") != "" {
+		t.Fatalf("client header changed: %v", in.Header)
+	}
+	if in.Trailer.Get("X-Trail") != "" || in.TransferEncoding[0] != "chunked" || in.URL.Path != "/v1/responses" {
+		t.Fatalf("client request changed: trailer %v, transfer encoding %v, path %s", in.Trailer, in.TransferEncoding, in.URL.Path)
+	}
+	if out.Context() != ctx {
+		t.Fatal("outbound request does not carry the round trip's context")
 	}
 }

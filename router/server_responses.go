@@ -17,16 +17,18 @@ import (
 // the response.
 func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 	if rt.cfg.mode == ModePassthrough {
-		rt.forward(w, r, nil)
+		rt.forward(w, r, nil, nil)
 		return
 	}
 	if rt.encodedRequest(r) {
-		rt.forward(w, r, nil)
+		rt.forward(w, r, nil, nil)
 		return
 	}
 	held := &lease{h: &rt.held}
 	defer held.release()
-	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody, held)
+	from := rt.bodies.newBody()
+	defer from.release()
+	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody, held, from.alloc)
 	if err != nil {
 		rt.requestBodyFailed(w, r, err)
 		return
@@ -50,8 +52,8 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 	if facts.Owned {
 		rt.metrics.rewrite()
 	}
-	resp, cancel, err := rt.roundTrip(r.Context(), func(ctx context.Context) *http.Request {
-		return rt.outboundRequest(ctx, r, out, facts.Owned)
+	resp, cancel, err := rt.roundTrip(r.Context(), func(ctx context.Context) (*http.Request, error) {
+		return rt.outboundRequest(ctx, r, out, from, facts.Owned)
 	})
 	if err != nil {
 		rt.upstreamFailed(w, r, err)
@@ -88,12 +90,14 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 // tools are not rewritten and the response is relayed as it is.
 func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
 	if rt.cfg.mode == ModePassthrough || rt.encodedRequest(r) {
-		rt.forward(w, r, nil)
+		rt.forward(w, r, nil, nil)
 		return
 	}
 	held := &lease{h: &rt.held}
 	defer held.release()
-	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody, held)
+	from := rt.bodies.newBody()
+	defer from.release()
+	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody, held, from.alloc)
 	if err != nil {
 		rt.requestBodyFailed(w, r, err)
 		return
@@ -104,7 +108,7 @@ func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
 		rt.answerError(w, thread, err)
 		return
 	}
-	rt.forward(w, r, splice(body, restored))
+	rt.forward(w, r, splice(body, restored), from)
 }
 
 // encodedRequest reports (and counts) a content-encoded request body: a
