@@ -32,7 +32,30 @@ type gaugeDef struct {
 	value      func() int64
 }
 
-type counterKey struct{ name, labels string }
+// counterKey is one counter: its name and up to two labels (unused pairs
+// are empty). The labels' text is rendered only when /metrics is written,
+// so counting costs no string building.
+type counterKey struct {
+	name   string
+	labels [2]labelPair
+}
+
+type labelPair struct{ k, v string }
+
+// labelText is the counter's labels in the exposition format, "" for none.
+func (c counterKey) labelText() string {
+	var s string
+	for _, l := range c.labels {
+		if l.k == "" {
+			break
+		}
+		if s != "" {
+			s += ","
+		}
+		s += label(l.k, l.v)
+	}
+	return s
+}
 
 // maxInterpreterLabels caps the distinct interpreter label values; later
 // ones are counted as "other".
@@ -75,9 +98,11 @@ func (m *metrics) gauge(name, help string, value func() int64) {
 	m.gauges = append(m.gauges, gaugeDef{name, help, value})
 }
 
-func (m *metrics) add(name, labels string, n uint64) {
+func (m *metrics) add(name string, n uint64, labels ...labelPair) {
+	k := counterKey{name: name}
+	copy(k.labels[:], labels)
 	m.mu.Lock()
-	m.counters[counterKey{name, labels}] += n
+	m.counters[k] += n
 	m.mu.Unlock()
 }
 
@@ -86,28 +111,28 @@ func (m *metrics) add(name, labels string, n uint64) {
 func label(k, v string) string { return k + "=" + strconv.Quote(v) }
 
 func (m *metrics) request(route string) {
-	m.add("hpatch_router_requests_total", label("route", route), 1)
+	m.add("hpatch_router_requests_total", 1, labelPair{"route", route})
 }
-func (m *metrics) rewrite()       { m.add("hpatch_router_request_rewrites_total", "", 1) }
-func (m *metrics) carrier()       { m.add("hpatch_router_carriers_total", "", 1) }
-func (m *metrics) hpatchCall()    { m.add("hpatch_router_hpatch_calls_total", "", 1) }
-func (m *metrics) execAnnotated() { m.add("hpatch_router_exec_annotations_total", "", 1) }
+func (m *metrics) rewrite()       { m.add("hpatch_router_request_rewrites_total", 1) }
+func (m *metrics) carrier()       { m.add("hpatch_router_carriers_total", 1) }
+func (m *metrics) hpatchCall()    { m.add("hpatch_router_hpatch_calls_total", 1) }
+func (m *metrics) execAnnotated() { m.add("hpatch_router_exec_annotations_total", 1) }
 func (m *metrics) rejection(reason string) {
-	m.add("hpatch_router_rejections_total", label("reason", reason), 1)
+	m.add("hpatch_router_rejections_total", 1, labelPair{"reason", reason})
 }
 func (m *metrics) replay(outcome string) {
-	m.add("hpatch_router_replay_total", label("outcome", outcome), 1)
+	m.add("hpatch_router_replay_total", 1, labelPair{"outcome", outcome})
 }
-func (m *metrics) fault(kind string) { m.add("hpatch_router_faults_total", label("kind", kind), 1) }
+func (m *metrics) fault(kind string) { m.add("hpatch_router_faults_total", 1, labelPair{"kind", kind}) }
 func (m *metrics) routerError(code string) {
-	m.add("hpatch_router_errors_total", label("code", code), 1)
+	m.add("hpatch_router_errors_total", 1, labelPair{"code", code})
 }
 
 func (m *metrics) shellCall(kind, interpreter string, warnings int) {
 	interp := m.interpreterLabel(interpreter)
-	m.add("hpatch_router_shell_calls_total", label("kind", kind)+","+label("interpreter", interp), 1)
+	m.add("hpatch_router_shell_calls_total", 1, labelPair{"kind", kind}, labelPair{"interpreter", interp})
 	if warnings > 0 {
-		m.add("hpatch_router_warnings_total", "", uint64(warnings))
+		m.add("hpatch_router_warnings_total", uint64(warnings))
 	}
 }
 
@@ -163,37 +188,42 @@ func (m *metrics) upstreamLatency(d time.Duration) {
 
 // write renders every metric in the Prometheus text format.
 func (m *metrics) write(w io.Writer) {
-	m.mu.Lock()
-	keys := make([]counterKey, 0, len(m.counters))
-	for k := range m.counters {
-		keys = append(keys, k)
+	type counter struct {
+		key    counterKey
+		labels string
+		value  uint64
 	}
-	values := make(map[counterKey]uint64, len(keys))
-	for _, k := range keys {
-		values[k] = m.counters[k]
+	m.mu.Lock()
+	counters := make([]counter, 0, len(m.counters))
+	for k, v := range m.counters {
+		counters = append(counters, counter{key: k, value: v})
 	}
 	counts := append([]uint64(nil), m.counts...)
 	sum, total := m.sum, m.total
 	m.mu.Unlock()
 
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].name != keys[j].name {
-			return keys[i].name < keys[j].name
+	for i := range counters {
+		counters[i].labels = counters[i].key.labelText()
+	}
+
+	sort.Slice(counters, func(i, j int) bool {
+		if counters[i].key.name != counters[j].key.name {
+			return counters[i].key.name < counters[j].key.name
 		}
-		return keys[i].labels < keys[j].labels
+		return counters[i].labels < counters[j].labels
 	})
 	for _, d := range counterDefs() {
 		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n", d.name, d.help, d.name)
 		seen := false
-		for _, k := range keys {
-			if k.name != d.name {
+		for _, c := range counters {
+			if c.key.name != d.name {
 				continue
 			}
 			seen = true
-			if k.labels == "" {
-				fmt.Fprintf(w, "%s %d\n", d.name, values[k])
+			if c.labels == "" {
+				fmt.Fprintf(w, "%s %d\n", d.name, c.value)
 			} else {
-				fmt.Fprintf(w, "%s{%s} %d\n", d.name, k.labels, values[k])
+				fmt.Fprintf(w, "%s{%s} %d\n", d.name, c.labels, c.value)
 			}
 		}
 		if !seen && !d.labelled {

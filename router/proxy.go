@@ -42,7 +42,10 @@ func isHopHeader(k string) bool {
 }
 
 // copyHeaders copies every end-to-end header of src into dst, dropping
-// hop-by-hop headers and those the Connection header names.
+// hop-by-hop headers and those the Connection header names. The copied
+// values share one backing array (as http.Header.Clone does), each key's
+// slice capped at its own values so an append to one cannot reach the
+// next.
 func copyHeaders(dst, src http.Header) {
 	var named []string
 	for _, v := range src.Values("Connection") {
@@ -52,11 +55,21 @@ func copyHeaders(dst, src http.Header) {
 			}
 		}
 	}
+	n := 0
+	for _, vv := range src {
+		n += len(vv)
+	}
+	values := make([]string, 0, n)
 	for k, vv := range src {
 		if isHopHeader(k) || slices.Contains(named, k) {
 			continue
 		}
-		dst[k] = append(dst[k][:0:0], vv...)
+		if len(vv) == 0 {
+			dst[k] = dst[k][:0:0]
+			continue
+		}
+		values = append(values, vv...)
+		dst[k] = values[len(values)-len(vv) : len(values) : len(values)]
 	}
 }
 

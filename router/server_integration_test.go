@@ -10,6 +10,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -191,5 +193,49 @@ func TestOutboundRequestLeavesTheClientRequestAlone(t *testing.T) {
 	}
 	if out.Context() != ctx {
 		t.Fatal("outbound request does not carry the round trip's context")
+	}
+}
+
+// copyHeaders' copies are the destination's own: changing or appending to
+// one key's values touches neither the source nor another key's values.
+func TestCopyHeadersCopiesAreIndependent(t *testing.T) {
+	src := http.Header{
+		"A":          {"a1", "a2"},
+		"B":          {"b1"},
+		"C":          {"c1", "c2", "c3"},
+		"Connection": {"Keep-Alive, x-named"},
+		"X-Named":    {"dropped"},
+		"Keep-Alive": {"dropped"},
+		"Empty":      {},
+	}
+	want := src.Clone()
+	dst := http.Header{"A": {"old"}}
+	copyHeaders(dst, src)
+	for _, k := range []string{"Connection", "X-Named", "Keep-Alive"} {
+		if _, ok := dst[k]; ok {
+			t.Fatalf("%s was copied", k)
+		}
+	}
+	for _, k := range []string{"A", "B", "C"} {
+		if !slices.Equal(dst[k], src[k]) {
+			t.Fatalf("%s: %q, want %q", k, dst[k], src[k])
+		}
+	}
+	if v, ok := dst["Empty"]; !ok || len(v) != 0 {
+		t.Fatalf("Empty: %q, %v", v, ok)
+	}
+	for k := range dst {
+		dst[k] = append(dst[k], "appended")
+		if len(dst[k]) > 1 {
+			dst[k][0] = "changed"
+		}
+	}
+	for _, k := range []string{"A", "B", "C"} {
+		if dst[k][len(dst[k])-1] != "appended" || (len(dst[k]) > 2 && dst[k][1] != src[k][1]) {
+			t.Fatalf("%s: %q: another key's append reached it", k, dst[k])
+		}
+	}
+	if !reflect.DeepEqual(src, want) {
+		t.Fatalf("source changed: %v", src)
 	}
 }
