@@ -14,8 +14,9 @@ import (
 // power-of-two size class from minPooledBody to maxPooledBody (a larger
 // body gets a buffer of its own). A buffer goes back only once nothing can
 // read it any more: the handler is done with it and the transport has
-// closed every reader of it (bodyBuffer). What waits in the pool is not
-// held against MaxRequestMemory; sync.Pool lets the collector free it.
+// closed every reader of it (bodyBuffer). A request holds its buffer's
+// whole size against MaxRequestMemory; what waits in the pool is not held
+// (sync.Pool lets the collector free it).
 type bodyPool struct {
 	classes [maxPooledShift - minPooledShift + 1]sync.Pool
 }
@@ -57,11 +58,13 @@ type bodyBuffer struct {
 	refs atomic.Int32
 }
 
-// alloc gives readBounded n bytes to read the body into, from the pool
-// when n fits a class; it is called at most once.
-func (bb *bodyBuffer) alloc(n int) []byte {
+// alloc gives readBounded n bytes to read the body into, which l already
+// holds. A pooled buffer is larger than n (up to twice), so l must hold
+// the rest too: when the budget has no room for it, the body gets a buffer
+// of its own of exactly n bytes instead. It is called at most once.
+func (bb *bodyBuffer) alloc(n int, l *lease) []byte {
 	c := poolClass(n)
-	if c < 0 || n < minPooledBody/2 {
+	if c < 0 || n < minPooledBody/2 || l.grow(bodyCopies*int64(1<<(c+minPooledShift)-n)) != nil {
 		return make([]byte, n)
 	}
 	bp, _ := bb.pool.classes[c].Get().(*[]byte)

@@ -39,7 +39,7 @@ func TestBodyBufferReturnsAfterItsLastUser(t *testing.T) {
 		t.Run(strings.Join(order, ","), func(t *testing.T) {
 			var pool bodyPool
 			from := pool.newBody()
-			b := from.alloc(20 << 10)
+			b := from.alloc(20<<10, &lease{h: &heldBytes{limit: 1 << 20}})
 			copy(b, bytes.Repeat([]byte("x"), len(b)))
 			pieces := splice(b, []edit{{start: 10, end: 10, repl: []byte("inserted")}})
 			body, err := piecesReader(pieces, from)
@@ -69,6 +69,40 @@ func TestBodyBufferReturnsAfterItsLastUser(t *testing.T) {
 			if _, err := piecesReader(pieces, from); !errors.Is(err, errBodyReleased) {
 				t.Fatalf("reader made after the buffer went back: %v", err)
 			}
+		})
+	}
+}
+
+// A request holds the whole of its pooled buffer against the memory
+// budget; when the budget has room for the body but not for the pooled
+// buffer's rounding, the body gets an exact buffer and is still read.
+func TestPooledBodyIsHeldWhole(t *testing.T) {
+	data := bytes.Repeat([]byte("x"), 40<<10) // a 64 KiB class
+	for _, c := range []struct {
+		name     string
+		budget   int64
+		wantHeld int64
+	}{
+		{"room for the class", 1 << 20, 64 << 10},
+		{"room for the body only", int64(len(data)), int64(len(data))},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var pool bodyPool
+			h := &heldBytes{limit: c.budget}
+			l := &lease{h: h}
+			from := pool.newBody()
+			got, err := readBounded(bytes.NewReader(data), int64(len(data)), 1<<20, l, from.alloc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, data) {
+				t.Fatal("body changed")
+			}
+			if h.used.Load() != c.wantHeld || int64(cap(got)) != c.wantHeld {
+				t.Fatalf("held %d for a buffer of %d bytes, want %d", h.used.Load(), cap(got), c.wantHeld)
+			}
+			from.release()
+			l.release()
 		})
 	}
 }
