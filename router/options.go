@@ -133,8 +133,11 @@ func MaxRequestBody(n int64) Option {
 // MaxRequestMemory bounds the request body bytes held in memory at once
 // across all requests: a body read whole to be rewritten counts once (the
 // restore and the rewrite send their edits as pieces between its bytes,
-// never a copy); a request that would exceed the bound gets 503 before its
-// body is read. It must be at least MaxRequestBody.
+// never a copy), as the size of the buffer it is read into (a body of up to
+// 4 MiB goes into a reused buffer of the next power of two when the bound
+// has room for that, else into one of its own size); a request that would
+// exceed the bound gets 503 before its body is read. It must be at least
+// MaxRequestBody.
 func MaxRequestMemory(n int64) Option {
 	return func(c *config) error { return positive("max request memory", n, &c.maxRequestMemory) }
 }
