@@ -19,6 +19,12 @@ import (
 // (sync.Pool lets the collector free it).
 type bodyPool struct {
 	classes [maxPooledShift - minPooledShift + 1]sync.Pool
+	// scribble (set by tests only) pools every non-empty body and
+	// overwrites each buffer as it returns, so state that kept a view of
+	// one request's bytes past its handler (the request memo, the replay
+	// resume point, RequestInfo) reads garbage in the next request instead
+	// of quietly reading the old bytes.
+	scribble bool
 }
 
 const (
@@ -64,7 +70,8 @@ type bodyBuffer struct {
 // of its own of exactly n bytes instead. It is called at most once.
 func (bb *bodyBuffer) alloc(n int, l *lease) []byte {
 	c := poolClass(n)
-	if c < 0 || n < minPooledBody/2 || l.grow(bodyCopies*int64(1<<(c+minPooledShift)-n)) != nil {
+	small := n < minPooledBody/2 && !(bb.pool.scribble && n > 0)
+	if c < 0 || small || l.grow(bodyCopies*int64(1<<(c+minPooledShift)-n)) != nil {
 		return make([]byte, n)
 	}
 	bp, _ := bb.pool.classes[c].Get().(*[]byte)
@@ -96,6 +103,11 @@ func (bb *bodyBuffer) release() {
 	}
 	if bp := bb.buf; bp != nil {
 		bb.buf = nil
+		if bb.pool.scribble {
+			for i := range (*bp)[:cap(*bp)] {
+				(*bp)[i] = 'X'
+			}
+		}
 		bb.pool.classes[poolClass(cap(*bp))].Put(bp)
 	}
 }

@@ -24,8 +24,17 @@ import (
 // translator over a real Codex 0.169 request: the model gets `shell`, its
 // shell call reaches Codex as an exec carrier that calls
 // tools.exec_command, and the echoed carrier is restored in the next
-// request.
+// request and the one after it. With scribble, every request body is read
+// into a pooled buffer that is overwritten once its request is done, so a
+// view of one request's bytes kept for the next (the request memo, the
+// replay resume point) sends garbage upstream instead of passing.
 func TestServeRealCaptureRoundTrip(t *testing.T) {
+	for _, scribble := range []bool{false, true} {
+		t.Run("scribble="+strconv.FormatBool(scribble), func(t *testing.T) { roundTripCapture(t, scribble) })
+	}
+}
+
+func roundTripCapture(t *testing.T, scribble bool) {
 	first, err := os.ReadFile("../testdata/codex/captures/cli-lite-exec/000-post.json")
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +45,9 @@ func TestServeRealCaptureRoundTrip(t *testing.T) {
 	s.completed()
 	up := &replayUpstream{first: s.String()}
 	rt := productionRouter(t, up.handler)
+	rt.bodies.scribble = scribble
+	memo := NewRequestRewriter(0)
+	rt.cfg.rewrite = memo.rewriteThreadPieces
 	post := func(body []byte) string {
 		req := httptest.NewRequest("POST", "/v1/responses", strings.NewReader(string(body)))
 		req.Header.Set("Thread-Id", "01a23618-3154-7773-b8cb-233739215f5f")
@@ -81,6 +93,32 @@ func TestServeRealCaptureRoundTrip(t *testing.T) {
 	}
 	if gjson.Get(up.body(1), "input."+itoa(n+1)+".id").String() != "ctco_1" {
 		t.Fatal("output item changed")
+	}
+	// The next turn resumes from what the thread's earlier requests left
+	// behind: their bodies are gone (scribbled) by now.
+	third, _ := sjson.SetRawBytes(second, "input."+itoa(n+2), []byte(`{"type":"message","role":"user","content":[{"type":"input_text","text":"and again"}]}`))
+	post(third)
+	restored, _ = sjson.SetRawBytes(third, "input."+itoa(n), []byte(original))
+	if want, _, err := RewriteRequest(restored); err != nil || up.body(2) != string(want) {
+		t.Fatalf("third request: the upstream body is not the rewrite of the restored body (%v)", err)
+	}
+	checkMemoIntact(t, memo)
+}
+
+// checkMemoIntact fails when a memo entry no longer holds the bytes it was
+// stored under, as when it kept a view of a request body whose buffer was
+// reused: its key then reads as something else and no lookup finds it.
+func checkMemoIntact(t *testing.T, memo *RequestRewriter) {
+	t.Helper()
+	memo.mu.Lock()
+	defer memo.mu.Unlock()
+	if len(memo.entries) == 0 {
+		t.Fatal("the request memo holds nothing, so it was not exercised")
+	}
+	for _, e := range memo.entries {
+		if !gjson.Valid(e.raw) || memo.entries[e.raw] != e {
+			t.Fatalf("a memo entry changed under the memo (it aliases a reused request buffer): %.60q", e.raw)
+		}
 	}
 }
 
