@@ -20,9 +20,9 @@ import (
 const MaxScriptBytes = 1 << 20
 
 // checkDir reports why fi cannot hold private storage: it must be a real
-// directory (not a symlink), owned by the current user and not writable by
-// group or others.
-func checkDir(fi fs.FileInfo, what string) error {
+// directory (not a symlink), owned by uid (the current user) and not
+// writable by group or others.
+func checkDir(fi fs.FileInfo, what string, uid int) error {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return fmt.Errorf("%s is a symlink; refusing to follow it", what)
@@ -31,7 +31,7 @@ func checkDir(fi fs.FileInfo, what string) error {
 	case fi.Mode().Perm()&0o022 != 0:
 		return fmt.Errorf("%s is writable by group or others (mode %v); it must be 0700", what, fi.Mode().Perm())
 	}
-	if err := checkOwner(fi); err != nil {
+	if err := checkOwner(fi, uid); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
@@ -41,8 +41,8 @@ func checkDir(fi fs.FileInfo, what string) error {
 // checking it with checkDir, and verifies that the opened directory is the
 // one that was checked (a swap between the two steps is refused). It
 // returns the Root and the identity of the directory.
-func openSafeDir(parent *os.Root, name, what string) (*os.Root, fs.FileInfo, error) {
-	fi, err := lstatSafeDir(parent, name, what)
+func openSafeDir(parent *os.Root, name, what string, uid int) (*os.Root, fs.FileInfo, error) {
+	fi, err := lstatSafeDir(parent, name, what, uid)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -63,7 +63,7 @@ func openSafeDir(parent *os.Root, name, what string) (*os.Root, fs.FileInfo, err
 
 // lstatSafeDir returns the status of name below parent, without
 // following a link, after checking it with checkDir.
-func lstatSafeDir(parent *os.Root, name, what string) (fs.FileInfo, error) {
+func lstatSafeDir(parent *os.Root, name, what string, uid int) (fs.FileInfo, error) {
 	fi, err := parent.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, missing("%s is missing", what)
@@ -71,7 +71,7 @@ func lstatSafeDir(parent *os.Root, name, what string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	if err := checkDir(fi, what); err != nil {
+	if err := checkDir(fi, what, uid); err != nil {
 		return nil, err
 	}
 	return fi, nil
@@ -100,12 +100,13 @@ func OpenScriptsIn(runtime *os.Root, thread string) (*os.Root, error) {
 		return nil, err
 	}
 	name := snapshot.ThreadDirName(thread)
-	dir, _, err := openSafeDir(runtime, name, "thread directory "+name)
+	uid := os.Getuid()
+	dir, _, err := openSafeDir(runtime, name, "thread directory "+name, uid)
 	if err != nil {
 		return nil, err
 	}
 	defer dir.Close()
-	scripts, _, err := openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory")
+	scripts, _, err := openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory", uid)
 	if err != nil {
 		return nil, err
 	}
@@ -188,13 +189,18 @@ func checkRegular(fi fs.FileInfo, ref string) error {
 
 // writeTemp writes data to a new temporary file (0600) in root and returns
 // its name. The caller links or renames it into place, or removes it.
+//
+// The file is opened non-blocking, which a regular file ignores: an
+// *os.File opened blocking is switched to non-blocking, offered to the
+// poller (which refuses a regular file) and switched back, four fcntl
+// calls that were a fifth of a retain's system calls.
 func writeTemp(root *os.Root, data []byte) (string, error) {
 	var rnd [12]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return "", err
 	}
 	name := ident.TempPrefix + hex.EncodeToString(rnd[:])
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := root.OpenFile(name, createTempFlags, 0o600)
 	if err != nil {
 		return "", err
 	}

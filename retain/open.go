@@ -25,9 +25,9 @@ const (
 // nothing open. s.mu must be held.
 func (s *Store) openLocked(ts *threadStore) error {
 	if !ts.isOpen() {
-		return ts.reopen(s.runtime)
+		return ts.reopen(s.runtime, s.uid)
 	}
-	if err := ts.recheck(s.runtime); err != nil {
+	if err := ts.recheck(s.runtime, s.uid); err != nil {
 		s.closeLocked(ts)
 		return err
 	}

@@ -2,8 +2,11 @@ package retain
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"hpatch-router/internal/testuser"
@@ -71,5 +74,41 @@ func TestOpenThreadIsRecheckedEveryOperation(t *testing.T) {
 				t.Fatalf("retained, but not where the thread's scripts are now: %v", err)
 			}
 		})
+	}
+}
+
+// TestStorageOfAnotherUserIsRefused: a thread or scripts directory that
+// belongs to another user is refused by a store opening it afresh, by a
+// store that kept it open since an earlier retain, and by OpenScripts,
+// each naming the owner. The store looks the current user up once, not
+// per check; the refusal must not depend on when it was looked up.
+func TestStorageOfAnotherUserIsRefused(t *testing.T) {
+	u := testuser.New(t, "/usr/sbin/nologin") // skips, or fails under CI=true
+	owned := "owned by uid " + strconv.Itoa(u.UID)
+	for _, dir := range []string{"thread", "scripts"} {
+		for _, kept := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/kept-open=%v", dir, kept), func(t *testing.T) {
+				e := newEnv(t, "T1")
+				if kept {
+					_, err := e.retain("T1", "call_1", py)
+					must(t, err)
+				}
+				path := map[string]string{"thread": e.threadDir("T1"), "scripts": e.scriptsDir("T1")}[dir]
+				must(t, os.Chown(path, u.UID, u.GID))
+				if _, err := e.retain("T1", "call_2", py); err == nil || !strings.Contains(err.Error(), owned) {
+					t.Fatalf("retain into %s/ of another user: %v, want an error saying %q", dir, err, owned)
+				}
+				if _, err := os.Lstat(filepath.Join(e.scriptsDir("T1"), "call_2")); err == nil {
+					t.Fatal("the script was written into another user's storage")
+				}
+				r, err := OpenScripts(e.runtime, "T1")
+				if err == nil {
+					r.Close()
+				}
+				if err == nil || !strings.Contains(err.Error(), owned) {
+					t.Fatalf("OpenScripts of another user's %s/: %v, want an error saying %q", dir, err, owned)
+				}
+			})
+		}
 	}
 }

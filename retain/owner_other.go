@@ -9,8 +9,10 @@ import (
 
 const openReadFlags = os.O_RDONLY
 
+const createTempFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+
 // checkOwner cannot check ownership on this platform; the store runs on
 // Unix only, and this keeps the package compiling elsewhere.
-func checkOwner(fs.FileInfo) error { return nil }
+func checkOwner(fs.FileInfo, int) error { return nil }
 
 func linkCount(fs.FileInfo) uint64 { return 1 }

@@ -12,13 +12,18 @@ import (
 // openReadFlags opens scripts for reading without blocking on a FIFO.
 const openReadFlags = os.O_RDONLY | syscall.O_NONBLOCK
 
-// checkOwner reports an error unless fi belongs to the current user.
-func checkOwner(fi fs.FileInfo) error {
+// createTempFlags creates a temporary script file (writeTemp).
+const createTempFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscall.O_NONBLOCK
+
+// checkOwner reports an error unless fi belongs to uid, the current user
+// (looked up once where a Store or an open is set up: a getuid per check
+// cost two system calls a retain).
+func checkOwner(fi fs.FileInfo, uid int) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return fmt.Errorf("cannot read its owner")
 	}
-	if uid := os.Getuid(); int(st.Uid) != uid {
+	if int(st.Uid) != uid {
 		return fmt.Errorf("it is owned by uid %d, not by the current user (uid %d)", st.Uid, uid)
 	}
 	return nil

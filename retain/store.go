@@ -47,6 +47,7 @@ func AfterFunc(f func(d time.Duration, fn func()) Timer) Option {
 // the router's Scripts interface.
 type Store struct {
 	runtime   *os.Root
+	uid       int // the current user, who must own the storage
 	ttl       time.Duration
 	log       *slog.Logger
 	afterFunc func(time.Duration, func()) Timer
@@ -92,6 +93,7 @@ func NewStore(root string, opts ...Option) (*Store, error) {
 	}
 	s := &Store{
 		runtime: rt,
+		uid:     os.Getuid(),
 		ttl:     DefaultTTL,
 		log:     slog.Default(),
 		afterFunc: func(d time.Duration, fn func()) Timer {
@@ -217,7 +219,7 @@ func (s *Store) Close() error {
 		for _, a := range ts.owned {
 			a.timer.Stop()
 		}
-		if err := ts.reopen(s.runtime); err != nil {
+		if err := ts.reopen(s.runtime, s.uid); err != nil {
 			s.log.Warn("thread storage changed; leaving it in place", "thread", ts.thread, "err", err)
 		} else if err := s.cleanupLocked(ts); err != nil && first == nil {
 			first = err

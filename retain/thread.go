@@ -39,7 +39,7 @@ func (s *Store) threadLocked(thread string, create bool) (*threadStore, error) {
 		}
 		delete(s.threads, thread)
 	}
-	ts, err := openThread(s.runtime, thread, create)
+	ts, err := openThread(s.runtime, thread, create, s.uid)
 	if err != nil {
 		return nil, err
 	}
@@ -48,14 +48,14 @@ func (s *Store) threadLocked(thread string, create bool) (*threadStore, error) {
 }
 
 // openThread opens the thread directory and its scripts directory.
-func openThread(runtime *os.Root, thread string, create bool) (*threadStore, error) {
+func openThread(runtime *os.Root, thread string, create bool, uid int) (*threadStore, error) {
 	name := snapshot.ThreadDirName(thread)
-	dir, dirInfo, err := openSafeDir(runtime, name, "thread directory "+name)
+	dir, dirInfo, err := openSafeDir(runtime, name, "thread directory "+name, uid)
 	if err != nil {
 		return nil, err
 	}
 	ts := &threadStore{thread: thread, dir: dir, dirInfo: dirInfo, owned: map[string]*artifact{}}
-	scripts, info, err := openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory")
+	scripts, info, err := openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory", uid)
 	if create && errors.Is(err, fs.ErrNotExist) {
 		if mkErr := dir.Mkdir(snapshot.ScriptsDirName, 0o700); mkErr != nil && !errors.Is(mkErr, fs.ErrExist) {
 			dir.Close()
@@ -63,7 +63,7 @@ func openThread(runtime *os.Root, thread string, create bool) (*threadStore, err
 		} else if mkErr == nil {
 			ts.createdScripts = true
 		}
-		scripts, info, err = openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory")
+		scripts, info, err = openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory", uid)
 	}
 	if err != nil {
 		dir.Close()
@@ -79,9 +79,9 @@ func openThread(runtime *os.Root, thread string, create bool) (*threadStore, err
 // reopen opens ts's directories by name again, with the checks of
 // openSafeDir, and reports an error unless they are the directories ts
 // recorded when the store first opened them.
-func (ts *threadStore) reopen(runtime *os.Root) error {
+func (ts *threadStore) reopen(runtime *os.Root, uid int) error {
 	name := snapshot.ThreadDirName(ts.thread)
-	dir, dirInfo, err := openSafeDir(runtime, name, "thread directory "+name)
+	dir, dirInfo, err := openSafeDir(runtime, name, "thread directory "+name, uid)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (ts *threadStore) reopen(runtime *os.Root) error {
 		dir.Close()
 		return err
 	}
-	scripts, info, err := openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory")
+	scripts, info, err := openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory", uid)
 	if err == nil {
 		if err = stillOpened(info, ts.scriptsInfo, "the scripts directory"); err != nil {
 			scripts.Close()
@@ -106,16 +106,16 @@ func (ts *threadStore) reopen(runtime *os.Root) error {
 // recheck reports an error unless the names of ts's open directories
 // still lead to them and they still pass checkDir: the checks reopen
 // makes, without opening anything.
-func (ts *threadStore) recheck(runtime *os.Root) error {
+func (ts *threadStore) recheck(runtime *os.Root, uid int) error {
 	name := snapshot.ThreadDirName(ts.thread)
-	fi, err := lstatSafeDir(runtime, name, "thread directory "+name)
+	fi, err := lstatSafeDir(runtime, name, "thread directory "+name, uid)
 	if err != nil {
 		return err
 	}
 	if err := stillOpened(fi, ts.dirInfo, "thread directory "+name); err != nil {
 		return err
 	}
-	fi, err = lstatSafeDir(ts.dir, snapshot.ScriptsDirName, "scripts directory")
+	fi, err = lstatSafeDir(ts.dir, snapshot.ScriptsDirName, "scripts directory", uid)
 	if err != nil {
 		return err
 	}
