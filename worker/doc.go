@@ -31,7 +31,9 @@
 // It remembers what it verified for a thread; while the thread directory
 // and scripts/ keep the identity, owner, mode and change time they had
 // then (any entry created, removed or replaced changes the change time),
-// it checks only that, with two lstats.
+// it checks only that, with two lstats; it holds the directories of the
+// 16 threads it verified last open (until Close), so the lstat of their
+// scripts/ does not open and close the directory on the way.
 // Close removes what the runtime created; NewRuntime first reclaims
 // snapshots of this user whose router is gone and the thread directories
 // that link to them.

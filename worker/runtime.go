@@ -40,6 +40,7 @@ type Runtime struct {
 	mu      sync.Mutex
 	closed  bool
 	threads map[string]verifiedThread // thread dir name → what PrepareThread last verified there
+	held    []string                  // thread dir names whose record holds the directory, least recent first
 }
 
 // fileID identifies a directory we created, so Close removes only that
@@ -254,7 +255,7 @@ func (rt *Runtime) PrepareThread(ctx context.Context, thread string) error {
 	if err := rt.ensureLink(name); err != nil {
 		return err
 	}
-	rt.threads[name] = rt.verified(name, id, start) // the directory that serves the thread now
+	rt.rememberLocked(name, rt.verified(name, id, start)) // the directory that serves the thread now
 	return nil
 }
 
@@ -315,6 +316,9 @@ func (rt *Runtime) Close() error {
 	var errs []error
 	want := snapshot.LinkTarget(rt.digest)
 	for name, v := range rt.threads {
+		if v.held != nil {
+			v.held.Close()
+		}
 		fi, err := rt.dir.Lstat(name)
 		if err != nil || idOf(fi) != v.id {
 			continue

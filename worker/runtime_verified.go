@@ -3,6 +3,8 @@
 package worker
 
 import (
+	"os"
+	"slices"
 	"syscall"
 	"time"
 
@@ -37,7 +39,15 @@ type verifiedThread struct {
 	dir     dirStatus
 	scripts dirStatus // only dev, ino, mode and uid
 	settled bool      // dir was taken long enough after its last change to compare it
+	held    *os.Root  // the directory itself while among the last verified (holdLocked); else nil
 }
+
+// maxHeldThreads bounds the thread directories the runtime holds open:
+// the most recently verified settled ones. A held directory's scripts/ is
+// checked with one lstat in it; any other takes three system calls (an
+// lstat through an os.Root opens and closes the directory on the way),
+// which were a fifth of what a response's hooks cost inside the proxy.
+const maxHeldThreads = 16
 
 // dirStatus is the part of a directory's status that changes whenever the
 // directory or its list of entries does.
@@ -52,10 +62,10 @@ func (s dirStatus) checked() dirStatus {
 	return dirStatus{dev: s.dev, ino: s.ino, mode: s.mode, uid: s.uid}
 }
 
-// status returns the status of name below the runtime root, without
-// following a final link.
-func (rt *Runtime) status(name string) (dirStatus, bool) {
-	fi, err := rt.dir.Lstat(name)
+// status returns the status of name below dir, without following a final
+// link.
+func status(dir *os.Root, name string) (dirStatus, bool) {
+	fi, err := dir.Lstat(name)
 	if err != nil {
 		return dirStatus{}, false
 	}
@@ -87,11 +97,11 @@ func (s dirStatus) settledBefore(start time.Time) bool {
 // then any later change shows in its status.
 func (rt *Runtime) verified(name string, id fileID, start time.Time) verifiedThread {
 	v := verifiedThread{id: id}
-	dir, ok := rt.status(name)
+	dir, ok := status(rt.dir, name)
 	if !ok || (fileID{dir.dev, dir.ino}) != id {
 		return v
 	}
-	scripts, ok := rt.status(name + "/" + snapshot.ScriptsDirName)
+	scripts, ok := status(rt.dir, name+"/"+snapshot.ScriptsDirName)
 	if !ok {
 		return v
 	}
@@ -100,20 +110,65 @@ func (rt *Runtime) verified(name string, id fileID, start time.Time) verifiedThr
 	return v
 }
 
+// rememberLocked records v as what PrepareThread verified for the thread
+// directory name, closing what an earlier record held, and holds the
+// directory open when v is settled (only then does the short check use
+// it). rt.mu must be held.
+func (rt *Runtime) rememberLocked(name string, v verifiedThread) {
+	if old := rt.threads[name]; old.held != nil {
+		old.held.Close()
+		rt.held = slices.DeleteFunc(rt.held, func(n string) bool { return n == name })
+	}
+	if v.settled {
+		v.held = rt.holdLocked(name, v.id)
+	}
+	rt.threads[name] = v
+}
+
+// holdLocked opens the thread directory name, if it is still the
+// directory id, as the most recently held one, and closes the least
+// recently held beyond maxHeldThreads. rt.mu must be held.
+func (rt *Runtime) holdLocked(name string, id fileID) *os.Root {
+	r, err := rt.dir.OpenRoot(name)
+	if err != nil {
+		return nil
+	}
+	if fi, err := r.Stat("."); err != nil || idOf(fi) != id {
+		r.Close()
+		return nil
+	}
+	rt.held = append(rt.held, name)
+	if len(rt.held) > maxHeldThreads {
+		oldest := rt.held[0]
+		rt.held = slices.Delete(rt.held, 0, 1)
+		v := rt.threads[oldest]
+		v.held.Close()
+		v.held = nil
+		rt.threads[oldest] = v
+	}
+	return r
+}
+
 // stillVerified reports whether the thread directory name and its scripts/
 // are exactly as PrepareThread last verified them (two lstats), so
 // checking them again would find what it found then. A removed, replaced,
 // re-moded or re-owned directory, or one whose entries changed, is
-// verified in full.
+// verified in full. The name is looked up first: a held directory is used
+// only while the name still leads to it (same identity and change time).
 func (rt *Runtime) stillVerified(name string) bool {
 	v, ok := rt.threads[name]
 	if !ok || !v.settled {
 		return false
 	}
-	dir, ok := rt.status(name)
+	dir, ok := status(rt.dir, name)
 	if !ok || dir != v.dir {
 		return false
 	}
-	scripts, ok := rt.status(name + "/" + snapshot.ScriptsDirName)
+	var scripts dirStatus
+	if v.held != nil {
+		scripts, ok = status(v.held, snapshot.ScriptsDirName)
+	} else {
+		scripts, ok = status(rt.dir, name+"/"+snapshot.ScriptsDirName)
+	}
 	return ok && scripts.checked() == v.scripts
 }

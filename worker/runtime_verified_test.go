@@ -74,18 +74,14 @@ func TestPrepareThreadNoticesChangesAfterVerifying(t *testing.T) {
 	}
 	for _, c := range changes {
 		t.Run(c.name, func(t *testing.T) {
-			root := t.TempDir()
-			ahead := func() time.Time { return time.Now().Add(time.Hour) }
-			rt, err := worker.NewRuntime(root, worker.WithExecutable(built.router), worker.WithClock(ahead))
-			must(t, err)
-			defer rt.Close()
+			root, rt := settledRuntime(t)
 			ctx := context.Background()
 			must(t, rt.PrepareThread(ctx, "t"))
 			must(t, rt.PrepareThread(ctx, "t")) // served from what the first call verified
 			dir := filepath.Join(root, snapshot.ThreadDirName("t"))
 			nextTick(t, dir)
 			c.apply(t, dir)
-			err = rt.PrepareThread(ctx, "t")
+			err := rt.PrepareThread(ctx, "t")
 			if c.want != "" {
 				if err == nil || !strings.Contains(err.Error(), c.want) {
 					t.Fatalf("after the change: %v, want an error with %q", err, c.want)
@@ -96,6 +92,19 @@ func TestPrepareThreadNoticesChangesAfterVerifying(t *testing.T) {
 			checkLayout(t, rt, dir)
 		})
 	}
+}
+
+// settledRuntime is a runtime on a fresh root whose clock runs an hour
+// ahead, so every verification counts as settled at once: the case the
+// short check serves. It is closed when the test ends.
+func settledRuntime(t *testing.T) (string, *worker.Runtime) {
+	t.Helper()
+	root := t.TempDir()
+	ahead := func() time.Time { return time.Now().Add(time.Hour) }
+	rt, err := worker.NewRuntime(root, worker.WithExecutable(built.router), worker.WithClock(ahead))
+	must(t, err)
+	t.Cleanup(func() { rt.Close() })
+	return root, rt
 }
 
 // nextTick waits until a change made now gets a later change time than
@@ -171,4 +180,53 @@ func TestPrepareThreadSettledIsShortCheck(t *testing.T) {
 	if short*2 >= full {
 		t.Errorf("a settled thread costs %v allocations, a full verification %v: the short check is not used", short, full)
 	}
+}
+
+// PrepareThread holds the directories of the threads it verified last
+// open, at most 16, to check their scripts/ with one lstat; Close releases
+// them. A thread whose directory is held and one whose directory is not
+// both notice a change to scripts/.
+func TestPrepareThreadHoldsFewDirectories(t *testing.T) {
+	root, rt := settledRuntime(t)
+	ctx := context.Background()
+	const threads = 40
+	for range 2 { // the second round is served by the short check
+		for i := range threads {
+			must(t, rt.PrepareThread(ctx, "t"+strconv.Itoa(i)))
+		}
+	}
+	if n := descriptorsBelow(t, root); n == 0 || n > 16 {
+		t.Fatalf("%d descriptors open below the runtime root after preparing %d threads, want 1 to 16", n, threads)
+	}
+	for _, i := range []int{0, threads - 1} { // not held, held
+		dir := filepath.Join(root, snapshot.ThreadDirName("t"+strconv.Itoa(i)))
+		nextTick(t, dir)
+		must(t, os.Chmod(filepath.Join(dir, "scripts"), 0o777))
+		if err := rt.PrepareThread(ctx, "t"+strconv.Itoa(i)); err == nil || !strings.Contains(err.Error(), "writable by group or others") {
+			t.Errorf("thread %d after scripts/ was made writable by others: %v", i, err)
+		}
+	}
+	must(t, rt.Close())
+	if n := descriptorsBelow(t, root); n != 0 {
+		t.Fatalf("%d descriptors still open below the runtime root after Close", n)
+	}
+	if n := descriptorsBelow(t, filepath.Dir(root)); n != 0 {
+		t.Fatalf("%d descriptors still open on or below the runtime root after Close", n)
+	}
+}
+
+// descriptorsBelow counts this process's descriptors open on anything
+// below dir (the runtime's own descriptor on dir is not counted).
+func descriptorsBelow(t *testing.T, dir string) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	must(t, err)
+	n := 0
+	for _, e := range entries {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
+		if err == nil && strings.HasPrefix(target, dir+"/") {
+			n++
+		}
+	}
+	return n
 }
