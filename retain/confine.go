@@ -192,8 +192,8 @@ func checkRegular(fi fs.FileInfo, ref string) error {
 //
 // The file is opened non-blocking, which a regular file ignores: an
 // *os.File opened blocking is switched to non-blocking, offered to the
-// poller (which refuses a regular file) and switched back, four fcntl
-// calls that were a fifth of a retain's system calls.
+// poller (which refuses a regular file) and switched back: four fcntl
+// calls of the fifteen system calls a retain made.
 func writeTemp(root *os.Root, data []byte) (string, error) {
 	var rnd [12]byte
 	if _, err := rand.Read(rnd[:]); err != nil {

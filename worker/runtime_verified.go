@@ -45,8 +45,7 @@ type verifiedThread struct {
 // maxHeldThreads bounds the thread directories the runtime holds open:
 // the most recently verified settled ones. A held directory's scripts/ is
 // checked with one lstat in it; any other takes three system calls (an
-// lstat through an os.Root opens and closes the directory on the way),
-// which were a fifth of what a response's hooks cost inside the proxy.
+// lstat through an os.Root opens and closes the directory on the way).
 const maxHeldThreads = 16
 
 // dirStatus is the part of a directory's status that changes whenever the
