@@ -15,39 +15,45 @@ import (
 // TestOpenThreadIsRecheckedEveryOperation: a thread the store keeps open
 // between operations is checked again by name before each one, so a change
 // made in between gives exactly what a store that opens the storage afresh
-// gives: the same refusal, or the same success.
+// gives: the same refusal, or the same success, and the one each change
+// calls for.
 func TestOpenThreadIsRecheckedEveryOperation(t *testing.T) {
 	otherUser := func(e *env, path string) {
 		u := testuser.New(e.t, "/usr/sbin/nologin") // skips, or fails under CI=true
 		must(e.t, os.Chown(path, u.UID, u.GID))
 	}
+	// refused is what the error must say after the change ("" = the
+	// retain succeeds): comparing with a fresh store alone would pass a
+	// check both of them lost.
 	changes := []struct {
-		name   string
-		change func(e *env)
+		name    string
+		refused string
+		change  func(e *env)
 	}{
-		{"thread dir made writable by others", func(e *env) { must(e.t, os.Chmod(e.threadDir("T1"), 0o777)) }},
-		{"scripts/ made writable by others", func(e *env) { must(e.t, os.Chmod(e.scriptsDir("T1"), 0o777)) }},
-		{"thread dir given to another user", func(e *env) { otherUser(e, e.threadDir("T1")) }},
-		{"scripts/ given to another user", func(e *env) { otherUser(e, e.scriptsDir("T1")) }},
-		{"thread dir replaced by another user's dir", func(e *env) {
+		{"thread dir made writable by others", "writable by group or others", func(e *env) { must(e.t, os.Chmod(e.threadDir("T1"), 0o777)) }},
+		{"thread dir made writable by its group", "writable by group or others", func(e *env) { must(e.t, os.Chmod(e.threadDir("T1"), 0o770)) }},
+		{"scripts/ made writable by others", "writable by group or others", func(e *env) { must(e.t, os.Chmod(e.scriptsDir("T1"), 0o777)) }},
+		{"thread dir given to another user", "owned by uid", func(e *env) { otherUser(e, e.threadDir("T1")) }},
+		{"scripts/ given to another user", "owned by uid", func(e *env) { otherUser(e, e.scriptsDir("T1")) }},
+		{"thread dir replaced by another user's dir", "owned by uid", func(e *env) {
 			d := e.threadDir("T1")
 			must(e.t, os.Rename(d, d+".moved"))
 			must(e.t, os.Mkdir(d, 0o700))
 			must(e.t, os.Mkdir(e.scriptsDir("T1"), 0o700))
 			otherUser(e, d)
 		}},
-		{"thread dir removed", func(e *env) { must(e.t, os.RemoveAll(e.threadDir("T1"))) }},
-		{"thread dir recreated", func(e *env) {
+		{"thread dir removed", "is missing", func(e *env) { must(e.t, os.RemoveAll(e.threadDir("T1"))) }},
+		{"thread dir recreated", "", func(e *env) {
 			must(e.t, os.RemoveAll(e.threadDir("T1")))
 			e.prepare("T1")
 		}},
-		{"thread dir renamed away and a new one prepared", func(e *env) {
+		{"thread dir renamed away and a new one prepared", "", func(e *env) {
 			d := e.threadDir("T1")
 			must(e.t, os.Rename(d, d+".moved"))
 			e.prepare("T1")
 		}},
-		{"scripts/ removed", func(e *env) { must(e.t, os.RemoveAll(e.scriptsDir("T1"))) }},
-		{"scripts/ replaced by a file", func(e *env) {
+		{"scripts/ removed", "", func(e *env) { must(e.t, os.RemoveAll(e.scriptsDir("T1"))) }},
+		{"scripts/ replaced by a file", "not a directory", func(e *env) {
 			must(e.t, os.RemoveAll(e.scriptsDir("T1")))
 			must(e.t, os.WriteFile(e.scriptsDir("T1"), nil, 0o600))
 		}},
@@ -63,6 +69,12 @@ func TestOpenThreadIsRecheckedEveryOperation(t *testing.T) {
 			}
 			c.change(e)
 			_, got := e.retain("T1", "call_2", py)
+			switch {
+			case c.refused == "" && got != nil:
+				t.Fatalf("retain after the change failed: %v", got)
+			case c.refused != "" && (got == nil || !strings.Contains(got.Error(), c.refused)):
+				t.Fatalf("retain after the change: %v; want a refusal saying %q", got, c.refused)
+			}
 			fresh, err := NewStore(e.runtime)
 			must(t, err)
 			defer fresh.Close()
