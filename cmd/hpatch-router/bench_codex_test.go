@@ -35,10 +35,9 @@ var codexCallCases = []codexCallCase{
 // through tools.exec_command in Codex's default read-only sandbox, and
 // returns the wall time of each call, taken in the JavaScript around the
 // await (Codex's own wall_time_seconds counts only the wait for output,
-// a few µs). The
-// router, the helper and the worker are the ones this tree builds; the
-// first model call (a shell call) prepares the thread's runtime the way a
-// real session's first call does. Interleaving puts a changing machine
+// a few µs). The router, the helper and the worker are the ones this tree
+// builds; the first model call (a shell call) prepares the thread's
+// runtime the way a real session's first call does. Interleaving puts a changing machine
 // load on every case alike; the paired ratio divides the two commands of
 // one round. scripts/bench-worker.sh measures the same commands outside
 // Codex, against a bare `bash -c`.
