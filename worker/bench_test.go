@@ -23,10 +23,11 @@ import (
 // Codex command pays for them, run interleaved — every iteration runs
 // every case once, and alternate iterations swap the two builds within
 // each worker case — so a changing machine load hits all cases alike and
-// neither build always runs in the other's wake. It prints one table (median and quartiles of the wall
-// time, median CPU time, ratios against the plain tools, where `shell bash
-// 'echo hi'` spends its time and its floor, two Go images that do nothing)
-// and reports the headline ratios as metrics.
+// neither build always runs in the other's wake. It prints one table
+// (median and quartiles of the wall time, median CPU time, ratios against
+// the plain tools, where `shell bash 'echo hi'` spends its time and its
+// floor, two Go images that do nothing) and reports the headline ratios
+// as metrics.
 //
 // With HPATCH_BENCH_BASE_ROUTER and HPATCH_BENCH_BASE_HELPER (binaries
 // built from another commit; scripts/bench-worker.sh --base REV builds
@@ -268,16 +269,6 @@ func find(cs []*benchCase, name string) *benchCase {
 
 func median(v []float64) float64 { return testenv.Quantile(v, 0.5) }
 
-// paired is the per-iteration ratio num/den: both ran in the same
-// iteration, so its quartiles show the spread a shared load leaves.
-func paired(num, den *benchCase) []float64 {
-	r := make([]float64, len(num.wall))
-	for i := range r {
-		r[i] = num.wall[i] / den.wall[i]
-	}
-	return r
-}
-
 func printTable(cs []*benchCase, builds []benchBuild) {
 	fmt.Printf("\n%d interleaved iterations; wall ms: median [p25 p75]; cpu ms: median (user+sys)\n", len(cs[0].wall))
 	for _, c := range cs {
@@ -290,7 +281,7 @@ func printTable(cs []*benchCase, builds []benchBuild) {
 			if num == nil || den == nil {
 				continue
 			}
-			p := paired(num, den)
+			p := testenv.Paired(num.wall, den.wall)
 			fmt.Printf("  %-28s / %-22s %5.2fx  (%5.2fx [%5.2f %5.2f])\n", num.name, den.name,
 				median(num.wall)/median(den.wall), median(p), testenv.Quantile(p, 0.25), testenv.Quantile(p, 0.75))
 		}

@@ -80,10 +80,7 @@ func BenchmarkCodexCallWall(b *testing.B) {
 			continue
 		}
 		num, den := wall[c.name], wall[c.baseline]
-		paired := make([]float64, len(num))
-		for i := range paired {
-			paired[i] = num[i] / den[i]
-		}
+		paired := testenv.Paired(num, den)
 		ratio := mean(num) / mean(den)
 		fmt.Printf("  %-18s / %-12s %5.2fx  (%5.2fx [%5.2f %5.2f])  %+.2f ms\n", c.name, c.baseline, ratio,
 			testenv.Quantile(paired, 0.5), testenv.Quantile(paired, 0.25), testenv.Quantile(paired, 0.75),

@@ -13,3 +13,15 @@ func Quantile(v []float64, q float64) float64 {
 	slices.Sort(s)
 	return s[int(q*float64(len(s)-1)+0.5)]
 }
+
+// Paired is the ratio num[i]/den[i] of each pair of measurements taken in
+// the same iteration of an interleaved benchmark, so its quantiles show
+// the spread a shared machine load leaves. num and den have one value per
+// iteration.
+func Paired(num, den []float64) []float64 {
+	r := make([]float64, len(num))
+	for i := range r {
+		r[i] = num[i] / den[i]
+	}
+	return r
+}

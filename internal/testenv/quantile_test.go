@@ -25,3 +25,16 @@ func TestQuantile(t *testing.T) {
 		t.Errorf("Quantile sorted its argument: %v", v)
 	}
 }
+
+func TestPaired(t *testing.T) {
+	got := Paired([]float64{2, 9, 5}, []float64{1, 3, 10})
+	want := []float64{2, 3, 0.5}
+	if len(got) != len(want) {
+		t.Fatalf("Paired gave %d ratios, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("Paired()[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+}
