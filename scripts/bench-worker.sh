@@ -6,7 +6,9 @@
 #   shell python3 BODY          vs  python3 -c BODY
 # and where `shell bash 'echo hi'` spends its time (helper, router binary
 # start, the rest), next to its floor: two static Go images that do
-# nothing (one execs the other, as the helper execs the router binary).
+# nothing (one execs the other, as the helper execs the router binary),
+# and the same call with a worker-only image as the launcher: what a second
+# shipped image would buy (not shipped: REQ ¶17 execs the router binary).
 # Every iteration runs every case once, interleaved, so a changing machine
 # load hits all of them alike; with --base, alternate iterations swap the
 # two builds within each case, so neither always runs in the other's wake.

@@ -4,6 +4,7 @@ package worker_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -106,6 +107,57 @@ func buildFloor(b *testing.B) string {
 		b.Fatal(err)
 	}
 	if err := testenv.Build(out, src); err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// workerImageSource is what a second shipped image would be: the worker
+// alone (no proxy, TLS, translator or operator tools), with the inspect
+// child it starts for outlines. It is never shipped — REQ ¶17 has the
+// helper exec the router binary and DESIGN §6 installs hpatch-router and
+// shell only; the bench builds it to show what that design change would
+// buy, next to the floor.
+const workerImageSource = `package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"hpatch-router/worker"
+	"hpatch-router/worker/inspect"
+)
+
+func main() {
+	if filepath.Base(os.Args[0]) == inspect.ChildArg0 {
+		os.Exit(inspect.ChildMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(worker.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+`
+
+// buildWorkerImage builds workerImageSource as a package of this module
+// that exists only in a go build -overlay (so it can import the worker
+// without a main package in the tree that nothing ships).
+func buildWorkerImage(b *testing.B) string {
+	dir := b.TempDir()
+	module, err := filepath.Abs("..") // this file is in <module>/worker
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, overlay, out := filepath.Join(dir, "main.go"), filepath.Join(dir, "overlay.json"), filepath.Join(dir, "worker-image")
+	virtual := filepath.Join(module, "worker", "internal", "benchworkerimage", "main.go")
+	ov, err := json.Marshal(map[string]map[string]string{"Replace": {virtual: src}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte(workerImageSource), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(overlay, ov, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := testenv.Build(out, "hpatch-router/worker/internal/benchworkerimage", "-overlay="+overlay); err != nil {
 		b.Fatal(err)
 	}
 	return out
@@ -225,6 +277,8 @@ func (e *benchEnv) cases(b *testing.B, builds []benchBuild) (cases, swapped []*b
 			return add("shell python3"+bl.label, bl.helper, env.run, 0, "shell", "python3", benchPy)
 		})
 	}
+	add(secondImage, built.helper, e.runtimeFor(b, buildWorkerImage(b)), 0, "shell", "bash", "echo hi")
+	swapped = append(swapped, cases[len(cases)-1])
 	kind(func(bl benchBuild, env envs) *benchCase {
 		return add("helper alone"+bl.label, bl.helper, env.noRuntime, 127, "shell", "bash", "echo hi")
 	})
@@ -233,6 +287,10 @@ func (e *benchEnv) cases(b *testing.B, builds []benchBuild) (cases, swapped []*b
 	})
 	return cases, swapped
 }
+
+// secondImage is the case that runs `shell bash 'echo hi'` with the worker
+// image (workerImageSource) as the launcher.
+const secondImage = "shell 'echo hi' (worker image)"
 
 func (c *benchCase) once(b *testing.B, e *benchEnv) {
 	cmd := exec.Command(c.path, c.args[1:]...)
@@ -272,7 +330,7 @@ func median(v []float64) float64 { return testenv.Quantile(v, 0.5) }
 func printTable(cs []*benchCase, builds []benchBuild) {
 	fmt.Printf("\n%d interleaved iterations; wall ms: median [p25 p75]; cpu ms: median (user+sys)\n", len(cs[0].wall))
 	for _, c := range cs {
-		fmt.Printf("  %-28s %7.2f [%6.2f %6.2f]  cpu %6.2f\n", c.name, median(c.wall), testenv.Quantile(c.wall, 0.25), testenv.Quantile(c.wall, 0.75), median(c.cpu))
+		fmt.Printf("  %-31s %7.2f [%6.2f %6.2f]  cpu %6.2f\n", c.name, median(c.wall), testenv.Quantile(c.wall, 0.25), testenv.Quantile(c.wall, 0.75), median(c.cpu))
 	}
 	fmt.Printf("\nratios: median/median (paired per-iteration ratio: median [p25 p75])\n")
 	for _, r := range benchRatios {
@@ -301,4 +359,7 @@ func printTable(cs []*benchCase, builds []benchBuild) {
 	floor, bash := find(cs, "two Go images (floor)"), find(cs, "bash -c 'echo hi'")
 	fmt.Printf("  floor      two static Go images that do nothing: %5.2f ms = %4.2fx bash -c 'echo hi', before any check or work\n",
 		median(floor.wall), median(floor.wall)/median(bash.wall))
+	second := find(cs, secondImage)
+	fmt.Printf("  2nd image  the same call with a worker-only image as the launcher (not shipped): %5.2f ms = %4.2fx bash -c 'echo hi'\n",
+		median(second.wall), median(second.wall)/median(bash.wall))
 }
