@@ -258,16 +258,23 @@ func (e *benchEnv) cases(b *testing.B, builds []benchBuild) (cases, swapped []*b
 		noThread := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "CODEX_THREAD_ID=") })
 		per[i] = envs{env, noThread, append(slices.Clone(noThread), "CODEX_THREAD_ID=no-runtime-here")}
 	}
-	kind := func(f func(bl benchBuild, env envs) *benchCase) {
+	// kind adds one case per build, plus extra ones, as a group whose
+	// order the swapped iterations reverse.
+	kind := func(f func(bl benchBuild, env envs) *benchCase, extra ...func() *benchCase) {
 		var group []*benchCase
 		for i, bl := range builds {
 			group = append(group, f(bl, per[i]))
+		}
+		for _, x := range extra {
+			group = append(group, x())
 		}
 		slices.Reverse(group)
 		swapped = append(swapped, group...)
 	}
 	kind(func(bl benchBuild, env envs) *benchCase {
 		return add("shell 'echo hi'"+bl.label, bl.helper, env.run, 0, "shell", "bash", "echo hi")
+	}, func() *benchCase {
+		return add(secondImage, built.helper, e.runtimeFor(b, buildWorkerImage(b)), 0, "shell", "bash", "echo hi")
 	})
 	kind(func(bl benchBuild, env envs) *benchCase {
 		return add("shell 'hread 10k'"+bl.label, bl.helper, env.run, 0, "shell", "bash", "hread 10k.txt")
@@ -277,8 +284,6 @@ func (e *benchEnv) cases(b *testing.B, builds []benchBuild) (cases, swapped []*b
 			return add("shell python3"+bl.label, bl.helper, env.run, 0, "shell", "python3", benchPy)
 		})
 	}
-	add(secondImage, built.helper, e.runtimeFor(b, buildWorkerImage(b)), 0, "shell", "bash", "echo hi")
-	swapped = append(swapped, cases[len(cases)-1])
 	kind(func(bl benchBuild, env envs) *benchCase {
 		return add("helper alone"+bl.label, bl.helper, env.noRuntime, 127, "shell", "bash", "echo hi")
 	})
