@@ -51,6 +51,9 @@ type Store struct {
 	ttl       time.Duration
 	log       *slog.Logger
 	afterFunc func(time.Duration, func()) Timer
+	// openUnnamed opens an unnamed file in a directory descriptor
+	// (openUnnamedFile; tests make it refuse).
+	openUnnamed func(dirfd int) (int, error)
 
 	mu      sync.Mutex
 	closed  bool
@@ -63,13 +66,16 @@ type Store struct {
 // there. dir and scripts are open during an operation (threadLocked or
 // reopen until releaseLocked) and, for a recently used thread, between
 // operations (keepOpenLocked); dirInfo and scriptsInfo identify the
-// directories first opened.
+// directories first opened. scriptsFile is scripts/ opened through scripts
+// for unnamed files (linkUnnamedLocked), open only while scripts is.
 type threadStore struct {
 	thread         string
 	dir            *os.Root
 	dirInfo        fs.FileInfo
 	scripts        *os.Root
 	scriptsInfo    fs.FileInfo
+	scriptsFile    *os.File
+	noUnnamed      bool // the file system refused an unnamed file: use temporary names
 	createdScripts bool
 	used           bool // used since the last closeIdle sweep
 	owned          map[string]*artifact
@@ -79,7 +85,7 @@ type threadStore struct {
 // of the file it put in place, and its expiry timer. Inode numbers are
 // reused, so removal checks the digest as well as the identity.
 type artifact struct {
-	info  fs.FileInfo
+	id    fileID
 	sum   [sha256.Size]byte
 	timer Timer
 }
@@ -99,7 +105,8 @@ func NewStore(root string, opts ...Option) (*Store, error) {
 		afterFunc: func(d time.Duration, fn func()) Timer {
 			return time.AfterFunc(d, fn)
 		},
-		threads: map[string]*threadStore{},
+		threads:     map[string]*threadStore{},
+		openUnnamed: openUnnamedFile,
 	}
 	for _, o := range opts {
 		o(s)
@@ -144,14 +151,14 @@ func (s *Store) Retain(ctx context.Context, thread, id, content string) (string,
 	}
 	defer s.releaseLocked(ts)
 	ref := shebang.FormatRef(id)
-	info, err := createExclusive(ts.scripts, id, []byte(content))
+	fid, err := s.createLocked(ts, id, []byte(content))
 	if errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("%s already exists in this thread; not overwriting it: %w", ref, fs.ErrExist)
 	}
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", ref, err)
 	}
-	a := &artifact{info: info, sum: sha256.Sum256([]byte(content))}
+	a := &artifact{id: fid, sum: sha256.Sum256([]byte(content))}
 	a.timer = s.afterFunc(s.ttl, func() { s.expire(ts, id, a) })
 	ts.owned[id] = a
 	s.log.Info("retained script", "thread", thread, "ref", ref, "bytes", len(content))

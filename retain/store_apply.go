@@ -105,5 +105,5 @@ func (s *Store) trackLocked(ts *threadStore, id string, content []byte) {
 	if err != nil {
 		return
 	}
-	a.info, a.sum = fi, sha256.Sum256(content)
+	a.id, a.sum = idOf(fi), sha256.Sum256(content)
 }

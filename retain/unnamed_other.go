@@ -1,0 +1,16 @@
+//go:build !linux
+
+package retain
+
+import (
+	"errors"
+	"os"
+)
+
+// openUnnamedFile: unnamed files (O_TMPFILE) are Linux's; elsewhere every
+// retain takes the temporary-name path.
+func openUnnamedFile(int) (int, error) { return -1, errors.ErrUnsupported }
+
+func linkUnnamed(*os.File, func(int) (int, error), string, []byte) (fileID, error) {
+	return fileID{}, &noUnnamedError{op: "open an unnamed file", err: errors.ErrUnsupported}
+}
