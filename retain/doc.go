@@ -27,7 +27,11 @@
 // symlink), owned by the current user and not writable by group or others.
 // Each reopening or recheck checks that both names still lead to the
 // directories the store first opened; if not, it opens them anew with the
-// same checks, and expiry and Close leave changed storage alone.
+// same checks, and expiry and Close leave changed storage alone. RetainSeen
+// rechecks on what the worker runtime's two lstats found a moment before
+// in the same shell call (snapshot.ThreadSeen) instead of taking them
+// again, with the same checks; a look is for that one retain, and every
+// other operation looks itself.
 //
 // Retain writes the complete shell input to a new file (0600) before the
 // file has its artifact id and then links it in under that id, so the content is

@@ -125,6 +125,19 @@ func NewStore(root string, opts ...Option) (*Store, error) {
 // (never overwritten), content that is not UTF-8, too large, or itself a
 // sole `#!script=` reference.
 func (s *Store) Retain(ctx context.Context, thread, id, content string) (string, error) {
+	return s.RetainSeen(ctx, thread, id, content, snapshot.ThreadSeen{})
+}
+
+// RetainSeen is Retain given seen, what the worker runtime's two lstats of
+// thread's directory and its scripts/ found a moment before in the same
+// shell call (worker.Runtime.PrepareThreadSeen): a thread the store keeps
+// open is then checked on seen, with the checks its own two lstats would
+// get (a real directory of the current user that group and others cannot
+// write, and still the directory the store opened), instead of looking
+// again. A zero seen, or one of another thread, is no look: the store
+// looks itself. seen is for this retain only; every other operation looks
+// again.
+func (s *Store) RetainSeen(ctx context.Context, thread, id, content string, seen snapshot.ThreadSeen) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -143,9 +156,12 @@ func (s *Store) Retain(ctx context.Context, thread, id, content string) (string,
 	if _, ok := shebang.ScriptReference(content); ok {
 		return "", errors.New("a sole #!script= reference is not retained; retain the resolved body")
 	}
+	if seen.Thread != thread {
+		seen = snapshot.ThreadSeen{}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ts, err := s.threadLocked(thread, true)
+	ts, err := s.threadLocked(thread, true, seen)
 	if err != nil {
 		return "", err
 	}
@@ -183,7 +199,7 @@ func (s *Store) Resolve(ctx context.Context, thread, ref string) (string, error)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ts, err := s.threadLocked(thread, false)
+	ts, err := s.threadLocked(thread, false, snapshot.ThreadSeen{})
 	if err != nil {
 		return "", err
 	}
@@ -271,7 +287,7 @@ func (s *Store) expire(ts *threadStore, id string, a *artifact) {
 		return
 	}
 	defer s.releaseLocked(ts)
-	if err := s.openLocked(ts); err != nil {
+	if err := s.openLocked(ts, snapshot.ThreadSeen{}); err != nil {
 		s.log.Warn("thread storage changed; not expiring", "thread", ts.thread, "ref", shebang.FormatRef(id), "err", err)
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"hpatch-router/shebang"
+	"hpatch-router/worker/snapshot"
 )
 
 // Apply runs one hpatch edit against thread's retained scripts and returns
@@ -25,7 +26,7 @@ func (s *Store) Apply(ctx context.Context, thread, patch string) (string, error)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ts, err := s.threadLocked(thread, false)
+	ts, err := s.threadLocked(thread, false, snapshot.ThreadSeen{})
 	if err != nil {
 		return "", err
 	}

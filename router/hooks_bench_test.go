@@ -15,8 +15,9 @@ import (
 )
 
 // BenchmarkThreadHooks is what a response with one retained shell call
-// costs the router outside the proxy: the worker runtime's PrepareThread
-// and the store's Retain for the response's thread, on the runtime root
+// costs the router outside the proxy: the worker runtime's
+// PrepareThreadSeen and the store's RetainSeen for the response's thread,
+// given what the runtime saw as the router gives it, on the runtime root
 // serve would use (under $XDG_RUNTIME_DIR when set, else the temp dir:
 // set TMPDIR to compare file systems). thread=young is a few responses
 // old, as early in a conversation; thread=old has retained 10,000 scripts
@@ -79,13 +80,14 @@ func sweepCaches(buf []byte) {
 }
 
 // retainOne does what a response with one retained shell call does to its
-// thread: prepare the runtime, retain the script.
+// thread: prepare the runtime, retain the script with what the runtime saw.
 func retainOne(b *testing.B, ctx context.Context, rt *worker.Runtime, store *retain.Store, thread, id string) {
 	const script = "#!python3\nimport sys\nfor i in range(3):\n    print(i, file=sys.stderr)\n"
-	if err := rt.PrepareThread(ctx, thread); err != nil {
+	seen, err := rt.PrepareThreadSeen(ctx, thread)
+	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := store.Retain(ctx, thread, id, script); err != nil {
+	if _, err := store.RetainSeen(ctx, thread, id, script, seen); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"hpatch-router/shebang"
+	"hpatch-router/worker/snapshot"
 )
 
 // rewriteSession holds what one upstream response's rewrite needs: the
@@ -175,8 +176,9 @@ func (s *rewriteSession) translateShell(callID, input string, ev *CallEvent) str
 	if err != nil {
 		return s.reject(ev, "translate", err, true)
 	}
+	var seen snapshot.ThreadSeen // the runtime's look at the thread, for this call's retain only
 	if plan.Kind == shebang.KindWorker || plan.Kind == shebang.KindTemplate {
-		if err := s.prepareRuntime(); err != nil {
+		if seen, err = s.prepareRuntime(); err != nil {
 			return s.reject(ev, "runtime", err, false)
 		}
 	}
@@ -186,7 +188,7 @@ func (s *rewriteSession) translateShell(callID, input string, ev *CallEvent) str
 	s.rt.metrics.shellCall(string(plan.Kind), plan.Interpreter, len(plan.Warnings))
 	var ret shebang.Retention
 	if plan.Retainable && s.rt.cfg.scripts != nil && s.thread != "" && callID != "" {
-		ref, err := s.rt.cfg.scripts.Retain(s.ctx, s.thread, callID, content)
+		ref, err := s.rt.cfg.scripts.RetainSeen(s.ctx, s.thread, callID, content, seen)
 		if err == nil {
 			ret = shebang.Retention{Retained: true, ScriptRef: ref}
 		} else {
@@ -228,21 +230,24 @@ func (s *rewriteSession) resolve(id string) (string, error) {
 	return s.rt.cfg.scripts.Resolve(s.ctx, s.thread, shebang.FormatRef(id))
 }
 
-// prepareRuntime calls Runtime.PrepareThread once per response, before the
-// first carrier that runs the worker.
-func (s *rewriteSession) prepareRuntime() error {
+// prepareRuntime calls Runtime.PrepareThreadSeen once per response, before
+// the first carrier that runs the worker, and returns what it saw of the
+// thread's storage to that call alone: a later call of the response gets
+// the zero ThreadSeen, so its retain looks again.
+func (s *rewriteSession) prepareRuntime() (snapshot.ThreadSeen, error) {
 	if s.prepared {
-		return s.prepErr
+		return snapshot.ThreadSeen{}, s.prepErr
 	}
 	s.prepared = true
 	if s.rt.cfg.runtime == nil || s.thread == "" {
-		return nil
+		return snapshot.ThreadSeen{}, nil
 	}
-	if err := s.rt.cfg.runtime.PrepareThread(s.ctx, s.thread); err != nil {
+	seen, err := s.rt.cfg.runtime.PrepareThreadSeen(s.ctx, s.thread)
+	if err != nil {
 		s.rt.log.Error("cannot prepare the thread runtime", "err", err)
 		s.prepErr = fmt.Errorf("the router could not prepare this thread's runtime: %w", err)
 	}
-	return s.prepErr
+	return seen, s.prepErr
 }
 
 // hpatchCarrier applies one hpatch edit and returns a carrier that only

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"hpatch-router/shebang"
+	"hpatch-router/worker/snapshot"
 )
 
 // fakeTranslator pins carrier text so rewrite tests do not depend on the
@@ -66,11 +67,13 @@ type fakeScripts struct {
 	retained map[string]string // thread/id → content
 	applied  []string
 	failRet  bool
+	seen     []snapshot.ThreadSeen // what each retain was given
 }
 
 func newFakeScripts() *fakeScripts { return &fakeScripts{retained: map[string]string{}} }
 
-func (f *fakeScripts) Retain(_ ctxT, thread, id, content string) (string, error) {
+func (f *fakeScripts) RetainSeen(_ ctxT, thread, id, content string, seen snapshot.ThreadSeen) (string, error) {
+	f.seen = append(f.seen, seen)
 	if f.failRet {
 		return "", errors.New("no")
 	}
@@ -94,15 +97,19 @@ func (f *fakeScripts) Apply(_ ctxT, thread, patch string) (string, error) {
 	return "1:abcd edited", nil
 }
 
-// fakeRuntime counts PrepareThread calls.
+// fakeRuntime counts PrepareThreadSeen calls; each returns seen with
+// the thread set.
 type fakeRuntime struct {
 	calls []string
 	err   error
+	seen  snapshot.ThreadSeen
 }
 
-func (f *fakeRuntime) PrepareThread(_ ctxT, thread string) error {
+func (f *fakeRuntime) PrepareThreadSeen(_ ctxT, thread string) (snapshot.ThreadSeen, error) {
 	f.calls = append(f.calls, thread)
-	return f.err
+	seen := f.seen
+	seen.Thread = thread
+	return seen, f.err
 }
 
 // stream builds an upstream SSE body shaped like the Responses API (and

@@ -1,10 +1,13 @@
 package router
 
 import (
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"hpatch-router/worker/snapshot"
 )
 
 const pyInput = "#!python3\nimport sys\nprint(sys.argv)\n"
@@ -358,7 +361,11 @@ func TestSSERewriteExecAnnotation(t *testing.T) {
 }
 
 func TestSSERewriteHooks(t *testing.T) {
-	rtm := &fakeRuntime{}
+	dirInfo, err := os.Lstat(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rtm := &fakeRuntime{seen: snapshot.ThreadSeen{Dir: dirInfo, Scripts: dirInfo}}
 	scripts := newFakeScripts()
 	rt := newTestRouter(t, WithRuntime(rtm), WithScripts(scripts))
 	s := &stream{}
@@ -374,6 +381,16 @@ func TestSSERewriteHooks(t *testing.T) {
 	}
 	if scripts.retained["thread-9/call_1"] != pyInput || scripts.retained["thread-9/call_3"] != pyInput {
 		t.Fatalf("retained %v", scripts.retained)
+	}
+	// What the runtime saw goes to the retain of the call that prepared
+	// the runtime, and to no later one: those look again.
+	if len(scripts.seen) != 3 || scripts.seen[0].Thread != "thread-9" || scripts.seen[0].Dir != dirInfo {
+		t.Fatalf("the first retain was given %+v, want the runtime's look at thread-9", scripts.seen)
+	}
+	for i, seen := range scripts.seen[1:] {
+		if seen != (snapshot.ThreadSeen{}) {
+			t.Fatalf("retain %d of the response was given the runtime's earlier look %+v, want none", i+2, seen)
+		}
 	}
 	rerun := eventsOf(evs, "response.custom_tool_call_input.done", "ctc_3")[0].data["input"]
 	if rerun != "carrier(rerun|"+pyInput+"|true|@shell/call_3)" {

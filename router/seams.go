@@ -5,6 +5,7 @@ import (
 	"net"
 
 	"hpatch-router/shebang"
+	"hpatch-router/worker/snapshot"
 )
 
 // The seams through which the router calls what other packages own: the
@@ -13,18 +14,22 @@ import (
 // the real ones in New; tests replace them with fakes.
 
 // Runtime prepares the per-thread runtime directory that the `shell` helper
-// resolves (package worker implements it). The router calls PrepareThread
-// before it emits the first worker carrier of a response for that thread.
+// resolves (package worker implements it). The router calls
+// PrepareThreadSeen before it emits the first worker carrier of a response
+// for that thread; what it saw of the thread's storage (zero when it did
+// not recheck a held directory) goes to the retain of that same call only.
 type Runtime interface {
-	PrepareThread(ctx context.Context, thread string) error
+	PrepareThreadSeen(ctx context.Context, thread string) (snapshot.ThreadSeen, error)
 }
 
 // Scripts is the retained-script store (package retain implements it).
 type Scripts interface {
-	// Retain stores content as artifact id of thread and returns its
-	// reference "@shell/<id>". Any error means retained:false; execution of
-	// the call is not changed by it.
-	Retain(ctx context.Context, thread, id, content string) (ref string, err error)
+	// RetainSeen stores content as artifact id of thread and returns its
+	// reference "@shell/<id>", checking seen (the runtime's look at the
+	// thread's storage in the same call, or zero) instead of looking
+	// again. Any error means retained:false; execution of the call is not
+	// changed by it.
+	RetainSeen(ctx context.Context, thread, id, content string, seen snapshot.ThreadSeen) (ref string, err error)
 	// Resolve returns the current content of a "@shell/<id>" reference.
 	Resolve(ctx context.Context, thread, ref string) (content string, err error)
 	// Apply runs one hpatch edit text against the thread's retained scripts

@@ -34,6 +34,9 @@
 // it checks only that, with two lstats; it holds the directories of the
 // 16 threads it verified last open (until Close), so the lstat of their
 // scripts/ does not open and close the directory on the way.
+// PrepareThreadSeen, which the router calls, also returns what those two
+// lstats of a held thread found (snapshot.ThreadSeen), so the retain of
+// the same shell call checks them instead of taking them again.
 // Close removes what the runtime created; NewRuntime first reclaims
 // snapshots of this user whose router is gone and the thread directories
 // that link to them.

@@ -229,21 +229,39 @@ func (rt *Runtime) checkOwned(name string, fi fs.FileInfo) error {
 // A thread directory verified earlier and unchanged since (stillVerified)
 // costs two lstats.
 func (rt *Runtime) PrepareThread(ctx context.Context, thread string) error {
+	_, err := rt.PrepareThreadSeen(ctx, thread)
+	return err
+}
+
+// PrepareThreadSeen is PrepareThread that also returns what its two lstats
+// found when it rechecked a thread verified earlier through the directory
+// it holds (the zero ThreadSeen otherwise), for the retained-script
+// store's retain of the same shell call (retain.Store.RetainSeen).
+func (rt *Runtime) PrepareThreadSeen(ctx context.Context, thread string) (snapshot.ThreadSeen, error) {
 	if err := ident.Thread(thread); err != nil {
-		return err
+		return snapshot.ThreadSeen{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return snapshot.ThreadSeen{}, err
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.closed {
-		return errors.New("runtime is closed")
+		return snapshot.ThreadSeen{}, errors.New("runtime is closed")
 	}
 	name := snapshot.ThreadDirName(thread)
-	if rt.stillVerified(name) {
-		return nil
+	if seen, ok := rt.stillVerified(name); ok {
+		if seen.Dir != nil {
+			seen.Thread = thread
+		}
+		return seen, nil
 	}
+	return snapshot.ThreadSeen{}, rt.verifyLocked(name)
+}
+
+// verifyLocked creates or verifies the thread directory name in full and
+// records what it verified. rt.mu must be held.
+func (rt *Runtime) verifyLocked(name string) error {
 	start := rt.now()
 	id, err := rt.ensureDir(name)
 	if err != nil {

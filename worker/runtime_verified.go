@@ -3,6 +3,7 @@
 package worker
 
 import (
+	"io/fs"
 	"os"
 	"slices"
 	"syscall"
@@ -62,21 +63,21 @@ func (s dirStatus) checked() dirStatus {
 }
 
 // status returns the status of name below dir, without following a final
-// link.
-func status(dir *os.Root, name string) (dirStatus, bool) {
+// link, and the FileInfo it came from.
+func status(dir *os.Root, name string) (dirStatus, fs.FileInfo, bool) {
 	fi, err := dir.Lstat(name)
 	if err != nil {
-		return dirStatus{}, false
+		return dirStatus{}, nil, false
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return dirStatus{}, false
+		return dirStatus{}, nil, false
 	}
 	return dirStatus{
 		dev: uint64(st.Dev), ino: st.Ino, nlink: uint64(st.Nlink),
 		mode: st.Mode, uid: st.Uid, gid: st.Gid,
 		ctime: st.Ctim, mtime: st.Mtim,
-	}, true
+	}, fi, true
 }
 
 // settledBefore reports whether the last change of the directory was more
@@ -96,11 +97,11 @@ func (s dirStatus) settledBefore(start time.Time) bool {
 // then any later change shows in its status.
 func (rt *Runtime) verified(name string, id fileID, start time.Time) verifiedThread {
 	v := verifiedThread{id: id}
-	dir, ok := status(rt.dir, name)
+	dir, _, ok := status(rt.dir, name)
 	if !ok || (fileID{dir.dev, dir.ino}) != id {
 		return v
 	}
-	scripts, ok := status(rt.dir, name+"/"+snapshot.ScriptsDirName)
+	scripts, _, ok := status(rt.dir, name+"/"+snapshot.ScriptsDirName)
 	if !ok {
 		return v
 	}
@@ -154,20 +155,25 @@ func (rt *Runtime) holdLocked(name string, id fileID) *os.Root {
 // re-moded or re-owned directory, or one whose entries changed, is
 // verified in full. The name is looked up first: a held directory is used
 // only while the name still leads to it (same identity and change time).
-func (rt *Runtime) stillVerified(name string) bool {
+// When scripts/ was looked up in the held directory, it also returns what
+// the two lstats found (the Thread field left for the caller): the name
+// and, in the very directory the name led to, scripts/.
+func (rt *Runtime) stillVerified(name string) (snapshot.ThreadSeen, bool) {
 	v, ok := rt.threads[name]
 	if !ok || !v.settled {
-		return false
+		return snapshot.ThreadSeen{}, false
 	}
-	dir, ok := status(rt.dir, name)
+	dir, dirInfo, ok := status(rt.dir, name)
 	if !ok || dir != v.dir {
-		return false
+		return snapshot.ThreadSeen{}, false
 	}
-	var scripts dirStatus
-	if v.held != nil {
-		scripts, ok = status(v.held, snapshot.ScriptsDirName)
-	} else {
-		scripts, ok = status(rt.dir, name+"/"+snapshot.ScriptsDirName)
+	if v.held == nil {
+		scripts, _, ok := status(rt.dir, name+"/"+snapshot.ScriptsDirName)
+		return snapshot.ThreadSeen{}, ok && scripts.checked() == v.scripts
 	}
-	return ok && scripts.checked() == v.scripts
+	scripts, scriptsInfo, ok := status(v.held, snapshot.ScriptsDirName)
+	if !ok || scripts.checked() != v.scripts {
+		return snapshot.ThreadSeen{}, false
+	}
+	return snapshot.ThreadSeen{Dir: dirInfo, Scripts: scriptsInfo}, true
 }

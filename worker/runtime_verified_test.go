@@ -230,3 +230,43 @@ func descriptorsBelow(t *testing.T, dir string) int {
 	}
 	return n
 }
+
+// PrepareThreadSeen hands over what its two lstats found only when it
+// rechecked a thread through the directory it holds: then scripts/ was
+// looked up in the very directory the name led to. A full verification,
+// a thread no longer held, and a refused change hand over nothing.
+func TestPrepareThreadSeenOnlyFromTheHeldCheck(t *testing.T) {
+	root, rt := settledRuntime(t)
+	ctx := context.Background()
+	seen := func(thread string) snapshot.ThreadSeen {
+		t.Helper()
+		s, err := rt.PrepareThreadSeen(ctx, thread)
+		must(t, err)
+		return s
+	}
+	if s := seen("t"); s != (snapshot.ThreadSeen{}) {
+		t.Fatalf("a full verification handed over %+v, want no look", s)
+	}
+	s := seen("t")
+	dir := filepath.Join(root, snapshot.ThreadDirName("t"))
+	dirInfo, err := os.Lstat(dir)
+	must(t, err)
+	scriptsInfo, err := os.Lstat(filepath.Join(dir, "scripts"))
+	must(t, err)
+	if s.Thread != "t" || s.Dir == nil || s.Scripts == nil || !os.SameFile(s.Dir, dirInfo) || !os.SameFile(s.Scripts, scriptsInfo) ||
+		s.Dir.Mode() != dirInfo.Mode() || s.Scripts.Mode() != scriptsInfo.Mode() {
+		t.Fatalf("the held check handed over %+v, want the lstats of %s and its scripts/", s, dir)
+	}
+	for i := range 20 { // t is no longer among the 16 held
+		seen("u" + strconv.Itoa(i))
+		seen("u" + strconv.Itoa(i))
+	}
+	if s := seen("t"); s != (snapshot.ThreadSeen{}) {
+		t.Fatalf("a thread checked by path handed over %+v, want no look", s)
+	}
+	nextTick(t, filepath.Join(root, snapshot.ThreadDirName("u19")))
+	must(t, os.Chmod(filepath.Join(root, snapshot.ThreadDirName("u19"), "scripts"), 0o777))
+	if s, err := rt.PrepareThreadSeen(ctx, "u19"); err == nil || s != (snapshot.ThreadSeen{}) {
+		t.Fatalf("after scripts/ was made writable by others: %+v, %v; want a refusal and no look", s, err)
+	}
+}
