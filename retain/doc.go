@@ -34,19 +34,19 @@
 // other operation looks itself.
 //
 // Retain writes the complete shell input to a new file (0600) before the
-// file has its artifact id and then links it in under that id, so the content is
-// complete when the name appears and an existing name is never replaced
-// (a link fails on any existing entry). On Linux the file is unnamed
-// (O_TMPFILE), opened as "." through a descriptor of scripts/ that the
-// scripts Root itself opened, and linked by its /proc/self/fd name into
-// that descriptor under the id, a single component ident.Artifact
-// accepted: both ends are the verified directory, so the confinement is
-// the Roots'. Where the file system refuses unnamed files the store
-// writes a temporary file (.hpatch-tmp-…) through the Root instead,
-// hard-links it and removes the temporary name. Artifacts expire
-// after the TTL (one hour by default, counted from retention; edits do not
-// extend it). Close stops every timer and removes the files the store
-// wrote, and scripts/ when it created it.
+// file has its artifact id and then links it in under that id, so the
+// content is complete when the name appears and an existing name is never
+// replaced (a link fails on any existing entry). On Linux the file is
+// unnamed (O_TMPFILE), opened as "." through a descriptor of scripts/ that
+// the scripts Root itself opened, and linked by its descriptor (or, where
+// the kernel refuses that, by its /proc/self/fd name) into that directory
+// descriptor under the id, a single component ident.Artifact accepted: both
+// ends are the verified directory, so the confinement is the Roots'. Where
+// the file system refuses unnamed files the store writes a temporary file
+// (.hpatch-tmp-…) through the Root instead, hard-links it and removes the
+// temporary name. Artifacts expire after the TTL (one hour by default,
+// counted from retention; edits do not extend it). Close stops every timer
+// and removes the files the store wrote, and scripts/ when it created it.
 //
 // References are shebang.ParseRef's: "@shell/" followed by an artifact id
 // ident.Artifact accepts. They select regular, single-link, UTF-8 files

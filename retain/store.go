@@ -51,9 +51,7 @@ type Store struct {
 	ttl       time.Duration
 	log       *slog.Logger
 	afterFunc func(time.Duration, func()) Timer
-	// openUnnamed opens an unnamed file in a directory descriptor
-	// (openUnnamedFile; tests make it refuse).
-	openUnnamed func(dirfd int) (int, error)
+	unnamed   unnamedCalls
 
 	mu      sync.Mutex
 	closed  bool
@@ -105,8 +103,8 @@ func NewStore(root string, opts ...Option) (*Store, error) {
 		afterFunc: func(d time.Duration, fn func()) Timer {
 			return time.AfterFunc(d, fn)
 		},
-		threads:     map[string]*threadStore{},
-		openUnnamed: openUnnamedFile,
+		threads: map[string]*threadStore{},
+		unnamed: unnamedCalls{open: openUnnamedFile, linkFD: linkByDescriptor},
 	}
 	for _, o := range opts {
 		o(s)

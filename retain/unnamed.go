@@ -25,6 +25,16 @@ type noUnnamedError struct {
 func (e *noUnnamedError) Error() string { return fmt.Sprintf("%s: %v", e.op, e.err) }
 func (e *noUnnamedError) Unwrap() error { return e.err }
 
+// unnamedCalls are the system calls of unnamed files that tests replace:
+// open opens one in a directory (openUnnamedFile), linkFD links one in by
+// its descriptor (linkByDescriptor). noLinkFD records that the kernel
+// refused linkFD, so the store links through /proc from then on.
+type unnamedCalls struct {
+	open     func(dirfd int) (int, error)
+	linkFD   func(fd, dirfd int, name string) error
+	noLinkFD bool
+}
+
 // fileID identifies a file by device and inode, as os.SameFile does on
 // Unix; the unnamed way takes it from the descriptor it wrote.
 type fileID struct{ dev, ino uint64 }
@@ -66,7 +76,7 @@ func (s *Store) linkUnnamedLocked(ts *threadStore, name string, data []byte) (fi
 		}
 		ts.scriptsFile = f
 	}
-	return linkUnnamed(ts.scriptsFile, s.openUnnamed, name, data)
+	return linkUnnamed(ts.scriptsFile, &s.unnamed, name, data)
 }
 
 // sameFile reports whether fi is the file id identifies.

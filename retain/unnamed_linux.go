@@ -32,34 +32,29 @@ func unnamedRefused(err error) bool {
 	return false
 }
 
-// linkUnnamed writes data to a new unnamed file in dir (open opens it,
-// openUnnamedFile outside tests) and links it into dir as name, which
-// must be a single component: the content is complete before the name
-// appears, and an existing name is never replaced (the link fails with
-// EEXIST). It returns the file's identity, taken from the descriptor
-// before the link, so it is the file written whatever the name holds
-// later. A refusal (unnamedRefused) leaves nothing behind: the unnamed
-// file is gone when its descriptor closes.
-//
-// The link goes through /proc/self/fd/N with AT_SYMLINK_FOLLOW, which any
-// process may use for its own descriptor (linking by the descriptor
-// itself, AT_EMPTY_PATH, needs CAP_DAC_READ_SEARCH).
-func linkUnnamed(dir *os.File, open func(dirfd int) (int, error), name string, data []byte) (fileID, error) {
+// linkUnnamed writes data to a new unnamed file in dir and links it into
+// dir as name, which must be a single component: the content is complete
+// before the name appears, and an existing name is never replaced (the
+// link fails with EEXIST). It returns the file's identity, taken from the
+// descriptor before the link, so it is the file written whatever the name
+// holds later. A refusal (unnamedRefused) leaves nothing behind: the
+// unnamed file is gone when its descriptor closes.
+func linkUnnamed(dir *os.File, calls *unnamedCalls, name string, data []byte) (fileID, error) {
 	rc, err := dir.SyscallConn()
 	if err != nil {
 		return fileID{}, err
 	}
 	var id fileID
 	var linkErr error
-	err = rc.Control(func(dirfd uintptr) { id, linkErr = linkUnnamedAt(int(dirfd), open, name, data) })
+	err = rc.Control(func(dirfd uintptr) { id, linkErr = linkUnnamedAt(int(dirfd), calls, name, data) })
 	if err == nil {
 		err = linkErr
 	}
 	return id, err
 }
 
-func linkUnnamedAt(dirfd int, open func(int) (int, error), name string, data []byte) (fileID, error) {
-	fd, err := open(dirfd)
+func linkUnnamedAt(dirfd int, calls *unnamedCalls, name string, data []byte) (fileID, error) {
+	fd, err := calls.open(dirfd)
 	if err != nil {
 		return fileID{}, unnamedError("open an unnamed file", err)
 	}
@@ -71,11 +66,38 @@ func linkUnnamedAt(dirfd int, open func(int) (int, error), name string, data []b
 	if err := unix.Fstat(fd, &st); err != nil {
 		return fileID{}, err
 	}
-	err = unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), dirfd, name, unix.AT_SYMLINK_FOLLOW)
-	if err != nil {
+	if err := linkIn(fd, dirfd, name, calls); err != nil {
 		return fileID{}, unnamedError("link", err)
 	}
 	return fileID{dev: uint64(st.Dev), ino: st.Ino}, nil
+}
+
+// linkIn links the unnamed file fd into dirfd as name: by the descriptor
+// itself (linkByDescriptor), or through /proc/self/fd/N with
+// AT_SYMLINK_FOLLOW, which any process may use for its own descriptors,
+// once the kernel refused the first way. A refusal is ENOENT, which a
+// removed directory also gives, so it is remembered only when the /proc
+// way then works.
+func linkIn(fd, dirfd int, name string, calls *unnamedCalls) error {
+	if !calls.noLinkFD {
+		err := calls.linkFD(fd, dirfd, name)
+		if !errors.Is(err, unix.ENOENT) {
+			return err
+		}
+	}
+	err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), dirfd, name, unix.AT_SYMLINK_FOLLOW)
+	if err == nil {
+		calls.noLinkFD = true
+	}
+	return err
+}
+
+// linkByDescriptor links the unnamed file fd into dirfd as name by the
+// descriptor (AT_EMPTY_PATH), one path lookup fewer than through /proc.
+// Linux allows it since 6.10 for a file the caller opened itself, and
+// before only with CAP_DAC_READ_SEARCH: without, it fails with ENOENT.
+func linkByDescriptor(fd, dirfd int, name string) error {
+	return unix.Linkat(fd, "", dirfd, name, unix.AT_EMPTY_PATH)
 }
 
 // unnamedError marks a refusal (unnamedRefused) as errNoUnnamed and

@@ -11,6 +11,8 @@ import (
 // retain takes the temporary-name path.
 func openUnnamedFile(int) (int, error) { return -1, errors.ErrUnsupported }
 
-func linkUnnamed(*os.File, func(int) (int, error), string, []byte) (fileID, error) {
+func linkByDescriptor(int, int, string) error { return errors.ErrUnsupported }
+
+func linkUnnamed(*os.File, *unnamedCalls, string, []byte) (fileID, error) {
 	return fileID{}, &noUnnamedError{op: "open an unnamed file", err: errors.ErrUnsupported}
 }

@@ -6,22 +6,36 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 )
 
-// retainWays are the two ways a script is written: as an unnamed file
-// linked in (Linux, on a file system with O_TMPFILE) and through a
+// retainWays are the ways a script is written: as an unnamed file (Linux,
+// on a file system with O_TMPFILE) linked in by its descriptor, or through
+// /proc where the kernel refuses that (forced here), and through a
 // temporary name, which a store falls back to when the file system
 // refuses unnamed files (forced here by a refusing open).
 var retainWays = []struct {
 	name      string
 	temporary bool
-}{{"unnamed", false}, {"temporary-name", true}}
+	force     func(e *env)
+}{
+	{"unnamed", false, func(*env) {}},
+	{"unnamed-through-proc", false, (*env).refuseLinkByDescriptor},
+	{"temporary-name", true, (*env).useTemporaryNames},
+}
 
 // useTemporaryNames makes e's store meet a file system without unnamed
 // files.
 func (e *env) useTemporaryNames() {
-	e.store.openUnnamed = func(int) (int, error) { return -1, errors.ErrUnsupported }
+	e.store.unnamed.open = func(int) (int, error) { return -1, errors.ErrUnsupported }
+}
+
+// refuseLinkByDescriptor makes e's store meet a kernel older than 6.10,
+// which refuses to link a file by its descriptor without
+// CAP_DAC_READ_SEARCH.
+func (e *env) refuseLinkByDescriptor() {
+	e.store.unnamed.linkFD = func(int, int, string) error { return syscall.ENOENT }
 }
 
 // TestRetainWays: both ways store the exact input as a private file with
@@ -34,9 +48,7 @@ func TestRetainWays(t *testing.T) {
 		t.Run(way.name, func(t *testing.T) {
 			newWayEnv := func(t *testing.T) *env {
 				e := newEnv(t, "T1")
-				if way.temporary {
-					e.useTemporaryNames()
-				}
+				way.force(e)
 				return e
 			}
 			t.Run("exact input", func(t *testing.T) {
@@ -45,6 +57,10 @@ func TestRetainWays(t *testing.T) {
 				ts := e.store.threads["T1"]
 				if unnamed := !ts.noUnnamed; unnamed == way.temporary && (way.temporary || runtime.GOOS == "linux") {
 					t.Fatalf("took the unnamed way: %v, want %v", unnamed, !way.temporary)
+				}
+				// Root may link by descriptor on every kernel (CI runs as root).
+				if byProc := e.store.unnamed.noLinkFD; way.name == "unnamed" && byProc && os.Geteuid() == 0 {
+					t.Fatal("linked through /proc, though the kernel links by descriptor for root")
 				}
 				must(t, retainAndCheck(e, "call_2", "second\n")) // the way is remembered per thread
 			})
