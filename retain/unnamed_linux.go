@@ -19,10 +19,10 @@ func openUnnamedFile(dirfd int) (int, error) {
 
 // unnamedRefused reports whether err, from opening or linking an unnamed
 // file, means this file system or kernel has no unnamed files rather than
-// that the operation failed: EOPNOTSUPP (a file system without
-// O_TMPFILE; errors.ErrUnsupported matches it, ENOTSUP and ENOSYS), EISDIR (a kernel older than O_TMPFILE, which reads it as
-// O_DIRECTORY), EINVAL, and ENOENT from the link (no /proc to name the
-// descriptor by).
+// that the operation failed: EOPNOTSUPP (a file system without O_TMPFILE;
+// errors.ErrUnsupported matches it, ENOTSUP and ENOSYS), EISDIR (a kernel
+// older than O_TMPFILE, which reads it as O_DIRECTORY), EINVAL, and ENOENT
+// from the link (no /proc to name the descriptor by).
 func unnamedRefused(err error) bool {
 	for _, e := range []error{errors.ErrUnsupported, unix.EISDIR, unix.EINVAL, unix.ENOENT} {
 		if errors.Is(err, e) {
