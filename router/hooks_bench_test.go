@@ -66,9 +66,10 @@ func BenchmarkThreadHooks(b *testing.B) {
 
 // cacheSweepBytes is twice a core's L2 cache on the 2-vCPU machines the
 // benchmarks run on (2 MiB): a request's work between two responses
-// evicts at least that. Swept this far, the hooks cost what a CPU profile
-// of BenchmarkLatency attributes to them (about 45 µs on such a machine,
-// 15 µs warm); a 1 MiB sweep gives about 24 µs, 32 MiB about 60 µs.
+// evicts at least that. Swept this far, the hooks cost about what a CPU
+// profile of BenchmarkLatency attributes to them on such a machine (34 µs
+// against 9 µs warm, and 35 µs in the profile, with unnamed files and one
+// look per call; 45 µs, 15 µs warm and 47 µs before).
 const cacheSweepBytes = 4 << 20
 
 // sweepCaches writes one byte per cache line of buf, evicting what the
