@@ -35,7 +35,7 @@ func runCodexConfig(_ context.Context, args []string, s stdio) int {
 
 func codexConfigMain(args []string, getenv func(string) string, s stdio) int {
 	fs := pflag.NewFlagSet("codex-config", pflag.ContinueOnError)
-	listen := fs.String("listen", "127.0.0.1:8080", "the address `hpatch-router serve --listen` uses")
+	listen := fs.String("listen", "127.0.0.1:8080", "the address hpatch-router serve --listen uses")
 	auth := fs.String("auth", authChatGPT, "how Codex authenticates: chatgpt (ChatGPT login) or apikey (OPENAI_API_KEY)")
 	provider := fs.String("provider-name", "hpatch", "name of the [model_providers.NAME] table")
 	if code, done := parseFlags(fs, args, codexConfigUsage, s); done {

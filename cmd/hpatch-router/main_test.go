@@ -28,6 +28,7 @@ func TestSubcommandHelpAndBadFlags(t *testing.T) {
 			if errb.Len() != 0 {
 				t.Errorf("--help wrote to stderr: %q", errb.String())
 			}
+			checkFlagColumn(t, out.String())
 			for _, args := range [][]string{{c.name, "--no-such-flag"}, {c.name, "stray"}} {
 				out.Reset()
 				errb.Reset()
@@ -43,5 +44,26 @@ func TestSubcommandHelpAndBadFlags(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkFlagColumn fails when a flag line of a --help text names more than
+// one value after the flag: pflag takes a `quoted` word of the usage as the
+// value's name, so a back-quoted phrase turns into a garbled column such as
+// "--listen hpatch-router serve --listen".
+func checkFlagColumn(t *testing.T, help string) {
+	t.Helper()
+	for _, line := range strings.Split(help, "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		if !strings.HasPrefix(trimmed, "-") || len(trimmed) == len(line) {
+			continue
+		}
+		column, _, _ := strings.Cut(trimmed, "   ")
+		fields := strings.Fields(column)
+		for i, f := range fields {
+			if strings.HasPrefix(f, "--") && len(fields)-i > 2 {
+				t.Errorf("flag line %q names more than one value", line)
+			}
+		}
 	}
 }
