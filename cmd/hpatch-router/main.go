@@ -34,7 +34,7 @@ func subcommands() []subcommand {
 	return []subcommand{
 		{"serve", "run the proxy between Codex and the model API (default)", runServe},
 		{"translate", "show the exec carrier the router would send for a shell input on stdin", runTranslate},
-		{"version", "print the build version", runVersion},
+		{"version", "print the build version (also: hpatch-router --version)", runVersion},
 		{"doctor", "check the helper, runtime root, tools, Codex config and the running router", runDoctor},
 		{"codex-config", "print the Codex config.toml snippet for this router (writes nothing)", runCodexConfig},
 	}
@@ -63,6 +63,9 @@ func dispatch(ctx context.Context, args []string, s stdio) int {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 		usage(s.out)
 		return 0
+	}
+	if len(args) == 1 && args[0] == "--version" {
+		return runVersion(ctx, nil, s)
 	}
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		name, args = args[0], args[1:]

@@ -47,6 +47,19 @@ func TestSubcommandHelpAndBadFlags(t *testing.T) {
 	}
 }
 
+// TestTopLevelVersionFlag: `hpatch-router --version` is what a newcomer
+// types; it prints the version like the version subcommand instead of
+// failing as an unknown flag of serve, a subcommand they never named.
+func TestTopLevelVersionFlag(t *testing.T) {
+	for _, arg := range []string{"--version", "version"} {
+		var out, errb bytes.Buffer
+		code := dispatch(context.Background(), []string{arg}, stdio{strings.NewReader(""), &out, &errb})
+		if code != 0 || out.String() != "hpatch-router "+version+"\n" || errb.Len() != 0 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", arg, code, out.String(), errb.String())
+		}
+	}
+}
+
 // checkFlagColumn fails when a flag line of a --help text names more than
 // one value after the flag: pflag takes a `quoted` word of the usage as the
 // value's name, so a back-quoted phrase turns into a garbled column such as
