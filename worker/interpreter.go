@@ -21,18 +21,10 @@ const BodyPath = "/dev/fd/3"
 // body's sealed memfd on fd 3, the inherited stdin, cwd and environment,
 // under the run's output budget and process tracking.
 func (r *run) runInterpreter(selector string, middle []string, body *os.File) int {
-	path, err := exec.LookPath(selector)
-	if err != nil {
-		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EACCES) {
-			r.note("interpreter " + selector + " is not executable; fix its permissions or choose another in the shebang")
-			return ExitCannotRun
-		}
-		if errors.Is(err, exec.ErrDot) {
-			r.note("interpreter " + selector + " resolves to the current directory; name it by absolute path in the shebang")
-			return ExitCannotRun
-		}
-		r.note("interpreter " + selector + " was not found in PATH; install it, or name it by absolute path in the shebang")
-		return ExitNotFound
+	path, code, problem := lookInterpreter(selector)
+	if problem != "" {
+		r.note(problem)
+		return code
 	}
 	args := interpreterArgs(selector, middle)
 	stdout, err := r.stdout.file()
@@ -69,6 +61,33 @@ func (r *run) runInterpreter(selector string, middle []string, body *os.File) in
 	}
 	r.note("waiting for " + selector + ": " + err.Error())
 	return 1
+}
+
+// lookInterpreter finds selector as exec.LookPath does. When it cannot
+// run, it returns the exit status and one line that says why: a bare name
+// was looked up in PATH, a path is taken as written, so only a bare name
+// is "not found in PATH".
+func lookInterpreter(selector string) (path string, code int, problem string) {
+	path, err := exec.LookPath(selector)
+	if err == nil {
+		return path, 0, ""
+	}
+	what := "interpreter " + selector
+	var info fs.FileInfo
+	if strings.Contains(selector, "/") {
+		info, err = os.Stat(selector)
+	}
+	switch {
+	case errors.Is(err, exec.ErrDot):
+		return "", ExitCannotRun, what + " resolves to the current directory; name it by absolute path in the shebang"
+	case info != nil && info.IsDir():
+		return "", ExitCannotRun, what + " is a directory, not a program; name the interpreter itself in the shebang"
+	case info != nil || errors.Is(err, fs.ErrPermission):
+		return "", ExitCannotRun, what + " is not executable; fix its permissions or choose another in the shebang"
+	case strings.Contains(selector, "/"):
+		return "", ExitNotFound, what + " does not exist; fix the path in the shebang, or write the bare name to look it up"
+	}
+	return "", ExitNotFound, what + " was not found in PATH; install it, or name it by absolute path in the shebang"
 }
 
 // bodyFlags are interpreter flags that let it run a script from BodyPath:

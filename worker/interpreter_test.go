@@ -48,10 +48,33 @@ func TestInterpreterStatusAndStderr(t *testing.T) {
 	}
 }
 
+// An interpreter that cannot run is refused in one line that names what
+// is wrong with it: a bare name is looked up in PATH, a path is taken as
+// written, so "not found in PATH" is said only of a bare name.
 func TestInterpreterMissing(t *testing.T) {
 	e := newEnv(t)
-	refused(t, e.run("", "python9-no-such", "print(1)"), 127, "was not found in PATH")
-	refused(t, e.run("", "/no/such/interpreter", "print(1)"), 127, "was not found")
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	must(t, os.WriteFile(plain, []byte("#!/bin/sh\n"), 0o644))
+	tests := []struct {
+		name, selector string
+		code           int
+		want, notWant  string
+	}{
+		{"bare name missing", "python9-no-such", 127, "interpreter python9-no-such was not found in PATH", ""},
+		{"path missing", "/no/such/interpreter", 127, "interpreter /no/such/interpreter does not exist", "PATH"},
+		{"path is a directory", dir, 126, "interpreter " + dir + " is a directory", "PATH"},
+		{"path not executable", plain, 126, "interpreter " + plain + " is not executable", "PATH"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.run("", tc.selector, "print(1)")
+			refused(t, r, tc.code, tc.want)
+			if tc.notWant != "" && strings.Contains(r.stderr, tc.notWant) {
+				t.Errorf("stderr %q mentions %s", r.stderr, tc.notWant)
+			}
+		})
+	}
 }
 
 // Node runs a body from /dev/fd/3 (it would otherwise try to resolve the
