@@ -1,6 +1,8 @@
 // Package hgrep owns the private command hgrep: ripgrep's matching, context
-// and file-selection arguments, run through the real `rg --json --no-config`,
-// printed as verified rows `"PATH":LINE:HASH TEXT`.
+// and file-selection arguments, run through the real `rg --json --no-config`
+// over the files' bytes as they are (--encoding=none: no byte order mark
+// stripped, nothing transcoded), printed as verified rows
+// `"PATH":LINE:HASH TEXT`.
 //
 // It owns three things:
 //   - the argument classifier (options.go): every ripgrep 13 option is passed

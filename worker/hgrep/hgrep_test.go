@@ -143,6 +143,25 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// A UTF-8 byte order mark belongs to the first row (retain.Rows keeps it,
+// and hread shows it): rg must search the file's bytes as they are, or it
+// strips the mark and its first line no longer matches the file, and the
+// match is dropped as if the file had changed. --no-encoding, which would
+// turn rg's stripping back on, changes nothing.
+func TestRunByteOrderMark(t *testing.T) {
+	dir := workspace(t)
+	if err := os.WriteFile(filepath.Join(dir, "bom.txt"), []byte("\ufeffneedle first\nneedle second\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"needle", "bom.txt"}, {"--no-encoding", "needle", "bom.txt"}} {
+		out, errOut, code := runCmd(t, Run, dir, append([]string{"hgrep"}, args...)...)
+		keys := checkRows(t, dir, out)
+		if code != 0 || errOut != "" || strings.Join(keys, " ") != "bom.txt:1 bom.txt:2" {
+			t.Errorf("%q: exit %d, rows %v, stderr %q; want rows 1 and 2 and no stderr", args, code, keys, errOut)
+		}
+	}
+}
+
 func indexFrom(keys []string, k string, from int) int {
 	for i := from; i < len(keys); i++ {
 		if keys[i] == k {

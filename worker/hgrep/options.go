@@ -13,7 +13,7 @@ const (
 	pass   action = iota // forwarded to rg unchanged
 	ignore               // dropped, with one warning for all of them
 	reject               // the whole command fails with exit status 2
-	noop                 // accepted silently and dropped (-R)
+	noop                 // accepted silently and dropped (-R, --no-encoding)
 )
 
 // option describes one ripgrep option.
@@ -133,7 +133,7 @@ func options() []option {
 		{long: "no-text"},
 		{long: "null-data", act: reject, reason: whyLine},
 		{long: "encoding", short: 'E', value: true, act: reject, reason: "transcodes the file, so lines would not be its bytes"},
-		{long: "no-encoding"},
+		{long: "no-encoding", act: noop}, // would undo hgrep's --encoding=none
 		// Not a search.
 		{long: "files", act: reject, reason: whyNoLines + "; list files with rg --files"},
 		{long: "type-list", act: reject, reason: whyNoLines + "; run rg --type-list"},

@@ -54,8 +54,10 @@ func run(ctx context.Context, env *privcmd.Env, args []string) int {
 	defer cancel()
 	// --no-mmap: rg reads files into its heap, which limitData caps; a
 	// mapped file (a 1 TiB sparse one: 5 GB resident in 10 s) would not
-	// count. A model that asks for --mmap gets it.
-	argv := append([]string{"--json", "--no-config", "--line-number", "--no-mmap"}, p.rgArgs...)
+	// count. A model that asks for --mmap gets it. --encoding=none: rg
+	// searches the file's bytes; by default it strips a UTF-8 byte order
+	// mark, and every line after it would sit 3 bytes off the file's.
+	argv := append([]string{"--json", "--no-config", "--line-number", "--no-mmap", "--encoding=none"}, p.rgArgs...)
 	cmd := exec.CommandContext(ctx, rg, argv...)
 	cmd.Dir = env.Dir
 	cmd.Env = env.Environ
