@@ -122,12 +122,14 @@ func newReplayStore(dir string, lim ReplayLimits, log *slog.Logger) (*replayStor
 	if dir == "" {
 		return s, nil
 	}
+	// Both failures are a directory this user cannot use.
+	const fix = "; name a directory you can write, or none to keep replay in memory"
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("replay state dir: %w", err)
+		return nil, fmt.Errorf("replay state directory: %w%s", err, fix)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, fmt.Errorf("replay state dir: %w", err)
+		return nil, fmt.Errorf("replay state directory: %w%s", err, fix)
 	}
 	s.root = root
 	s.wake = make(chan struct{}, 1)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -110,6 +111,10 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 		fmt.Fprintf(s.err, "hpatch-router serve: %v\n", rootErr)
 		return nil, 2
 	}
+	if msg := checkServeValues(cfg); msg != "" {
+		fmt.Fprintf(s.err, "hpatch-router serve: %s\n", msg)
+		return nil, 2
+	}
 	if cfg.maxRequestMemory < cfg.maxRequestBody {
 		fmt.Fprintf(s.err, "hpatch-router serve: --max-request-memory %d is below --max-request-body %d; raise it\n", cfg.maxRequestMemory, cfg.maxRequestBody)
 		return nil, 2
@@ -119,6 +124,32 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 		return nil, 2
 	}
 	return cfg, 0
+}
+
+// checkServeValues says, in one line naming the flag, what is wrong with a
+// value the router would refuse only once it starts; "" when all are usable.
+func checkServeValues(cfg *serveConfig) string {
+	if u := cfg.upstream; u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Sprintf("--upstream %q: use an http or https URL (e.g. https://api.openai.com/v1)", u.String())
+	}
+	if _, _, err := net.SplitHostPort(cfg.listen); err != nil {
+		return fmt.Sprintf("--listen %q is not HOST:PORT (e.g. 127.0.0.1:8080)", cfg.listen)
+	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--response-start-timeout", cfg.responseStartTimeout}, {"--stream-idle-timeout", cfg.streamIdleTimeout}} {
+		if d.v <= 0 {
+			return fmt.Sprintf("%s %v: must be positive (e.g. 2m)", d.flag, d.v)
+		}
+	}
+	if cfg.maxRequestBody <= 0 {
+		return fmt.Sprintf("--max-request-body %d: must be positive (bytes)", cfg.maxRequestBody)
+	}
+	if cfg.shutdownGrace < 0 {
+		return fmt.Sprintf("--shutdown-grace %v: must be 0 or more", cfg.shutdownGrace)
+	}
+	return ""
 }
 
 // runServe is `hpatch-router serve`.
@@ -131,7 +162,8 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	tuneGC(env.getenv)
 	log := slog.New(slog.NewTextHandler(s.err, &slog.HandlerOptions{Level: cfg.logLevel}))
 	if err := serve(ctx, cfg, log, nil); err != nil {
-		log.Error("serve failed", "err", err)
+		// One plain line, as for a bad flag: a log record would quote it.
+		fmt.Fprintf(s.err, "hpatch-router serve: %v\n", err)
 		return 1
 	}
 	return 0
@@ -222,8 +254,11 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 // unless --allow-remote was given.
 func listen(cfg *serveConfig, log *slog.Logger) (net.Listener, error) {
 	ln, err := net.Listen("tcp", cfg.listen)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("--listen %s: the address is in use (another hpatch-router?); stop that one, or pick another port and give Codex the same (hpatch-router codex-config --listen ADDR)", cfg.listen)
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--listen %s: %w", cfg.listen, err)
 	}
 	if err := access.CheckListen(ln.Addr()); err != nil {
 		if !cfg.allowRemote {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -252,5 +253,53 @@ func TestServeRefusesRemoteListen(t *testing.T) {
 	parseServeFlags([]string{"--help"}, fakeEnv(nil), stdio{nil, &out, io.Discard})
 	if !strings.Contains(out.String(), "--allow-remote") || !strings.Contains(out.String(), "cannot be identified") {
 		t.Error("--help does not explain --allow-remote")
+	}
+}
+
+// A newcomer's mistakes at start-up get one plain line that names the flag
+// and says what to do, as the other flag errors do: a bad value exits 2
+// before anything starts, a start that fails exits 1. None is a log record
+// (`time=… level=ERROR msg="serve failed" err="…"`, with its quotes escaped).
+func TestServeStartupErrorsSayWhatToDo(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	file := filepath.Join(t.TempDir(), "file")
+	must(t, os.WriteFile(file, nil, 0o600))
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"upstream scheme", []string{"--upstream", "ftp://x/v1"}, 2, []string{`--upstream "ftp://x/v1"`, "http or https"}},
+		{"start timeout", []string{"--response-start-timeout", "0s"}, 2, []string{"--response-start-timeout 0s", "positive"}},
+		{"idle timeout", []string{"--stream-idle-timeout", "-1s"}, 2, []string{"--stream-idle-timeout -1s", "positive"}},
+		{"body limit", []string{"--max-request-body", "0"}, 2, []string{"--max-request-body 0", "positive"}},
+		{"grace", []string{"--shutdown-grace", "-1s"}, 2, []string{"--shutdown-grace -1s", "0 or more"}},
+		{"listen without port", []string{"--listen", "127.0.0.1"}, 2, []string{`--listen "127.0.0.1"`, "HOST:PORT"}},
+		{"listen busy", []string{"--listen", busy.Addr().String()}, 1, []string{"--listen " + busy.Addr().String(), "in use", "another port"}},
+		{"state dir", []string{"--state-dir", filepath.Join(file, "state")}, 1, []string{"replay state directory", "in memory"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // bounds a hang only
+			defer cancel()
+			args := append([]string{"--listen", "127.0.0.1:0", "--runtime-dir", filepath.Join(t.TempDir(), "rt"),
+				"--state-dir", "", "--dashboard=false"}, tc.args...)
+			var errb bytes.Buffer
+			code := runServe(ctx, args, stdio{nil, io.Discard, &errb})
+			msg := errb.String()
+			if code != tc.code || strings.Count(msg, "\n") != 1 || !strings.HasPrefix(msg, "hpatch-router serve: ") {
+				t.Fatalf("exit %d, stderr %q; want exit %d and one line starting hpatch-router serve:", code, msg, tc.code)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("stderr %q does not say %q", msg, w)
+				}
+			}
+		})
 	}
 }
