@@ -89,7 +89,12 @@ func TestInspectHostileFiles(t *testing.T) {
 	}
 	must(os.WriteFile(filepath.Join(dir, "binary.py"), random, 0o644))
 	must(os.WriteFile(filepath.Join(dir, "invalid.md"), []byte("# ok\n\xc3\x28 not UTF-8\n"), 0o644))
+	must(os.Symlink("loop2", filepath.Join(dir, "loop1")))
+	must(os.Symlink("loop1", filepath.Join(dir, "loop2")))
+	must(os.WriteFile(filepath.Join(dir, "plain"), nil, 0o644))
 	tests := []struct{ path, code, message string }{
+		{"loop1", CodeUnreadable, "inspect_file: loop1 cannot be read (too many levels of symbolic links); check the path and its permissions"},
+		{"plain/x.go", CodeUnreadable, "inspect_file: plain/x.go cannot be read (not a directory); check the path and its permissions"},
 		{"fifo", CodeNotRegular, "inspect_file: fifo is a named pipe, not a regular file; name a file"},
 		{"sock", CodeNotRegular, "inspect_file: sock is a socket, not a regular file; name a file"},
 		{"zero", CodeNotRegular, "inspect_file: zero is a character device, not a regular file; name a file"},
@@ -97,6 +102,11 @@ func TestInspectHostileFiles(t *testing.T) {
 		{"sparse", CodeInputLimit, "inspect_file: sparse is 1099511627776 bytes, over inspect_file's 8 MiB input limit; read it in parts with hread sparse START:END"},
 		{"binary.py", CodeNotUTF8, "inspect_file: binary.py is not UTF-8 text; inspect_file outlines text files only"},
 		{"invalid.md", CodeNotUTF8, "inspect_file: invalid.md is not UTF-8 text; inspect_file outlines text files only"},
+	}
+	if os.Geteuid() != 0 { // root reads a file whatever its mode
+		must(os.WriteFile(filepath.Join(dir, "noperm"), nil, 0))
+		tests = append(tests, struct{ path, code, message string }{"noperm", CodeUnreadable,
+			"inspect_file: noperm cannot be read (permission denied); check the path and its permissions"})
 	}
 	for _, tc := range tests {
 		t.Run(tc.path, func(t *testing.T) {

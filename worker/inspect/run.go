@@ -19,6 +19,7 @@ const (
 	CodeUsage       = "usage"
 	CodeNotFound    = "not_found"
 	CodeNotRegular  = "not_regular"
+	CodeUnreadable  = "unreadable" // it exists but cannot be opened or read (permissions, a symlink loop)
 	CodeNotUTF8     = "not_utf8"
 	CodeParse       = "parse"
 	CodeOutputLimit = "output_limit"
@@ -107,7 +108,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string, parse parseFunc) 
 		return fail(CodeInputLimit, fmt.Sprintf("%s is %d bytes, over inspect_file's %s input limit%s",
 			path, tooLarge.Size, privcmd.Size(tooLarge.Limit), inParts))
 	case err != nil:
-		return fail(CodeNotFound, path+": "+err.Error())
+		return fail(CodeUnreadable, path+" cannot be read ("+privcmd.Cause(err)+"); check the path and its permissions")
 	}
 	if !utf8.Valid(src) {
 		return fail(CodeNotUTF8, path+" is not UTF-8 text; inspect_file outlines text files only")

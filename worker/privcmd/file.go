@@ -150,3 +150,15 @@ func readGrowing(ctx context.Context, r io.Reader) ([]byte, error) {
 		}
 	}
 }
+
+// Cause is what went wrong with a file, without the operation and the
+// absolute path an *fs.PathError puts before it ("permission denied", not
+// "open /home/u/ws/f: permission denied"): messages name the path as the
+// script wrote it.
+func Cause(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
