@@ -11,25 +11,33 @@ import (
 	"testing"
 )
 
+// readmeSection is the README from the line heading up to the next "## "
+// section.
+func readmeSection(t *testing.T, heading string) string {
+	t.Helper()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(readme)
+	start := strings.Index(section, "\n"+heading+"\n")
+	if start < 0 {
+		t.Fatalf("README has no %q section", heading)
+	}
+	section = section[start+1:]
+	if end := strings.Index(section[1:], "\n## "); end >= 0 {
+		section = section[:end+1]
+	}
+	return section
+}
+
 // TestREADMETranslateExamples runs the `$ …` commands of the README's "See
 // a translation" section and compares what they print with the lines shown
 // under each. It runs translate in-process and does what printf, jq's
 // `{a, b}` projection and `echo "exit $?"` do, so neither jq nor a shell is
 // needed: the README stays true without tools installed.
 func TestREADMETranslateExamples(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	section := string(readme)
-	start := strings.Index(section, "### See a translation")
-	if start < 0 {
-		t.Fatal("README has no \"See a translation\" section")
-	}
-	section = section[start:]
-	if end := strings.Index(section[1:], "\n## "); end >= 0 {
-		section = section[:end+1]
-	}
+	section := readmeSection(t, "### See a translation")
 	examples := readmeExamples(section)
 	if len(examples) < 5 {
 		t.Fatalf("found %d examples in the README section; want the translate examples", len(examples))
