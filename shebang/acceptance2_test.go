@@ -183,6 +183,9 @@ func TestScriptReference(t *testing.T) {
 		if !errors.As(err, &d) || d.Line != 1 || !strings.Contains(d.Msg, why) {
 			t.Errorf("Translate(%q) = %v; want a line 1 diagnostic saying %q", in, err, why)
 		}
+		if err != nil && strings.Count(err.Error(), "script_ref") > 1 {
+			t.Errorf("Translate(%q) = %v; gives the same advice twice", in, err)
+		}
 	}
 }
 

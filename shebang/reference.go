@@ -1,6 +1,7 @@
 package shebang
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -91,7 +92,11 @@ func clipRef(s string) string {
 // caller holding the retained scripts can resolve (ScriptReference).
 func scriptDirectiveDiag(ref string) *Diagnostic {
 	if _, err := ParseRef(ref); err != nil {
-		return diag(1, "invalid #!script= line: "+err.Error()+"; write #!script=@shell/<id> with the script_ref of a retained call")
+		msg := "invalid #!script= line: " + err.Error()
+		if errors.Unwrap(err) != nil { // the RefError without a cause already says what to write
+			msg += "; write #!script=@shell/<id> with the script_ref of a retained call"
+		}
+		return diag(1, msg)
 	}
 	return diag(1, "#!script="+ref+" reruns a retained script, which only the router can resolve; translate the script's content instead")
 }
