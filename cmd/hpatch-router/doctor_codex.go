@@ -28,6 +28,10 @@ func codexConfigPath(o doctorOptions, env doctorEnv) (string, error) {
 	return filepath.Join(home, "config.toml"), nil
 }
 
+// selectionSkipped is the selection check's detail when no provider points
+// at the router: which one Codex selects does not matter yet.
+const selectionSkipped = "skipped: checked once a provider points at the router"
+
 // checkCodexConfig reads Codex's config read-only and returns two checks: a
 // provider points at the router (required) and Codex selects it (advisory:
 // `codex -c model_provider=NAME` can select it per run). A config Codex
@@ -39,7 +43,7 @@ func checkCodexConfig(o doctorOptions, env doctorEnv) []check {
 	path, err := codexConfigPath(o, env)
 	if err != nil {
 		prov.Detail, prov.Fix = err.Error(), "set CODEX_HOME or pass --codex-home"
-		sel.Detail = "skipped"
+		sel.Detail = selectionSkipped
 		return []check{prov, sel}
 	}
 	doc, err := readCodexConfig(path)
@@ -49,12 +53,12 @@ func checkCodexConfig(o doctorOptions, env doctorEnv) []check {
 		if !errors.Is(err, fs.ErrNotExist) {
 			prov.Fix = "fix the TOML syntax in " + path
 		}
-		sel.Detail = "skipped"
+		sel.Detail = selectionSkipped
 		return []check{prov, sel}
 	}
 	if why, fix := codexRefusal(doc); why != "" {
 		prov.Detail, prov.Fix = "Codex refuses "+path+": "+why, fix+" in "+path
-		sel.Detail = "skipped"
+		sel.Detail = selectionSkipped
 		return []check{prov, sel}
 	}
 	want := o.router + "/v1"
@@ -79,7 +83,7 @@ func checkCodexConfig(o doctorOptions, env doctorEnv) []check {
 			prov.Detail += "; same address but another path: " + strings.Join(near, ", ")
 		}
 		prov.Fix = snippetFix
-		sel.Detail = "skipped"
+		sel.Detail = selectionSkipped
 		return []check{prov, sel}
 	}
 	name := matched[0]

@@ -55,6 +55,10 @@ func TestDoctorCodexConfig(t *testing.T) {
 			if sel.OK != c.selOK || !strings.Contains(sel.Detail, c.selDetail) || sel.Required {
 				t.Errorf("selection: %+v", sel)
 			}
+			// A skipped check says why, not a bare "skipped" behind a ✗.
+			if c.selIsSkipped && !strings.Contains(sel.Detail, "skipped: checked once a provider points at the router") {
+				t.Errorf("skipped selection does not say why: %+v", sel)
+			}
 			if !sel.OK && !c.selIsSkipped && !strings.Contains(sel.Fix, "codex -c model_provider=") {
 				t.Errorf("selection fix: %+v", sel)
 			}
