@@ -26,7 +26,9 @@ func TestScriptEnvironmentIsTheHelpers(t *testing.T) {
 	wd, err := os.Getwd()
 	must(t, err)
 	// PWD names the directory the helper runs in, as a shell sets it.
-	env := append(e.environ(), "MY_CODEX_VAR=kept", "WITH_NEWLINE=a\nb", "PWD="+wd)
+	// PYTHONCOERCECLOCALE=0: in the C locale (no LANG, as under `su - user`)
+	// Python would otherwise add LC_CTYPE=C.UTF-8 to its own environment.
+	env := append(e.environ(), "MY_CODEX_VAR=kept", "WITH_NEWLINE=a\nb", "PYTHONCOERCECLOCALE=0", "PWD="+wd)
 	var given []string
 	for i, kv := range env {
 		if !strings.Contains(kv, secret) && (!strings.HasPrefix(kv, "PWD=") || i == len(env)-1) {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,7 +27,18 @@ type bins struct {
 
 var built bins // set once by TestMain, read-only afterwards
 
+// runTokenVar marks every process this test binary starts: the helper,
+// the worker and their children inherit it, so alive finds this run's
+// processes only. Another run of these tests — another user's, or one
+// started at the same time — runs the same marker commands, and must be
+// neither reported nor killed.
+const runTokenVar = "HPATCH_WORKER_TEST_RUN"
+
+// runToken is runTokenVar's entry in this run's environment.
+var runToken = runTokenVar + "=" + strconv.Itoa(os.Getpid())
+
 func TestMain(m *testing.M) {
+	os.Setenv(runTokenVar, strconv.Itoa(os.Getpid()))
 	dir, err := os.MkdirTemp("", "hpatch-worker-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -141,6 +154,10 @@ func alive(marker string) []int {
 		if err != nil || !strings.Contains(string(data), want) {
 			continue
 		}
+		environ, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !slices.Contains(strings.Split(string(environ), "\x00"), runToken) {
+			continue // not this run's (or not readable: another user's)
+		}
 		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
 		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i:]), ") Z") {
 			continue
@@ -150,6 +167,24 @@ func alive(marker string) []int {
 		pids = append(pids, pid)
 	}
 	return pids
+}
+
+// alive reports only this run's processes: a process running the same
+// marker command without this run's token (another user's test run, or
+// one started alongside) is not reported, so track never kills it.
+func TestAliveSeesOnlyThisRun(t *testing.T) {
+	const marker = "sleep 3099"
+	foreign := exec.Command("sleep", "3099")
+	foreign.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return kv == runToken })
+	must(t, foreign.Start())
+	defer func() { foreign.Process.Kill(); foreign.Wait() }()
+	ours := exec.Command("sleep", "3099")
+	must(t, ours.Start())
+	defer func() { ours.Process.Kill(); ours.Wait() }()
+	waitRunning(t, marker)
+	if got := alive(marker); !slices.Equal(got, []int{ours.Process.Pid}) {
+		t.Fatalf("alive(%q) = %v, want only this run's %d (not %d)", marker, got, ours.Process.Pid, foreign.Process.Pid)
+	}
 }
 
 // track claims marker for one test: processes left matching it by an
