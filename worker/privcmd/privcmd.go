@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"hpatch-router/shebang"
 	"hpatch-router/shebang/oneline"
 )
@@ -63,12 +65,16 @@ type Func func(ctx context.Context, env *Env, args []string) int
 // (oneline.Quote), bare when nothing needs quoting; a retained script
 // keeps its @shell/ prefix bare (no shell gives '@' or '/' a meaning
 // there), so `@shell/call_1` stays as the model wrote it. A name no line
-// can show (a line break, a control byte) is written in Go's quoting
-// instead, which keeps the notice on one line; no shell reads that back,
-// but no one-line command could name such a file either.
+// can show (a line break, a control byte) is written in Bash's $'…'
+// escapes, which keep the notice on one line and read back in Bash, the
+// worker's default (a POSIX sh script has no way to write such a name on
+// one line).
 func Word(s string) string {
 	if !oneline.Showable(s) {
-		return strconv.Quote(s)
+		if q, err := syntax.Quote(s, syntax.LangBash); err == nil && oneline.Showable(q) {
+			return q
+		}
+		return strconv.Quote(s) // a NUL byte: no shell word holds one
 	}
 	if id, ok := strings.CutPrefix(s, shebang.RefPrefix); ok && id != "" {
 		return shebang.RefPrefix + oneline.Quote(id)
