@@ -3,12 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"hpatch-router/worker/privcmd"
 	"hpatch-router/worker/snapshot"
 )
 
@@ -103,6 +105,54 @@ func checkRuntimeRoot(env doctorEnv) check {
 	default:
 		c.Detail = err.Error()
 		c.Fix = "remove it if it is yours, or set HPATCH_RUNTIME_DIR to a private directory of yours for the router and Codex alike"
+	}
+	return c
+}
+
+// checkRegisteredLaunchers verifies, as the helper does before every shell
+// call, the binary each running router registered in the runtime root. A
+// `make install` or rebuild while a router runs replaces that file, and
+// every shell call then fails (126) until the router restarts; the other
+// checks, the router's /healthz included, would all pass.
+func checkRegisteredLaunchers(env doctorEnv) check {
+	c := check{Name: "launchers", Title: "the running router's binary is the one it registered", Required: true}
+	root, err := snapshot.Root(env.getenv, env.uid)
+	if err != nil {
+		c.Detail = "skipped: no usable runtime root (see runtime root)"
+		return c
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.Detail = "cannot list " + root + ": " + privcmd.Cause(err)
+		return c
+	}
+	var exes, problems []string
+	for _, e := range entries {
+		if snapshot.DigestOf(e.Name()) == "" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, e.Name(), snapshot.ManifestName))
+		m, perr := snapshot.Parse(data)
+		if err != nil || perr != nil {
+			problems = append(problems, "snapshot "+e.Name()+" has no readable manifest")
+			continue
+		}
+		fd, err := snapshot.OpenLauncher(m, env.uid)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		unix.Close(fd)
+		exes = append(exes, m.Exe)
+	}
+	switch {
+	case len(problems) > 0:
+		c.Detail = strings.Join(problems, "; ")
+		c.Fix = "restart hpatch-router (systemctl --user restart hpatch-router), so it registers the binary now installed"
+	case len(exes) == 0:
+		c.OK, c.Detail = true, "no router has registered a binary in "+root+" (none is serving from it)"
+	default:
+		c.OK, c.Detail = true, strings.Join(exes, ", ")+", unchanged since the router started"
 	}
 	return c
 }

@@ -11,12 +11,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
 	"hpatch-router/internal/testenv"
+	"hpatch-router/worker/snapshot"
 )
 
 // fakeMachine is a throw-away environment for the doctor: a PATH directory,
@@ -327,5 +330,51 @@ func TestStorageNote(t *testing.T) {
 		if got := storageNote(root); got != want {
 			t.Errorf("storageNote(%s) = %q, want %q", root, got, want)
 		}
+	}
+}
+
+// registerLauncher writes the snapshot a running router would register for
+// exe in the runtime root: its manifest records exe's identity now.
+func (m *fakeMachine) registerLauncher(exe string) {
+	m.t.Helper()
+	var st syscall.Stat_t
+	if err := syscall.Stat(exe, &st); err != nil {
+		m.t.Fatal(err)
+	}
+	man := snapshot.Manifest{Exe: exe, SHA256: strings.Repeat("0", 64), Dev: uint64(st.Dev), Ino: st.Ino,
+		Size: st.Size, MtimeNs: st.Mtim.Nano(), PID: os.Getpid(), Start: 1}
+	enc := man.Encode()
+	dir := filepath.Join(m.rtDir, snapshot.DirName(snapshot.Digest(enc)))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		m.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, snapshot.ManifestName), enc, 0o600); err != nil {
+		m.t.Fatal(err)
+	}
+}
+
+// A `make install` while the router runs replaces the binary it
+// registered: every shell call then fails (126) until it restarts, and
+// doctor, the README's first step when "nothing happens", must say so
+// rather than pass every check.
+func TestDoctorRegisteredLauncher(t *testing.T) {
+	m := newFakeMachine(t)
+	if c := checkRegisteredLaunchers(m.doctorEnv()); !c.OK || !strings.Contains(c.Detail, "no router has registered") {
+		t.Errorf("empty root: %+v", c)
+	}
+	exe := filepath.Join(t.TempDir(), "hpatch-router")
+	must(t, os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755))
+	m.registerLauncher(exe)
+	if c := checkRegisteredLaunchers(m.doctorEnv()); !c.OK || !strings.Contains(c.Detail, exe) || !c.Required {
+		t.Errorf("registered and unchanged: %+v", c)
+	}
+	must(t, os.Remove(exe)) // make install writes a new file over the path
+	must(t, os.WriteFile(exe, []byte("#!/bin/sh\n# rebuilt\n"), 0o755))
+	c := checkRegisteredLaunchers(m.doctorEnv())
+	if c.OK || !strings.Contains(c.Detail, "is not the file the router registered") || !strings.Contains(c.Fix, "restart hpatch-router") {
+		t.Errorf("replaced: %+v", c)
+	}
+	if all := runChecks(t.Context(), doctorOptions{router: "http://127.0.0.1:1"}, m.doctorEnv()); !slices.ContainsFunc(all, func(x check) bool { return x.Name == c.Name }) {
+		t.Errorf("doctor does not run the %s check", c.Name)
 	}
 }
