@@ -108,10 +108,11 @@ func runChecks(ctx context.Context, o doctorOptions, env doctorEnv) []check {
 	var out []check
 	helper := checkHelperOnPath(path)
 	out = append(out, helper, checkHelperBuild(helper, env))
-	out = append(out, checkRuntimeRoot(env), checkRegisteredLaunchers(env), checkLoginShell(ctx, env), checkBashOnPath(path))
+	health := checkRouterHealth(ctx, o.router, env.client)
+	out = append(out, checkRuntimeRoot(env), checkRegisteredLaunchers(env, health.OK), checkLoginShell(ctx, env), checkBashOnPath(path))
 	out = append(out, checkTools(path)...)
 	out = append(out, checkCodexConfig(o, env)...)
-	out = append(out, checkRouterHealth(ctx, o.router, env.client), checkUpstreamModels(ctx, o.router, env.client))
+	out = append(out, health, checkUpstreamModels(ctx, o.router, env.client))
 	return out
 }
 

@@ -113,9 +113,11 @@ func checkRuntimeRoot(env doctorEnv) check {
 // call, the binary each running router registered in the runtime root. A
 // `make install` or rebuild while a router runs replaces that file, and
 // every shell call then fails (126) until the router restarts; the other
-// checks, the router's /healthz included, would all pass.
-func checkRegisteredLaunchers(env doctorEnv) check {
-	c := check{Name: "launchers", Title: "the running router's binary is the one it registered", Required: true}
+// checks, the router's /healthz included, would all pass. routerUp says
+// the router answers: then a root where nothing is registered means it
+// serves another root, and every shell call fails (127).
+func checkRegisteredLaunchers(env doctorEnv, routerUp bool) check {
+	c := check{Name: "launchers", Title: "the router serves this runtime root, from the binary it registered", Required: true}
 	root, err := snapshot.Root(env.getenv, env.uid)
 	if err != nil {
 		c.Detail = "skipped: no usable runtime root (see runtime root)"
@@ -149,6 +151,10 @@ func checkRegisteredLaunchers(env doctorEnv) check {
 	case len(problems) > 0:
 		c.Detail = strings.Join(problems, "; ")
 		c.Fix = "restart hpatch-router (systemctl --user restart hpatch-router), so it registers the binary now installed"
+	case len(exes) == 0 && routerUp:
+		c.Detail = "the router answers, but nothing is registered in " + root + ", where the shell helper looks: " +
+			"the router serves another runtime root (started without this session's XDG_RUNTIME_DIR or TMPDIR), or runs --mode passthrough"
+		c.Fix = "give the router and Codex one runtime root: export HPATCH_RUNTIME_DIR=" + root + " to both, then restart the router"
 	case len(exes) == 0:
 		c.OK, c.Detail = true, "no router has registered a binary in "+root+" (none is serving from it)"
 	default:

@@ -35,6 +35,7 @@ func TestDoctorAgainstRealRouter(t *testing.T) {
 	m := newFakeMachine(t)
 	m.installSameBuildHelper()
 	m.writeCodexConfig(providerConfig(srv.URL))
+	m.registerLauncher(m.self) // what the router answering there registered
 	checks, code := runDoctorJSON(t, m, "--router", srv.URL+"/v1")
 	got := byName(checks)
 	if code != 0 || !got["upstream-models"].OK || got["upstream-models"].Detail != "upstream answered 200" {

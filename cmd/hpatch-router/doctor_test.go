@@ -151,6 +151,7 @@ func TestDoctorAllRequiredPass(t *testing.T) {
 	m.install("rg", []byte("#!/bin/sh\n"))
 	srv := fakeRouter(t, 200, `{"models":[]}`)
 	m.writeCodexConfig(providerConfig(srv.URL))
+	m.registerLauncher(m.self) // what the router answering there registered
 	checks, code := runDoctorJSON(t, m, "--router", srv.URL)
 	got := byName(checks)
 	if code != 0 {
@@ -176,6 +177,7 @@ func TestDoctorTextOutput(t *testing.T) {
 	m := newFakeMachine(t)
 	srv := fakeRouter(t, 200, `{"models":[]}`)
 	m.writeCodexConfig(providerConfig(srv.URL))
+	m.registerLauncher(m.self) // what the router answering there registered
 	var out bytes.Buffer
 	code := doctorMain(context.Background(), []string{"--router", srv.URL}, m.doctorEnv(), stdio{strings.NewReader(""), &out, io.Discard})
 	text := out.String()
@@ -359,18 +361,26 @@ func (m *fakeMachine) registerLauncher(exe string) {
 // rather than pass every check.
 func TestDoctorRegisteredLauncher(t *testing.T) {
 	m := newFakeMachine(t)
-	if c := checkRegisteredLaunchers(m.doctorEnv()); !c.OK || !strings.Contains(c.Detail, "no router has registered") {
-		t.Errorf("empty root: %+v", c)
+	if c := checkRegisteredLaunchers(m.doctorEnv(), false); !c.OK || !strings.Contains(c.Detail, "no router has registered") {
+		t.Errorf("empty root, no router: %+v", c)
+	}
+	// A router answers but registered nothing where the helper will look:
+	// it serves another runtime root (started without the session's
+	// XDG_RUNTIME_DIR, under another TMPDIR), and every shell call fails
+	// with "no runtime for this thread".
+	if c := checkRegisteredLaunchers(m.doctorEnv(), true); c.OK || !strings.Contains(c.Detail, "another runtime root") ||
+		!strings.Contains(c.Fix, "HPATCH_RUNTIME_DIR="+m.rtDir) {
+		t.Errorf("empty root, router up: %+v", c)
 	}
 	exe := filepath.Join(t.TempDir(), "hpatch-router")
 	must(t, os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755))
 	m.registerLauncher(exe)
-	if c := checkRegisteredLaunchers(m.doctorEnv()); !c.OK || !strings.Contains(c.Detail, exe) || !c.Required {
+	if c := checkRegisteredLaunchers(m.doctorEnv(), true); !c.OK || !strings.Contains(c.Detail, exe) || !c.Required {
 		t.Errorf("registered and unchanged: %+v", c)
 	}
 	must(t, os.Remove(exe)) // make install writes a new file over the path
 	must(t, os.WriteFile(exe, []byte("#!/bin/sh\n# rebuilt\n"), 0o755))
-	c := checkRegisteredLaunchers(m.doctorEnv())
+	c := checkRegisteredLaunchers(m.doctorEnv(), true)
 	if c.OK || !strings.Contains(c.Detail, "is not the file the router registered") || !strings.Contains(c.Fix, "restart hpatch-router") {
 		t.Errorf("replaced: %+v", c)
 	}
