@@ -7,9 +7,11 @@
 // nesting depth, each value with its reason; Bounds is the table the worker
 // dispatches with), the one way they open files the model names
 // (file.go: regular files only, never blocking, at most Limits.Input bytes
-// as one snapshot) and the one way they start a child process (Start: it
+// as one snapshot; Cause, what went wrong with one, without Go's operation
+// and absolute path) and the one way they start a child process (Start: it
 // dies with the worker). It also owns what every command does when it stops
 // early: ExitTruncated, the status of an answer the Output limit cut,
 // ExitTimeLimit, the status of one the Time limit stopped, and
-// Word, how a notice writes a file name in the command it suggests.
+// Word, how a notice writes a file name in the command it suggests (in
+// Bash's $'…' escapes when the name holds a line break or control byte).
 package privcmd
