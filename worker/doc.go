@@ -52,7 +52,9 @@
 // this user or root and writable by nobody else), takes the memfd
 // (snapshot.TakeBody refuses anything but a sealed memfd), then runs:
 //   - bash/sh basenames (any case, .exe allowed): the body is parsed as
-//     Bash or POSIX sh and evaluated in-process; FIELDS are shell options
+//     Bash or POSIX sh and evaluated in-process (for sh, braces in the
+//     body's words are quoted first: mvdan/sh would brace-expand them,
+//     dash does not); FIELDS are shell options
 //     (-e, -u, -x, -o pipefail, …) and positional parameters (-l, --login,
 //     --norc, --noprofile are ignored). Private commands run in-process;
 //     other commands run from PATH, each leading its own process group

@@ -49,6 +49,9 @@ func (r *run) runShell(lang syntax.LangVariant, name string, middle []string, bo
 		r.note(syntaxError(name, err))
 		return ExitSyntax
 	}
+	if lang == syntax.LangPOSIX {
+		keepPOSIXBraces(file)
+	}
 	var params []string
 	for _, f := range middle {
 		if !ignoredShellFlag(f) {

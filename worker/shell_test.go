@@ -21,6 +21,8 @@ func TestShellSemantics(t *testing.T) {
 		{"A7: #!bash runs Bash syntax", []string{"bash", "[[ a == a ]] && echo yes; arr=(x y); echo ${arr[1]}"}, "yes\ny\n", 0, ""},
 		{"A7: #!sh rejects Bash-only syntax before running", []string{"sh", "echo before\narr=(x y)"}, "", 2, "sh syntax error at line 2"},
 		{"A7: #!sh runs POSIX syntax", []string{"sh", "x=1; [ \"$x\" = 1 ] && echo posix"}, "posix\n", 0, ""},
+		{"A7: #!sh has no brace expansion (as dash)", []string{"/bin/sh", "echo {1..3} a{b,c}"}, "{1..3} a{b,c}\n", 0, ""},
+		{"A7: #!bash expands braces", []string{"bash", "echo {1..3} a{b,c}"}, "1 2 3 ab ac\n", 0, ""},
 		{"selector basename rule: /usr/bin/BASH.exe", []string{"/usr/bin/BASH.exe", "[[ 1 ]] && echo b"}, "b\n", 0, ""},
 		{"bash parse error is one line, exit 2", []string{"bash", "echo 'unterminated"}, "", 2, "bash syntax error at line 1"},
 		{"set -e from a middle field", []string{"bash", "-e", "echo a; false; echo b"}, "a\n", 1, ""},
