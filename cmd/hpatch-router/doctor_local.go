@@ -36,7 +36,7 @@ func checkHelperOnPath(path string) check {
 	p, ok := lookPathIn("shell", path)
 	if !ok {
 		c.Detail = "no executable named shell on PATH"
-		c.Fix = "run `make install` (installs hpatch-router and shell into $(go env GOPATH)/bin) and put that directory on PATH for Codex"
+		c.Fix = "run `make install` (installs hpatch-router and shell into $(go env GOBIN), or $(go env GOPATH)/bin when GOBIN is unset) and put that directory on PATH for Codex"
 		return c
 	}
 	c.OK, c.Detail = true, p

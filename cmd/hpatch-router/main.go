@@ -111,7 +111,14 @@ func parseFlags(fs *pflag.FlagSet, args []string, usage string, s stdio) (code i
 	return 0, false
 }
 
-func runVersion(_ context.Context, _ []string, s stdio) int {
+const versionUsage = "Usage: hpatch-router version\n\n" +
+	"Print the build version (the git revision `make install` built, or \"dev\").\n"
+
+func runVersion(_ context.Context, args []string, s stdio) int {
+	fs := pflag.NewFlagSet("version", pflag.ContinueOnError)
+	if code, done := parseFlags(fs, args, versionUsage, s); done {
+		return code
+	}
 	fmt.Fprintf(s.out, "hpatch-router %s\n", version)
 	return 0
 }
