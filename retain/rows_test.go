@@ -1,6 +1,7 @@
 package retain
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -83,4 +84,76 @@ func TestAppendHashIsHash(t *testing.T) {
 			t.Errorf("AppendHash(%q) = %q, want %q", line, got, want)
 		}
 	}
+}
+
+// RowHasher is Hash for every line length around the block and padding
+// boundaries, for bytes of every value, and for a hasher reused across
+// lines of falling and rising length (a longer earlier line must leave
+// nothing in the padding of a shorter one).
+func TestRowHasherIsHash(t *testing.T) {
+	h := NewRowHasher()
+	if h.digest == nil {
+		t.Fatal("the SHA-256 state could not be read; RowHasher fell back to Sum256")
+	}
+	check := func(line []byte) {
+		t.Helper()
+		var got [HashLen]byte
+		h.Put(&got, line)
+		if want := Hash(line); string(got[:]) != want {
+			t.Fatalf("RowHasher(%d bytes %q) = %s, want %s", len(line), line, got, want)
+		}
+	}
+	var lines [][]byte
+	for n := 0; n <= 200; n++ {
+		line := make([]byte, n)
+		for i := range line {
+			line[i] = byte(i*31 + n)
+		}
+		lines = append(lines, line)
+	}
+	for _, line := range lines {
+		check(line)
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		check(lines[i])
+	}
+	check([]byte(strings.Repeat("\xff", 4096)))
+}
+
+func FuzzRowHasher(f *testing.F) {
+	for _, s := range []string{"", "abc", strings.Repeat("x", 55), strings.Repeat("y", 56), strings.Repeat("z", 64), strings.Repeat("w", 119)} {
+		f.Add([]byte(s), []byte("a longer line that came before it in the same file, 60 bytes"))
+	}
+	h := NewRowHasher()
+	f.Fuzz(func(t *testing.T, line, before []byte) {
+		var got [HashLen]byte
+		h.Put(&got, before)
+		h.Put(&got, line)
+		if want := Hash(line); string(got[:]) != want {
+			t.Fatalf("RowHasher(%q) after %d bytes = %s, want %s", line, len(before), got, want)
+		}
+	})
+}
+
+func BenchmarkRowHash10k(b *testing.B) {
+	lines := make([][]byte, 10000)
+	for i := range lines {
+		lines[i] = []byte("line " + strconv.Itoa(i+1))
+	}
+	var dst [HashLen]byte
+	b.Run("Hash", func(b *testing.B) {
+		for b.Loop() {
+			for _, line := range lines {
+				AppendHash(dst[:0], line)
+			}
+		}
+	})
+	b.Run("RowHasher", func(b *testing.B) {
+		h := NewRowHasher()
+		for b.Loop() {
+			for _, line := range lines {
+				h.Put(&dst, line)
+			}
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -71,6 +72,7 @@ type printer struct {
 	lo, hi     int
 	limit      int
 	buf        []byte
+	hasher     *retain.RowHasher
 	printed    int   // bytes of rows written or buffered
 	total      int   // rows in the file
 	cut        int   // the first row the limit left out; 0: none
@@ -80,6 +82,7 @@ type printer struct {
 
 func (p *printer) print(ctx context.Context, data []byte) error {
 	p.buf = make([]byte, 0, min(p.limit, flushAt))
+	p.hasher = retain.NewRowHasher()
 	for r := range retain.AllRows(data) {
 		p.total++
 		if p.total%(64<<10) == 0 && ctx.Err() != nil {
@@ -97,7 +100,8 @@ func (p *printer) print(ctx context.Context, data []byte) error {
 // add prints r, or records that the limit stops the window at r.
 func (p *printer) add(r retain.Row) {
 	// The bytes of r: LINE ":" HASH " " TEXT "\n".
-	size := digits(r.Num) + 7 + len(r.Text)
+	n := digits(r.Num)
+	size := n + 3 + retain.HashLen + len(r.Text)
 	if p.printed+size > p.limit {
 		if p.printed == 0 {
 			p.tooLong = r.Num
@@ -109,12 +113,19 @@ func (p *printer) add(r retain.Row) {
 	if len(p.buf)+size > cap(p.buf) {
 		p.flush()
 	}
-	p.buf = strconv.AppendInt(p.buf, int64(r.Num), 10)
-	p.buf = append(p.buf, ':')
-	p.buf = retain.AppendHash(p.buf, r.Text)
-	p.buf = append(p.buf, ' ')
-	p.buf = append(p.buf, r.Text...)
-	p.buf = append(p.buf, '\n')
+	// The row is written in place, straight into the piece (a row longer
+	// than flushAt gets a piece of its own).
+	at := len(p.buf)
+	p.buf = slices.Grow(p.buf, size)[:at+size]
+	row := p.buf[at:]
+	for i, v := n-1, r.Num; i >= 0; i, v = i-1, v/10 {
+		row[i] = byte('0' + v%10)
+	}
+	row[n] = ':'
+	p.hasher.Put((*[retain.HashLen]byte)(row[n+1:]), r.Text)
+	row[n+1+retain.HashLen] = ' '
+	copy(row[n+2+retain.HashLen:], r.Text)
+	row[size-1] = '\n'
 	p.printed += size
 }
 
