@@ -45,7 +45,7 @@ func NewRowHasher() *RowHasher {
 		h.digest = d
 		// A line of one block and one whose padding takes a second.
 		for _, line := range [][]byte{nil, []byte("a row long enough that its padding needs a second block: 60b")} {
-			if sum := sha256.Sum256(line); h.prefix(line) != [2]byte(sum[:2]) {
+			if sum := sha256.Sum256(line); h.Sum(line) != RowSum(sum[:2]) {
 				h.digest = nil
 				break
 			}
@@ -54,19 +54,26 @@ func NewRowHasher() *RowHasher {
 	return h
 }
 
-// Put writes Hash(line) into dst.
-func (h *RowHasher) Put(dst *[HashLen]byte, line []byte) {
+// RowSum is what a row hash keeps of SHA-256: its first 2 bytes.
+type RowSum [2]byte
+
+// Put writes the row hash of s, 4 lowercase hex digits, into dst.
+func (s RowSum) Put(dst *[HashLen]byte) {
 	const hexDigits = "0123456789abcdef"
-	p := h.prefix(line)
-	dst[0], dst[1] = hexDigits[p[0]>>4], hexDigits[p[0]&15]
-	dst[2], dst[3] = hexDigits[p[1]>>4], hexDigits[p[1]&15]
+	dst[0], dst[1] = hexDigits[s[0]>>4], hexDigits[s[0]&15]
+	dst[2], dst[3] = hexDigits[s[1]>>4], hexDigits[s[1]&15]
 }
 
-// prefix returns the first 2 bytes of SHA-256(line).
-func (h *RowHasher) prefix(line []byte) [2]byte {
+// Put writes Hash(line) into dst.
+func (h *RowHasher) Put(dst *[HashLen]byte, line []byte) {
+	h.Sum(line).Put(dst)
+}
+
+// Sum returns the first 2 bytes of SHA-256(line).
+func (h *RowHasher) Sum(line []byte) RowSum {
 	if h.digest == nil {
 		sum := sha256.Sum256(line)
-		return [2]byte(sum[:2])
+		return RowSum(sum[:2])
 	}
 	d := h.digest
 	d.Reset()
@@ -90,7 +97,7 @@ func (h *RowHasher) prefix(line []byte) [2]byte {
 	h.state = state
 	if err != nil || len(state) < len(stateMagic)+2 || string(state[:len(stateMagic)]) != stateMagic {
 		sum := sha256.Sum256(line)
-		return [2]byte(sum[:2])
+		return RowSum(sum[:2])
 	}
-	return [2]byte(state[len(stateMagic):])
+	return RowSum(state[len(stateMagic):])
 }

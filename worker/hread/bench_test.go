@@ -15,6 +15,16 @@ import (
 // BenchmarkHread10k is hread's own work in scripts/bench-worker.sh's
 // `hread 10k.txt` case: the same 10,000-row file, printed whole.
 func BenchmarkHread10k(b *testing.B) {
+	benchmark10k(b, func(ctx context.Context, env *privcmd.Env, args []string) int { return Run(ctx, env, args) })
+}
+
+// BenchmarkHread10kOneGoroutine is the same without the second goroutine
+// (ahead.go): what the rows cost on one core.
+func BenchmarkHread10kOneGoroutine(b *testing.B) {
+	benchmark10k(b, func(ctx context.Context, env *privcmd.Env, args []string) int { return run(ctx, env, args, split{}) })
+}
+
+func benchmark10k(b *testing.B, hread privcmd.Func) {
 	dir := b.TempDir()
 	var lines strings.Builder
 	for i := 1; i <= 10000; i++ {
@@ -27,7 +37,7 @@ func BenchmarkHread10k(b *testing.B) {
 	args := []string{"hread", "10k.txt"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if code := Run(context.Background(), env, args); code != 0 {
+		if code := hread(context.Background(), env, args); code != 0 {
 			b.Fatalf("exit %d", code)
 		}
 	}

@@ -14,7 +14,10 @@
 // too: only regular files are read (a FIFO, device or socket is refused
 // without being opened), at most Limits.Input bytes, as the snapshot of the
 // size they had when opened; rows are counted without being held, so
-// memory is the file plus one page of output.
+// memory is the file plus one page of output (and the hashes of at most
+// 8192 rows: in a large window a second goroutine hashes the later rows
+// while the first prints the earlier ones, ahead.go; the output is the
+// same byte for byte).
 //
 // Exit status: 0 when every requested row was printed; 1 when the file
 // cannot be read as rows (including a single row longer than the limit);

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,10 +21,14 @@ import (
 func Run(ctx context.Context, env *privcmd.Env, args []string) int {
 	ctx, cancel := privcmd.WithTimeLimit(ctx, env.Limits)
 	defer cancel()
-	return run(ctx, env, args)
+	s := defaultSplit()
+	if runtime.GOMAXPROCS(0) < 2 {
+		s.rows = 0
+	}
+	return run(ctx, env, args, s)
 }
 
-func run(ctx context.Context, env *privcmd.Env, args []string) int {
+func run(ctx context.Context, env *privcmd.Env, args []string, s split) int {
 	if len(args) < 2 || len(args) > 3 {
 		return usage(env, "want PATH or @shell/<id>, then an optional START:END range")
 	}
@@ -48,7 +53,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string) int {
 	if lo == 0 {
 		lo = 1
 	}
-	p := printer{env: env, name: name, lo: lo, hi: hi, limit: env.Limits.Output}
+	p := printer{env: env, name: name, lo: lo, hi: hi, limit: env.Limits.Output, split: s}
 	if err := p.print(ctx, data); err != nil {
 		if privcmd.TimedOut(ctx) {
 			return timedOut(env, name)
@@ -73,17 +78,28 @@ type printer struct {
 	limit      int
 	buf        []byte
 	hasher     *retain.RowHasher
-	printed    int   // bytes of rows written or buffered
-	total      int   // rows in the file
-	cut        int   // the first row the limit left out; 0: none
-	tooLong    int   // a first row alone over the limit; 0: none
-	writeError error // stdout refused the rows
+	split      split
+	ahead      *ahead // hashes later rows of the window; nil: none
+	start      int    // offset of the window's first row
+	printed    int    // bytes of rows written or buffered
+	total      int    // rows in the file
+	cut        int    // the first row the limit left out; 0: none
+	tooLong    int    // a first row alone over the limit; 0: none
+	writeError error  // stdout refused the rows
 }
 
 func (p *printer) print(ctx context.Context, data []byte) error {
 	p.buf = make([]byte, 0, min(p.limit, flushAt))
 	p.hasher = retain.NewRowHasher()
+	defer func() {
+		if p.ahead != nil {
+			p.ahead.end()
+		}
+	}()
+	off := 0 // of r in data
 	for r := range retain.AllRows(data) {
+		at := off
+		off += len(r.Text) + len(r.Term)
 		p.total++
 		if p.total%(64<<10) == 0 && ctx.Err() != nil {
 			return ctx.Err()
@@ -91,14 +107,52 @@ func (p *printer) print(ctx context.Context, data []byte) error {
 		if r.Num < p.lo || p.hi != 0 && r.Num > p.hi || p.cut != 0 || p.tooLong != 0 || p.writeError != nil {
 			continue
 		}
-		p.add(r)
+		switch {
+		case r.Num == p.lo:
+			p.start = at
+		case r.Num == p.lo+p.split.after && p.split.rows > 0:
+			p.startAhead(data, r.Num, at)
+		}
+		p.add(r, at)
 	}
 	p.flush()
 	return nil
 }
 
-// add prints r, or records that the limit stops the window at r.
-func (p *printer) add(r retain.Row) {
+// startAhead hands the later part of the window to a second goroutine
+// when enough of it is left. The window's first rows, printed, tell its
+// input bytes per row and per output byte; what is left is estimated from
+// them, the output limit, the end of the range and the end of the file.
+func (p *printer) startAhead(data []byte, num, at int) {
+	in, rows := at-p.start, num-p.lo
+	left := min(len(data)-at, (p.limit-p.printed)*in/max(p.printed, 1))
+	if p.hi != 0 {
+		left = min(left, (p.hi-num+1)*in/rows)
+	}
+	if left < p.split.least || left == 0 {
+		return
+	}
+	from := at + left*printerShare/shares
+	// Room for the rows expected there at the window's bytes per row, and
+	// a quarter more: a row past it is hashed by the printer.
+	capacity := min(p.split.rows, (at+left-from)*rows/max(in, 1)*5/4+64)
+	p.ahead = startAhead(data, from, at+left, capacity)
+}
+
+// sum returns the hash of r, which starts at offset at: the second
+// goroutine's when it hashed r.
+func (p *printer) sum(r retain.Row, at int) retain.RowSum {
+	if p.ahead != nil && at >= p.ahead.from {
+		if s, ok := p.ahead.take(); ok {
+			return s
+		}
+	}
+	return p.hasher.Sum(r.Text)
+}
+
+// add prints r, which starts at offset at, or records that the limit
+// stops the window at r.
+func (p *printer) add(r retain.Row, at int) {
 	// The bytes of r: LINE ":" HASH " " TEXT "\n".
 	n := digits(r.Num)
 	size := n + 3 + retain.HashLen + len(r.Text)
@@ -115,14 +169,14 @@ func (p *printer) add(r retain.Row) {
 	}
 	// The row is written in place, straight into the piece (a row longer
 	// than flushAt gets a piece of its own).
-	at := len(p.buf)
-	p.buf = slices.Grow(p.buf, size)[:at+size]
-	row := p.buf[at:]
+	end := len(p.buf)
+	p.buf = slices.Grow(p.buf, size)[:end+size]
+	row := p.buf[end:]
 	for i, v := n-1, r.Num; i >= 0; i, v = i-1, v/10 {
 		row[i] = byte('0' + v%10)
 	}
 	row[n] = ':'
-	p.hasher.Put((*[retain.HashLen]byte)(row[n+1:]), r.Text)
+	p.sum(r, at).Put((*[retain.HashLen]byte)(row[n+1:]))
 	row[n+1+retain.HashLen] = ' '
 	copy(row[n+2+retain.HashLen:], r.Text)
 	row[size-1] = '\n'
