@@ -64,11 +64,6 @@ func (s RowSum) Put(dst *[HashLen]byte) {
 	dst[2], dst[3] = hexDigits[s[1]>>4], hexDigits[s[1]&15]
 }
 
-// Put writes Hash(line) into dst.
-func (h *RowHasher) Put(dst *[HashLen]byte, line []byte) {
-	h.Sum(line).Put(dst)
-}
-
 // Sum returns the first 2 bytes of SHA-256(line).
 func (h *RowHasher) Sum(line []byte) RowSum {
 	if h.digest == nil {

@@ -22,13 +22,6 @@ func Hash(line []byte) string {
 	return hex.EncodeToString(sum[:2])
 }
 
-// AppendHash appends Hash(line) to dst without allocating: for callers
-// that hash every row of a file.
-func AppendHash(dst, line []byte) []byte {
-	sum := sha256.Sum256(line)
-	return hex.AppendEncode(dst, sum[:2])
-}
-
 // Cite renders the LINE:HASH position of a row.
 func (r Row) Cite() string {
 	return strconv.Itoa(r.Num) + ":" + Hash(r.Text)
