@@ -22,56 +22,27 @@ import (
 // other interpreters read the body from the same memfd as /dev/fd/3. The
 // result is the exit status (see the Exit constants).
 func Main(args []string, stdin, stdout, stderr *os.File) int {
-	// Catching signals is mostly waiting for the runtime's threads: it
-	// overlaps authentication and taking the body, and the worker waits
-	// for it before it writes or runs anything.
-	caught := make(chan chan os.Signal, 1)
-	go func() { caught <- notifySignals() }()
-	w, err := prepare(args)
-	sigs := <-caught
+	sigs := notifySignals()
+	t, err := Authenticate()
 	if err != nil {
 		return refuse(stderr, err)
 	}
-	defer w.close()
-	return execute(w.fields, w.body, sigs, stdin, stdout, stderr, w.opts...)
-}
-
-// prepared is an authenticated worker with its body, ready to run.
-type prepared struct {
-	fields  []string // the interpreter and its options
-	body    *os.File // the sealed memfd holding the script
-	scripts *os.Root // the thread's retained scripts; nil: none
-	opts    []runOption
-}
-
-// prepare authenticates the runtime, names the process and takes the
-// body; a *snapshot.Refusal says why it cannot run.
-func prepare(args []string) (*prepared, error) {
-	t, err := Authenticate()
-	if err != nil {
-		return nil, err
-	}
 	nameProcess()
 	if len(args) < 2 {
-		return nil, &snapshot.Refusal{Code: ExitUsage, Msg: "want an interpreter and the script body's descriptor: shell INTERPRETER [OPTIONS…] /dev/fd/N (the shell helper writes this command)"}
+		stderr.WriteString("shell: want an interpreter and the script body's descriptor: shell INTERPRETER [OPTIONS…] /dev/fd/N (the shell helper writes this command)\n")
+		return ExitUsage
 	}
 	body, err := snapshot.TakeBody(args[len(args)-1])
 	if err != nil {
-		return nil, err
+		return refuse(stderr, err)
 	}
-	w := &prepared{fields: args[:len(args)-1], body: body}
+	defer body.Close()
+	var opts []runOption
 	if scripts := openScripts(filepath.Dir(t.ThreadDir), os.Getenv(snapshot.ThreadEnv)); scripts != nil {
-		w.scripts = scripts
-		w.opts = append(w.opts, func(r *run) { r.scripts = scripts })
+		defer scripts.Close()
+		opts = append(opts, func(r *run) { r.scripts = scripts })
 	}
-	return w, nil
-}
-
-func (w *prepared) close() {
-	w.body.Close()
-	if w.scripts != nil {
-		w.scripts.Close()
-	}
+	return execute(args[:len(args)-1], body, sigs, stdin, stdout, stderr, opts...)
 }
 
 // execute runs an authenticated worker: fields are the interpreter and its

@@ -92,7 +92,7 @@ func TestSoak(t *testing.T) {
 		mu.Unlock()
 		r := bufio.NewReader(out)
 		if s.cancel {
-			// The worker catches signals before the script starts, and
+			// The worker catches signals before it authenticates, and
 			// "started" comes later still: the status is exactly 143.
 			if l, _ := r.ReadString('\n'); l != "started\n" {
 				cmd.Process.Kill()
