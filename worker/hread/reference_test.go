@@ -67,9 +67,10 @@ func refHread(data []byte, lo, hi, limit int, ranged bool) (out, errs string, co
 }
 
 // splits are the ways the tests run the printer: alone, as in production,
-// and handing rows to the second goroutine from the second row on, with
-// room for 1, 3 or all rows, so its stretch starts and ends everywhere
-// (inside a CRLF, at the last row, past the window).
+// and deciding at the window's second row, whatever its size, with room
+// for 1, 3 or all rows, so the goroutine's stretch ends early, at the
+// window's end or past it (TestAheadHashesTheRowsThePrinterTakes starts it
+// at every offset).
 var splits = []split{{}, defaultSplit(), {after: 1, rows: 1}, {after: 1, rows: 3}, {after: 1, rows: 1 << 20}}
 
 // checkReference runs hread on data with every split and compares each
