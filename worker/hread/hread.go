@@ -291,15 +291,11 @@ func readRef(env *privcmd.Env, ref string) ([]byte, error) {
 func openError(name string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s does not exist", name)
+		return fmt.Errorf("%s does not exist; check the path (relative paths start at the working directory)", name)
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("%s: permission denied", name)
+		return fmt.Errorf("%s cannot be read (permission denied); check its permissions and its directories'", name)
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %v", name, pe.Err)
-	}
-	return fmt.Errorf("%s: %v", name, err)
+	return fmt.Errorf("%s cannot be read (%s); check the path and its permissions", name, privcmd.Cause(err))
 }
 
 func usage(env *privcmd.Env, msg string) int {

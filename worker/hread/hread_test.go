@@ -45,6 +45,9 @@ func TestHread(t *testing.T) {
 	write("bin", "ok\n\xff\xfe\n")
 	os.Mkdir(filepath.Join(dir, "d"), 0o755)
 	syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644)
+	os.Symlink("loop", filepath.Join(dir, "loop"))
+	write("locked", "secret\n")
+	os.Chmod(filepath.Join(dir, "locked"), 0)
 	cases := []struct {
 		name string
 		args []string
@@ -67,8 +70,19 @@ func TestHread(t *testing.T) {
 		{"not UTF-8", []string{"bin"}, "", "bin is not UTF-8", 1},
 		{"directory", []string{"d"}, "", "d is a directory", 1},
 		{"FIFO does not block", []string{"fifo"}, "", "fifo is not a regular file", 1},
-		{"missing", []string{"nope"}, "", "nope does not exist", 1},
+		{"missing", []string{"nope"}, "", "nope does not exist; check the path", 1},
+		{"symlink loop: the cause, no absolute path", []string{"loop"}, "", "hread: loop cannot be read (too many levels of symbolic links); check the path and its permissions\n", 1},
+		{"a path through a file", []string{"abc/x"}, "", "hread: abc/x cannot be read (not a directory); check the path", 1},
 		{"absolute path", []string{filepath.Join(dir, "abc"), "1:1"}, "1:ca97 a\n", "", 0},
+	}
+	if os.Getuid() != 0 { // root reads any file
+		cases = append(cases, struct {
+			name string
+			args []string
+			out  string
+			err  string
+			code int
+		}{"permission denied says what to check", []string{"locked"}, "", "hread: locked cannot be read (permission denied); check its permissions", 1})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
