@@ -85,7 +85,7 @@ func TestPrivateCommandInShell(t *testing.T) {
 		{"rows", "hread f.txt", "1:8ed3 alpha\n2:f44e beta\n3:be9d gamma\n", 0},
 		{"in a pipeline", "hread f.txt | grep -c a; printf 'x\\n' | hread f.txt 2:2 | tr a-z A-Z", "3\n2:F44E BETA\n", 0},
 		{"stdout redirection", "hread f.txt 3: > out.txt; echo saved; cat out.txt; rm out.txt", "saved\n3:be9d gamma\n", 0},
-		{"stderr redirection and status", "hread nope.txt 2> err.txt; echo \"status $?\"; cat err.txt; rm err.txt", "status 1\nhread: nope.txt does not exist\n", 0},
+		{"stderr redirection and status", "hread nope.txt 2> err.txt; echo \"status $?\"; cat err.txt; rm err.txt", "status 1\nhread: nope.txt does not exist; check the path (relative paths start at the working directory)\n", 0},
 		{"cwd of the evaluation", "cd sub && hread g.txt", "1:2d71 x\n2:a1fc y\n", 0},
 		{"set -e sees its status", "set -e; hread nope.txt 2>/dev/null; echo not-here", "", 1},
 		{"command substitution", "n=$(hread f.txt | wc -l); echo \"$n rows\"", "3 rows\n", 0},
