@@ -47,6 +47,7 @@ install: bundle
 	@# The helper runs only a launcher target nobody else can write (umask 002 gives 0775).
 	chmod go-w $(GOBIN_DIR)/hpatch-router $(GOBIN_DIR)/shell
 	@echo "installed $(GOBIN_DIR)/hpatch-router and $(GOBIN_DIR)/shell"
+	@echo "a router that was already running still serves the old binary and its shell calls are refused (126): restart it (systemctl --user restart hpatch-router)"
 
 uninstall:
 	rm -f $(GOBIN_DIR)/hpatch-router $(GOBIN_DIR)/shell
