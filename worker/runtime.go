@@ -81,10 +81,7 @@ func NewRuntime(root string, opts ...Option) (*Runtime, error) {
 		return nil, fmt.Errorf("runtime root %q is not absolute; pass an absolute --runtime-dir or %s", root, snapshot.RootEnv)
 	}
 	root = filepath.Clean(root)
-	if err := os.MkdirAll(root, 0o700); err != nil {
-		return nil, fmt.Errorf("create runtime root: %w", err)
-	}
-	if err := snapshot.CheckRoot(root, os.Getuid()); err != nil {
+	if err := prepareRoot(root); err != nil {
 		return nil, err
 	}
 	m, err := describeExecutable(cfg.exe)
@@ -102,6 +99,23 @@ func NewRuntime(root string, opts ...Option) (*Runtime, error) {
 		return nil, err
 	}
 	return rt, nil
+}
+
+// prepareRoot checks root and creates it (0700) when it is missing. It
+// checks before creating too: a missing root in another user's directory
+// (an XDG_RUNTIME_DIR inherited through su or sudo) is refused, not
+// created where that user could replace it, even by root.
+func prepareRoot(root string) error {
+	err := snapshot.CheckRoot(root, os.Getuid())
+	var r *snapshot.Refusal
+	if err == nil || !errors.As(err, &r) || r.Code != snapshot.ExitNotFound {
+		return err
+	}
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return fmt.Errorf("cannot create runtime root %s: %v; set %s to a directory of yours, for hpatch-router and Codex alike",
+			root, err, snapshot.RootEnv)
+	}
+	return snapshot.CheckRoot(root, os.Getuid())
 }
 
 // Root is the runtime root directory.

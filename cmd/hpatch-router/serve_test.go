@@ -17,8 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"hpatch-router/internal/testenv"
 	"hpatch-router/internal/testuser"
 	"hpatch-router/router"
+	"hpatch-router/worker/snapshot"
 )
 
 func fakeEnv(vars map[string]string) serveEnv {
@@ -180,6 +182,33 @@ func TestServeRefusesUntrustedRuntimeRoot(t *testing.T) {
 				t.Errorf("serve created %d entries in the refused root", len(entries))
 			}
 		})
+	}
+}
+
+// An XDG_RUNTIME_DIR (or TMPDIR) that su or sudo passed on from another
+// user names a directory of theirs: serve refuses with one line that says
+// so, and creates nothing there (as root it could, and would then serve
+// from a directory the other user controls).
+func TestServeRefusesRootInAnotherUsersDir(t *testing.T) {
+	if os.Getuid() != 0 {
+		testenv.Missing(t, "a directory of another user needs chown: run as root")
+	}
+	theirs := filepath.Join(t.TempDir(), "run-user-65534")
+	must(t, os.Mkdir(theirs, 0o755))
+	must(t, os.Chown(theirs, 65534, 65534))
+	t.Setenv("HPATCH_RUNTIME_DIR", "")
+	t.Setenv("XDG_RUNTIME_DIR", theirs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // bounds a hang only
+	defer cancel()
+	var errb bytes.Buffer
+	code := runServe(ctx, []string{"--listen", "127.0.0.1:0", "--state-dir", "", "--dashboard=false"}, stdio{nil, io.Discard, &errb})
+	msg := errb.String()
+	want := "runtime root " + filepath.Join(theirs, snapshot.RootName) + " is in " + theirs + ", which belongs to uid 65534"
+	if code == 0 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, want) || !strings.Contains(msg, "Unset it, or set HPATCH_RUNTIME_DIR") {
+		t.Fatalf("exit %d, stderr %q; want a nonzero exit and one line containing %q", code, msg, want)
+	}
+	if entries, _ := os.ReadDir(theirs); len(entries) != 0 {
+		t.Errorf("serve created %d entries in another user's directory", len(entries))
 	}
 }
 

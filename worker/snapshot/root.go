@@ -44,22 +44,62 @@ func Root(getenv func(string) string, uid int) (string, error) {
 // that group and others cannot write: another user who created it first
 // (it is a predictable name in a shared temp dir) must not control what
 // the helper runs. The router creates the root 0700 before it checks it.
+// Each refusal says what to do, and asks for something the user can do:
+// in a sticky temp dir only an entry's owner or root can remove it.
 func CheckRoot(root string, uid int) error {
+	mine := "set " + RootEnv + " to a directory of yours, for hpatch-router and Codex alike"
 	var st syscall.Stat_t
 	if err := syscall.Lstat(root, &st); err != nil {
+		if msg := foreignParent(root, uid); msg != "" {
+			return refuse(ExitCannotRun, msg+"? Unset it, or "+mine)
+		}
 		if err == syscall.ENOENT {
 			return refuse(ExitNotFound, "runtime root "+root+" does not exist: start hpatch-router (it creates it) with the same "+RootEnv+" as Codex")
 		}
-		return refuse(ExitCannotRun, "cannot inspect runtime root "+root+": "+err.Error())
+		return refuse(ExitCannotRun, "cannot inspect runtime root "+root+": "+err.Error()+"; "+mine)
 	}
-	mine := "set " + RootEnv + " to a directory of yours, for hpatch-router and Codex alike"
-	switch {
-	case st.Mode&syscall.S_IFMT != syscall.S_IFDIR:
-		return refuse(ExitCannotRun, "runtime root "+root+" is not a directory (a symbolic link?); remove it, or "+mine)
-	case int(st.Uid) != uid:
-		return refuse(ExitCannotRun, "runtime root "+root+" is owned by uid "+strconv.Itoa(int(st.Uid))+", not by you (uid "+strconv.Itoa(uid)+"); have it removed, or "+mine)
+	owner := int(st.Uid)
+	removal := "remove it"
+	if owner != uid {
+		removal = "have it removed (by uid " + strconv.Itoa(owner) + " or root)"
+	}
+	switch kind := fileKind(st.Mode); {
+	case kind != "directory" && owner != uid:
+		return refuse(ExitCannotRun, "runtime root "+root+" is a "+kind+" owned by uid "+strconv.Itoa(owner)+", not a directory of yours; "+removal+", or "+mine)
+	case kind != "directory":
+		return refuse(ExitCannotRun, "runtime root "+root+" is a "+kind+", not a directory; "+removal+", or "+mine)
+	case owner != uid:
+		return refuse(ExitCannotRun, "runtime root "+root+" is owned by uid "+strconv.Itoa(owner)+", not by you (uid "+strconv.Itoa(uid)+"); "+removal+", or "+mine)
 	case st.Mode&0o022 != 0:
 		return refuse(ExitCannotRun, "runtime root "+root+" is writable by group or others; chmod go-w "+root+", or "+mine)
 	}
 	return nil
+}
+
+// foreignParent describes a root that cannot be inspected or created
+// because the directory meant to hold it belongs to another user (not
+// root): an XDG_RUNTIME_DIR or TMPDIR that su or sudo passed on from the
+// user who ran them. "" when that is not the case.
+func foreignParent(root string, uid int) string {
+	parent := filepath.Dir(root)
+	var st syscall.Stat_t
+	if syscall.Stat(parent, &st) != nil || int(st.Uid) == uid || st.Uid == 0 {
+		return ""
+	}
+	return "runtime root " + root + " is in " + parent + ", which belongs to uid " + strconv.Itoa(int(st.Uid)) +
+		", not to you (uid " + strconv.Itoa(uid) + "): an XDG_RUNTIME_DIR or TMPDIR inherited from another user (su, sudo)"
+}
+
+// fileKind names what a non-directory entry is, for a refusal.
+func fileKind(mode uint32) string {
+	switch mode & syscall.S_IFMT {
+	case syscall.S_IFDIR:
+		return "directory"
+	case syscall.S_IFLNK:
+		return "symbolic link"
+	case syscall.S_IFREG:
+		return "file"
+	default:
+		return "special file"
+	}
 }

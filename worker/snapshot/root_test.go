@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"hpatch-router/internal/testenv"
 )
 
 func TestRoot(t *testing.T) {
@@ -59,6 +61,10 @@ func TestCheckRoot(t *testing.T) {
 	if err := os.Symlink(good, link); err != nil {
 		t.Fatal(err)
 	}
+	file := filepath.Join(base, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name, root string
 		code       int
@@ -67,19 +73,39 @@ func TestCheckRoot(t *testing.T) {
 		{"private directory", good, 0, ""},
 		{"world-writable", mk("open", 0o777), ExitCannotRun, "writable by group or others"},
 		{"group-writable", mk("group", 0o770), ExitCannotRun, "writable by group or others"},
-		{"symbolic link", link, ExitCannotRun, "not a directory"},
+		{"your symbolic link", link, ExitCannotRun, "is a symbolic link, not a directory; remove it, or"},
+		{"your file", file, ExitCannotRun, "is a file, not a directory; remove it, or"},
 		{"missing", filepath.Join(base, "none"), ExitNotFound, "does not exist"},
+	}
+	type checkCase = struct {
+		name, root string
+		code       int
+		want       string
 	}
 	if uid == 0 {
 		foreign := mk("foreign", 0o700)
-		if err := os.Chown(foreign, 65534, 65534); err != nil {
+		foreignLink := filepath.Join(base, "foreign-link")
+		foreignParent := mk("theirs", 0o755)
+		for _, p := range []string{foreign, foreignParent} {
+			if err := os.Chown(p, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Symlink(good, foreignLink); err != nil {
 			t.Fatal(err)
 		}
-		cases = append(cases, struct {
-			name, root string
-			code       int
-			want       string
-		}{"owned by another user", foreign, ExitCannotRun, "owned by uid 65534, not by you"})
+		if err := os.Lchown(foreignLink, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases,
+			checkCase{"owned by another user", foreign, ExitCannotRun, "owned by uid 65534, not by you"},
+			// In a sticky temp dir only its owner or root can remove it.
+			checkCase{"another user's symbolic link", foreignLink, ExitCannotRun, "is a symbolic link owned by uid 65534, not a directory of yours; have it removed (by uid 65534 or root), or"},
+			// An XDG_RUNTIME_DIR or TMPDIR inherited from another user
+			// (su, sudo): the root cannot be created there.
+			checkCase{"missing, in another user's directory", filepath.Join(foreignParent, RootName), ExitCannotRun,
+				"is in " + foreignParent + ", which belongs to uid 65534, not to you (uid 0): an XDG_RUNTIME_DIR or TMPDIR inherited from another user (su, sudo)? Unset it, or"},
+		)
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -95,6 +121,9 @@ func TestCheckRoot(t *testing.T) {
 				t.Fatalf("CheckRoot = %v; want code %d with %q", err, c.code, c.want)
 			}
 		})
+	}
+	if uid != 0 {
+		testenv.Missing(t, "the cases of another user's root, link and directory need chown: run as root")
 	}
 }
 
