@@ -102,9 +102,11 @@ func checkRuntimeRoot(env doctorEnv) check {
 	case errors.As(err, &r) && r.Code == snapshot.ExitNotFound:
 		c.OK = true
 		c.Detail += " does not exist yet; hpatch-router serve creates it (0700)" + storageNote(root)
+	case errors.As(err, &r) && r.Fix != "":
+		c.Detail, c.Fix = strings.TrimSuffix(r.Msg, "; "+r.Fix), r.Fix
 	default:
 		c.Detail = err.Error()
-		c.Fix = "remove it if it is yours, or set HPATCH_RUNTIME_DIR to a private directory of yours for the router and Codex alike"
+		c.Fix = "set HPATCH_RUNTIME_DIR to a private directory of yours for the router and Codex alike"
 	}
 	return c
 }
@@ -119,6 +121,15 @@ func checkRuntimeRoot(env doctorEnv) check {
 func checkRegisteredLaunchers(env doctorEnv, routerUp bool) check {
 	c := check{Name: "launchers", Title: "the router serves this runtime root, from the binary it registered", Required: true}
 	root, err := snapshot.Root(env.getenv, env.uid)
+	var r *snapshot.Refusal
+	if err == nil {
+		// A root the helper refuses is not listed: through a link another
+		// user planted that would read their directory.
+		err = snapshot.CheckRoot(root, env.uid)
+		if errors.As(err, &r) && r.Code == snapshot.ExitNotFound {
+			err = nil
+		}
+	}
 	if err != nil {
 		c.Detail = "skipped: no usable runtime root (see runtime root)"
 		return c

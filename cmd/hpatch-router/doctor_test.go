@@ -265,20 +265,24 @@ func TestDoctorRuntimeRoot(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	them := os.Getuid() + 4242
 	cases := []struct {
 		name, root string
 		uid        int
 		ok         bool
 		detail     string
+		fix        string // the fix must hold it
 	}{
-		{"A: private dir", mk("private", 0o700), os.Getuid(), true, "yours and private"},
-		{"B: world-writable", mk("open", 0o777), os.Getuid(), false, "writable by group or others"},
-		{"C: group-writable", mk("group", 0o770), os.Getuid(), false, "writable by group or others"},
-		{"D: a shared sticky dir like /tmp is no runtime root", mk("sticky", 0o777|os.ModeSticky), os.Getuid(), false, "writable by group or others"},
-		{"E: missing: serve creates it", filepath.Join(dir, "missing"), os.Getuid(), true, "does not exist yet"},
-		{"F: not a directory", file, os.Getuid(), false, "not a directory"},
-		{"G: relative is refused, not replaced", "relative/run", os.Getuid(), false, "not an absolute path"},
-		{"H: owned by someone else", mk("theirs", 0o700), os.Getuid() + 4242, false, "not by you"},
+		{"A: private dir", mk("private", 0o700), os.Getuid(), true, "yours and private", ""},
+		{"B: world-writable", mk("open", 0o777), os.Getuid(), false, "writable by group or others", "chmod go-w"},
+		{"C: group-writable", mk("group", 0o770), os.Getuid(), false, "writable by group or others", "chmod go-w"},
+		{"D: a shared sticky dir like /tmp is no runtime root", mk("sticky", 0o777|os.ModeSticky), os.Getuid(), false, "writable by group or others", "chmod go-w"},
+		{"E: missing: serve creates it", filepath.Join(dir, "missing"), os.Getuid(), true, "does not exist yet", ""},
+		{"F: not a directory", file, os.Getuid(), false, "not a directory", "remove it, or set HPATCH_RUNTIME_DIR"},
+		{"G: relative is refused, not replaced", "relative/run", os.Getuid(), false, "not an absolute path", "absolute directory"},
+		// Its victim cannot remove it from a sticky temp dir.
+		{"H: owned by someone else", mk("theirs", 0o700), them, false, "not by you", "root to remove it, or set HPATCH_RUNTIME_DIR"},
+		{"I: someone else's file", file, them, false, "not a directory of yours", "root to remove it, or set HPATCH_RUNTIME_DIR"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -286,7 +290,7 @@ func TestDoctorRuntimeRoot(t *testing.T) {
 			env := m.doctorEnv()
 			env.uid = c.uid
 			got := checkRuntimeRoot(env)
-			if got.OK != c.ok || !strings.Contains(got.Detail, c.detail) || (!got.OK && got.Fix == "") {
+			if got.OK != c.ok || !strings.Contains(got.Detail, c.detail) || (!got.OK && !strings.Contains(got.Fix, c.fix)) || strings.Contains(got.Fix, "if it is yours") {
 				t.Fatalf("%+v", got)
 			}
 		})
@@ -386,5 +390,38 @@ func TestDoctorRegisteredLauncher(t *testing.T) {
 	}
 	if all := runChecks(t.Context(), doctorOptions{router: "http://127.0.0.1:1"}, m.doctorEnv()); !slices.ContainsFunc(all, func(x check) bool { return x.Name == c.Name }) {
 		t.Errorf("doctor does not run the %s check", c.Name)
+	}
+}
+
+// A runtime root the helper refuses (another user's, a link they planted,
+// loose permissions) is the runtime root check's failure: the launcher
+// check does not list it (through a planted link it listed the target and
+// passed; in another user's 0700 directory it failed with a bare
+// "permission denied") and says it was skipped.
+func TestDoctorLaunchersSkipRefusedRoot(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		spoil func(m *fakeMachine, env *doctorEnv)
+	}{
+		{"another user's", func(m *fakeMachine, env *doctorEnv) { env.uid += 4242 }},
+		{"world-writable", func(m *fakeMachine, env *doctorEnv) { must(t, os.Chmod(m.rtDir, 0o777)) }},
+		{"a symbolic link", func(m *fakeMachine, env *doctorEnv) {
+			link := filepath.Join(t.TempDir(), "planted")
+			must(t, os.Symlink(m.rtDir, link))
+			m.env["HPATCH_RUNTIME_DIR"] = link
+			*env = m.doctorEnv()
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := newFakeMachine(t)
+			env := m.doctorEnv()
+			c.spoil(m, &env)
+			for _, up := range []bool{false, true} {
+				got := checkRegisteredLaunchers(env, up)
+				if got.OK || got.Detail != "skipped: no usable runtime root (see runtime root)" {
+					t.Errorf("router up %v: %+v", up, got)
+				}
+			}
+		})
 	}
 }

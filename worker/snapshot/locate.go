@@ -24,11 +24,19 @@ const (
 type Refusal struct {
 	Code int
 	Msg  string
+	// Fix, when set, is Msg's last part, what to do, for a caller that
+	// shows the problem and the fix apart (doctor).
+	Fix string
 }
 
 func (r *Refusal) Error() string { return r.Msg }
 
-func refuse(code int, msg string) *Refusal { return &Refusal{code, msg} }
+func refuse(code int, msg string) *Refusal { return &Refusal{Code: code, Msg: msg} }
+
+// refuseFix is a refusal whose message is the problem, then the fix.
+func refuseFix(code int, problem, fix string) *Refusal {
+	return &Refusal{Code: code, Msg: problem + "; " + fix, Fix: fix}
+}
 
 // Target is a verified launcher: the thread directory, the snapshot that
 // owns its launcher, and the executable the launcher names.

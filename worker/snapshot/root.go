@@ -50,28 +50,31 @@ func CheckRoot(root string, uid int) error {
 	mine := "set " + RootEnv + " to a directory of yours, for hpatch-router and Codex alike"
 	var st syscall.Stat_t
 	if err := syscall.Lstat(root, &st); err != nil {
-		if msg := foreignParent(root, uid); msg != "" {
-			return refuse(ExitCannotRun, msg+"? Unset it, or "+mine)
+		if problem := foreignParent(root, uid); problem != "" {
+			return refuseFix(ExitCannotRun, problem, "unset it, or "+mine)
 		}
 		if err == syscall.ENOENT {
 			return refuse(ExitNotFound, "runtime root "+root+" does not exist: start hpatch-router (it creates it) with the same "+RootEnv+" as Codex")
 		}
-		return refuse(ExitCannotRun, "cannot inspect runtime root "+root+": "+err.Error()+"; "+mine)
+		return refuseFix(ExitCannotRun, "cannot inspect runtime root "+root+": "+err.Error(), mine)
 	}
 	owner := int(st.Uid)
 	removal := "remove it"
-	if owner != uid {
-		removal = "have it removed (by uid " + strconv.Itoa(owner) + " or root)"
+	switch {
+	case owner == 0 && uid != 0:
+		removal = "ask root to remove it"
+	case owner != uid:
+		removal = "ask uid " + strconv.Itoa(owner) + " or root to remove it"
 	}
 	switch kind := fileKind(st.Mode); {
 	case kind != "directory" && owner != uid:
-		return refuse(ExitCannotRun, "runtime root "+root+" is a "+kind+" owned by uid "+strconv.Itoa(owner)+", not a directory of yours; "+removal+", or "+mine)
+		return refuseFix(ExitCannotRun, "runtime root "+root+" is a "+kind+" owned by uid "+strconv.Itoa(owner)+", not a directory of yours", removal+", or "+mine)
 	case kind != "directory":
-		return refuse(ExitCannotRun, "runtime root "+root+" is a "+kind+", not a directory; "+removal+", or "+mine)
+		return refuseFix(ExitCannotRun, "runtime root "+root+" is a "+kind+", not a directory", removal+", or "+mine)
 	case owner != uid:
-		return refuse(ExitCannotRun, "runtime root "+root+" is owned by uid "+strconv.Itoa(owner)+", not by you (uid "+strconv.Itoa(uid)+"); "+removal+", or "+mine)
+		return refuseFix(ExitCannotRun, "runtime root "+root+" is owned by uid "+strconv.Itoa(owner)+", not by you (uid "+strconv.Itoa(uid)+")", removal+", or "+mine)
 	case st.Mode&0o022 != 0:
-		return refuse(ExitCannotRun, "runtime root "+root+" is writable by group or others; chmod go-w "+root+", or "+mine)
+		return refuseFix(ExitCannotRun, "runtime root "+root+" is writable by group or others", "chmod go-w "+root+", or "+mine)
 	}
 	return nil
 }
@@ -87,7 +90,7 @@ func foreignParent(root string, uid int) string {
 		return ""
 	}
 	return "runtime root " + root + " is in " + parent + ", which belongs to uid " + strconv.Itoa(int(st.Uid)) +
-		", not to you (uid " + strconv.Itoa(uid) + "): an XDG_RUNTIME_DIR or TMPDIR inherited from another user (su, sudo)"
+		", not to you (uid " + strconv.Itoa(uid) + "): an XDG_RUNTIME_DIR or TMPDIR that su or sudo passed on"
 }
 
 // fileKind names what a non-directory entry is, for a refusal.

@@ -100,11 +100,11 @@ func TestCheckRoot(t *testing.T) {
 		cases = append(cases,
 			checkCase{"owned by another user", foreign, ExitCannotRun, "owned by uid 65534, not by you"},
 			// In a sticky temp dir only its owner or root can remove it.
-			checkCase{"another user's symbolic link", foreignLink, ExitCannotRun, "is a symbolic link owned by uid 65534, not a directory of yours; have it removed (by uid 65534 or root), or"},
+			checkCase{"another user's symbolic link", foreignLink, ExitCannotRun, "is a symbolic link owned by uid 65534, not a directory of yours; ask uid 65534 or root to remove it, or"},
 			// An XDG_RUNTIME_DIR or TMPDIR inherited from another user
 			// (su, sudo): the root cannot be created there.
 			checkCase{"missing, in another user's directory", filepath.Join(foreignParent, RootName), ExitCannotRun,
-				"is in " + foreignParent + ", which belongs to uid 65534, not to you (uid 0): an XDG_RUNTIME_DIR or TMPDIR inherited from another user (su, sudo)? Unset it, or"},
+				"is in " + foreignParent + ", which belongs to uid 65534, not to you (uid 0): an XDG_RUNTIME_DIR or TMPDIR that su or sudo passed on; unset it, or"},
 		)
 	}
 	for _, c := range cases {
