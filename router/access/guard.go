@@ -152,7 +152,8 @@ func (g *Guard) admit(client, server netip.AddrPort) *router.Error {
 		return nil
 	case o.local:
 		g.log.Warn("refused a connection from another user", "uid", o.uid, "client", client)
-		return refuse(CodePeerNotOwner, fmt.Sprintf("this router serves only its own user (uid %d); the connection belongs to uid %d", g.uid, o.uid))
+		return refuse(CodePeerNotOwner, fmt.Sprintf("this router serves only its own user (uid %d); the connection belongs to uid %d"+
+			"; run your own router on another port (hpatch-router serve --listen 127.0.0.1:PORT) and point Codex at it (hpatch-router codex-config --listen 127.0.0.1:PORT)", g.uid, o.uid))
 	case loopback:
 		g.log.Warn("refused a loopback connection whose client socket is gone", "client", client)
 		return refuse(CodePeerUnknown, "cannot tell which user opened this connection (its client socket is gone); the router serves only its own user")

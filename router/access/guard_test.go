@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -62,6 +63,11 @@ func TestGuardAdmit(t *testing.T) {
 			}
 			if got != c.want {
 				t.Fatalf("admit = %q (%v), want %q", got, e, c.want)
+			}
+			// Another user reached this router, usually at the default
+			// address their own Codex is set up for: say what to do.
+			if got == CodePeerNotOwner && !strings.Contains(e.Message, "; run your own router on another port (hpatch-router serve --listen 127.0.0.1:PORT) and point Codex at it (hpatch-router codex-config --listen 127.0.0.1:PORT)") {
+				t.Errorf("refusal says nothing to do: %q", e.Message)
 			}
 		})
 	}
