@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"hpatch-router/router/access"
 )
 
 // checkRouterHealth is the first of the router checks (this file): the
@@ -20,6 +22,10 @@ func checkRouterHealth(ctx context.Context, router string, client *http.Client) 
 	case err != nil:
 		c.Detail = err.Error()
 		c.Fix = "start it: hpatch-router serve --listen " + hostPort(router) + " (or pass --router with its address)"
+	case status == http.StatusForbidden && routerOwnCode(body) == access.CodePeerNotOwner:
+		msg, _ := routerOwnError(body)
+		c.Detail = router + " is another user's " + msg
+		c.Fix = "run your own on a free port: hpatch-router serve --listen 127.0.0.1:PORT, and point Codex at it (hpatch-router codex-config --listen 127.0.0.1:PORT)"
 	case status != http.StatusOK || strings.TrimSpace(body) != "ok":
 		c.Detail = fmt.Sprintf("%s/healthz answered %d %q: something other than hpatch-router listens there", router, status, clipValue(strings.TrimSpace(body)))
 		c.Fix = "start the router on a free address and point Codex at it (hpatch-router codex-config --listen ADDR)"
@@ -45,6 +51,9 @@ func checkUpstreamModels(ctx context.Context, router string, client *http.Client
 	if msg, ok := routerOwnError(body); ok {
 		c.Detail = fmt.Sprintf("the router answered %d itself: %s", status, msg)
 		c.Fix = "check serve --upstream (e.g. https://chatgpt.com/backend-api/codex or https://api.openai.com/v1) and the network from the router"
+		if status == http.StatusForbidden { // refused by its access guard: the request never got that far
+			c.Fix = "see router answers /healthz"
+		}
 		return c
 	}
 	switch {
@@ -60,17 +69,34 @@ func checkUpstreamModels(ctx context.Context, router string, client *http.Client
 	return c
 }
 
-// routerOwnError recognises the router's own OpenAI-shaped error body.
-func routerOwnError(body string) (string, bool) {
-	var e struct {
-		Error struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
+// routerError is the router's own OpenAI-shaped error body.
+type routerError struct {
+	Error struct {
+		Message string `json:"message"`
+		Code    string `json:"code"`
+	} `json:"error"`
+}
+
+func parseRouterError(body string) (routerError, bool) {
+	var e routerError
 	if json.Unmarshal([]byte(body), &e) != nil || !strings.HasPrefix(e.Error.Message, "hpatch-router: ") {
-		return "", false
+		return routerError{}, false
 	}
-	return e.Error.Message, true
+	return e, true
+}
+
+// routerOwnError recognises the router's own error body and returns its
+// message.
+func routerOwnError(body string) (string, bool) {
+	e, ok := parseRouterError(body)
+	return e.Error.Message, ok
+}
+
+// routerOwnCode is the code of the router's own error body, "" for any
+// other body.
+func routerOwnCode(body string) string {
+	e, _ := parseRouterError(body)
+	return e.Error.Code
 }
 
 func httpGet(ctx context.Context, client *http.Client, u string, limit int64) (int, string, error) {

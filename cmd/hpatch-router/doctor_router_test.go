@@ -89,6 +89,28 @@ func TestDoctorRouterAndUpstream(t *testing.T) {
 			t.Fatalf("%+v", u)
 		}
 	})
+	// Two users on one host, both set up for the default address: the
+	// second one's doctor reaches the first one's router, which refuses
+	// every route. Not "something other than hpatch-router", not an
+	// upstream problem: their own router is missing.
+	t.Run("another user's router", func(t *testing.T) {
+		refusal := `{"error":{"message":"hpatch-router: this router serves only its own user (uid 1005); the connection belongs to uid 1006; run your own router …","type":"permission_error","code":"peer_not_owner"}}`
+		theirs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			io.WriteString(w, refusal)
+		}))
+		t.Cleanup(theirs.Close)
+		h := checkRouterHealth(ctx, theirs.URL, http.DefaultClient)
+		if h.OK || !strings.Contains(h.Detail, theirs.URL+" is another user's hpatch-router: this router serves only its own user (uid 1005)") ||
+			!strings.Contains(h.Fix, "run your own on a free port: hpatch-router serve --listen 127.0.0.1:PORT") {
+			t.Fatalf("health: %+v", h)
+		}
+		u := checkUpstreamModels(ctx, theirs.URL, http.DefaultClient)
+		if u.OK || u.Fix != "see router answers /healthz" {
+			t.Fatalf("models: %+v", u)
+		}
+	})
 	t.Run("something else listening", func(t *testing.T) {
 		other := fakeRouter(t, 200, "")
 		h := checkRouterHealth(ctx, other.URL+"/x", http.DefaultClient) // /x/healthz: 404
