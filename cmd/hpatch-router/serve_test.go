@@ -204,7 +204,7 @@ func TestServeRefusesRootInAnotherUsersDir(t *testing.T) {
 	code := runServe(ctx, []string{"--listen", "127.0.0.1:0", "--state-dir", "", "--dashboard=false"}, stdio{nil, io.Discard, &errb})
 	msg := errb.String()
 	want := "runtime root " + filepath.Join(theirs, snapshot.RootName) + " is in " + theirs + ", which belongs to uid 65534"
-	if code == 0 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, want) || !strings.Contains(msg, "unset it, or set HPATCH_RUNTIME_DIR") {
+	if code == 0 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, want) || !strings.Contains(msg, "unset XDG_RUNTIME_DIR, or set HPATCH_RUNTIME_DIR") {
 		t.Fatalf("exit %d, stderr %q; want a nonzero exit and one line containing %q", code, msg, want)
 	}
 	if entries, _ := os.ReadDir(theirs); len(entries) != 0 {

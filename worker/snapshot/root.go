@@ -5,6 +5,7 @@ package snapshot
 import (
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -50,8 +51,8 @@ func CheckRoot(root string, uid int) error {
 	mine := "set " + RootEnv + " to a directory of yours, for hpatch-router and Codex alike"
 	var st syscall.Stat_t
 	if err := syscall.Lstat(root, &st); err != nil {
-		if problem := foreignParent(root, uid); problem != "" {
-			return refuseFix(ExitCannotRun, problem, "unset it, or "+mine)
+		if problem, fix := foreignParent(root, uid); problem != "" {
+			return refuseFix(ExitCannotRun, problem, fix+mine)
 		}
 		if err == syscall.ENOENT {
 			return refuse(ExitNotFound, "runtime root "+root+" does not exist: start hpatch-router (it creates it) with the same "+RootEnv+" as Codex")
@@ -81,16 +82,29 @@ func CheckRoot(root string, uid int) error {
 
 // foreignParent describes a root that cannot be inspected or created
 // because the directory meant to hold it belongs to another user (not
-// root): an XDG_RUNTIME_DIR or TMPDIR that su or sudo passed on from the
-// user who ran them. "" when that is not the case.
-func foreignParent(root string, uid int) string {
+// root), and starts its fix. By the root's name (see Root) that directory
+// came from XDG_RUNTIME_DIR or TMPDIR, which su and sudo pass on from the
+// user who ran them, or else from HPATCH_RUNTIME_DIR. "" when that is not
+// the case.
+func foreignParent(root string, uid int) (problem, fix string) {
 	parent := filepath.Dir(root)
 	var st syscall.Stat_t
 	if syscall.Stat(parent, &st) != nil || int(st.Uid) == uid || st.Uid == 0 {
-		return ""
+		return "", ""
 	}
-	return "runtime root " + root + " is in " + parent + ", which belongs to uid " + strconv.Itoa(int(st.Uid)) +
-		", not to you (uid " + strconv.Itoa(uid) + "): an XDG_RUNTIME_DIR or TMPDIR that su or sudo passed on"
+	problem = "runtime root " + root + " is in " + parent + ", which belongs to uid " + strconv.Itoa(int(st.Uid)) +
+		", not to you (uid " + strconv.Itoa(uid) + ")"
+	var variable string
+	switch filepath.Base(root) {
+	case RootName:
+		variable = "an XDG_RUNTIME_DIR"
+	case RootName + "-" + strconv.Itoa(uid):
+		variable = "a TMPDIR"
+	default:
+		return problem, ""
+	}
+	_, name, _ := strings.Cut(variable, " ")
+	return problem + ": " + variable + " that su or sudo passed on", "unset " + name + ", or "
 }
 
 // fileKind names what a non-directory entry is, for a refusal.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -104,7 +105,11 @@ func TestCheckRoot(t *testing.T) {
 			// An XDG_RUNTIME_DIR or TMPDIR inherited from another user
 			// (su, sudo): the root cannot be created there.
 			checkCase{"missing, in another user's directory", filepath.Join(foreignParent, RootName), ExitCannotRun,
-				"is in " + foreignParent + ", which belongs to uid 65534, not to you (uid 0): an XDG_RUNTIME_DIR or TMPDIR that su or sudo passed on; unset it, or"},
+				"is in " + foreignParent + ", which belongs to uid 65534, not to you (uid 0): an XDG_RUNTIME_DIR that su or sudo passed on; unset XDG_RUNTIME_DIR, or"},
+			checkCase{"missing, in another user's TMPDIR", filepath.Join(foreignParent, RootName+"-"+strconv.Itoa(uid)), ExitCannotRun,
+				"is in " + foreignParent + ", which belongs to uid 65534, not to you (uid 0): a TMPDIR that su or sudo passed on; unset TMPDIR, or"},
+			checkCase{"missing, HPATCH_RUNTIME_DIR in another user's directory", filepath.Join(foreignParent, "mine"), ExitCannotRun,
+				"is in " + foreignParent + ", which belongs to uid 65534, not to you (uid 0); set HPATCH_RUNTIME_DIR to a directory of yours"},
 		)
 	}
 	for _, c := range cases {
