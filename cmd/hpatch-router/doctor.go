@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -38,6 +39,9 @@ type doctorEnv struct {
 	passwdShell func(uid int) (string, error) // the login shell Codex reads
 	selfExe     func() (string, error)        // this router binary
 	client      *http.Client
+	// serverOwner finds who listens at the router's address
+	// (access.ServerOwner when nil).
+	serverOwner func(net.Conn) (uid int, known bool, err error)
 }
 
 func osDoctorEnv() doctorEnv {
@@ -112,7 +116,7 @@ func runChecks(ctx context.Context, o doctorOptions, env doctorEnv) []check {
 	out = append(out, checkRuntimeRoot(env), checkRegisteredLaunchers(env, health.OK), checkLoginShell(ctx, env), checkBashOnPath(path))
 	out = append(out, checkTools(path)...)
 	out = append(out, checkCodexConfig(o, env)...)
-	out = append(out, health, checkUpstreamModels(ctx, o.router, env.client))
+	out = append(out, checkRouterOwner(ctx, o.router, env.uid, env.serverOwner), health, checkUpstreamModels(ctx, o.router, env.client))
 	return out
 }
 

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"hpatch-router/router/access"
 )
@@ -31,6 +33,46 @@ func checkRouterHealth(ctx context.Context, router string, client *http.Client) 
 		c.Fix = "start the router on a free address and point Codex at it (hpatch-router codex-config --listen ADDR)"
 	default:
 		c.OK, c.Detail = true, router+"/healthz: ok"
+	}
+	return c
+}
+
+// checkRouterOwner: the address Codex sends its credentials to is served
+// by this user. On a shared host another user can listen there first, or
+// while the router is down, and would get every request Codex sends, auth
+// headers included; the router's own access check cannot see that.
+// serverOwner is access.ServerOwner when nil.
+func checkRouterOwner(ctx context.Context, router string, uid int, serverOwner func(net.Conn) (int, bool, error)) check {
+	c := check{Name: "router-owner", Title: "you own the process listening at the router's address", Required: true}
+	if serverOwner == nil {
+		serverOwner = access.ServerOwner
+	}
+	var conn net.Conn
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		cn, err := d.DialContext(ctx, network, addr)
+		conn = cn
+		return cn, err
+	}}
+	defer tr.CloseIdleConnections()
+	// An answer means the server accepted the connection: its end then
+	// has an owner the kernel reports.
+	if _, _, err := httpGet(ctx, &http.Client{Transport: tr, Timeout: 10 * time.Second}, router+"/healthz", 256); err != nil || conn == nil {
+		c.Detail = "skipped: nothing answers at " + hostPort(router) + " (see router answers /healthz)"
+		return c
+	}
+	owner, known, err := serverOwner(conn)
+	switch {
+	case err != nil:
+		c.Detail = "cannot tell who listens at " + hostPort(router) + ": " + err.Error()
+		c.Fix = "check the listener's owner yourself: ss -ltnpe (its uid), then rerun doctor"
+	case !known:
+		c.OK, c.Detail = true, "cannot tell on this system who listens at "+hostPort(router)
+	case owner != uid:
+		c.Detail = fmt.Sprintf("%s is served by uid %d, not by you (uid %d): Codex would send that user its requests and your credentials", hostPort(router), owner, uid)
+		c.Fix = "point Codex at your own router on a free port (hpatch-router serve --listen 127.0.0.1:PORT; hpatch-router codex-config --listen 127.0.0.1:PORT) and tell the host's admin"
+	default:
+		c.OK, c.Detail = true, fmt.Sprintf("%s is served by you (uid %d)", hostPort(router), uid)
 	}
 	return c
 }

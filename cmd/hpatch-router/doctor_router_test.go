@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -118,4 +122,37 @@ func TestDoctorRouterAndUpstream(t *testing.T) {
 			t.Fatalf("%+v", h)
 		}
 	})
+}
+
+// Another user listening at the router's address (first, or while the
+// router is down) gets what Codex sends there, credentials included:
+// doctor fails when the listener is not the user's own.
+func TestDoctorRouterOwner(t *testing.T) {
+	ctx := context.Background()
+	srv := fakeRouter(t, 200, "")
+	me := os.Getuid()
+	for _, c := range []struct {
+		name   string
+		owner  func(net.Conn) (int, bool, error)
+		ok     bool
+		detail string
+	}{
+		{"the real lookup: this test's own server", nil, true, "is served by you (uid " + strconv.Itoa(me) + ")"},
+		{"another user", func(net.Conn) (int, bool, error) { return me + 7, true, nil }, false,
+			"is served by uid " + strconv.Itoa(me+7) + ", not by you (uid " + strconv.Itoa(me) + "): Codex would send that user its requests and your credentials"},
+		{"no lookup on this system", func(net.Conn) (int, bool, error) { return 0, false, nil }, true, "cannot tell on this system"},
+		{"lookup failed", func(net.Conn) (int, bool, error) { return 0, false, errors.New("boom") }, false, "cannot tell who listens"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := checkRouterOwner(ctx, srv.URL, me, c.owner)
+			if got.OK != c.ok || !strings.Contains(got.Detail, c.detail) || !got.Required || (!got.OK && got.Fix == "") {
+				t.Fatalf("%+v", got)
+			}
+		})
+	}
+	url := srv.URL
+	srv.Close()
+	if got := checkRouterOwner(ctx, url, me, nil); got.OK || !strings.Contains(got.Detail, "skipped: nothing answers") {
+		t.Fatalf("nothing listening: %+v", got)
+	}
 }

@@ -1,4 +1,5 @@
-// Package access decides who may use the router. It owns three rules, and
+// Package access decides who may use the router. It owns three rules (and
+// the owner lookup one of them needs, asked the other way round), and
 // serve wires them in front of every route (the /v1 proxy, /metrics,
 // /healthz and the dashboard):
 //
@@ -12,6 +13,10 @@
 //     anything is read, forwarded or created. Nothing is configured: the
 //     owner is the router's effective uid. Other systems have no such
 //     lookup; there, loopback peers are not told apart.
+//   - The reverse question, for doctor (ServerOwner): which user owns the
+//     server end of a connection this process dialled, so a client can
+//     tell that the process listening at the router's address is its
+//     user's and not another user's who took the port first.
 //   - Loopback Host names only (DNS rebinding): a request whose Host is not
 //     localhost or a loopback address gets 403, so a web page that rebinds
 //     its own name to 127.0.0.1 cannot reach any route.

@@ -2,6 +2,7 @@ package access
 
 import (
 	"errors"
+	"net"
 	"net/netip"
 )
 
@@ -30,4 +31,28 @@ var errNoLookup = errors.New("this system cannot tell which user owns a connecti
 // IPv4 socket.
 func unmap(ap netip.AddrPort) netip.AddrPort {
 	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+}
+
+// ServerOwner is the user of the server end of c, a TCP connection this
+// process dialled to an address on this host and the server accepted (an
+// answer came back; before that the kernel holds the server end for no
+// process, and its owner is unknown): the listener's owner. Another user can
+// listen on a router's address while the router is down, and Codex would
+// send them its credentials; doctor asks this. known is false where the
+// system has no lookup or the server end is not on this host.
+func ServerOwner(c net.Conn) (uid int, known bool, err error) {
+	local, lok := c.LocalAddr().(*net.TCPAddr)
+	remote, rok := c.RemoteAddr().(*net.TCPAddr)
+	if !lok || !rok {
+		return 0, false, errors.New("not a TCP connection")
+	}
+	// The accepted socket's own address pair is ours reversed.
+	o, err := systemLookup(unmap(remote.AddrPort()), unmap(local.AddrPort()))
+	switch {
+	case errors.Is(err, errNoLookup):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, err
+	}
+	return int(o.uid), o.local, nil
 }
