@@ -17,8 +17,9 @@ import (
 const doctorUsage = "Usage: hpatch-router doctor [--json] [--router URL] [--codex-home DIR]\n\n" +
 	"Check the installation: the shell helper, the runtime root, the shell Codex runs\n" +
 	"commands with (from your passwd entry) and bash, optional tools, Codex's config.toml\n" +
-	"(read only), the running router and the upstream behind it. Exit status 0 only when\n" +
-	"every required check passes; advisory checks never change it.\n\nFlags:\n"
+	"(read only), the running router (that you own the process at its address) and the\n" +
+	"upstream behind it. Exit status 0 only when every required check passes; advisory\n" +
+	"checks never change it.\n\nFlags:\n"
 
 // check is one doctor finding.
 type check struct {
