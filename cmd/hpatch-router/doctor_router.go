@@ -63,11 +63,15 @@ func checkRouterOwner(ctx context.Context, router string, uid int, serverOwner f
 	}
 	owner, known, err := serverOwner(conn)
 	switch {
+	case errors.Is(err, access.ErrNoLookup):
+		c.OK, c.Detail = true, "cannot tell on this system who listens at "+hostPort(router)
 	case err != nil:
 		c.Detail = "cannot tell who listens at " + hostPort(router) + ": " + err.Error()
 		c.Fix = "check the listener's owner yourself: ss -ltnpe (its uid), then rerun doctor"
 	case !known:
-		c.OK, c.Detail = true, "cannot tell on this system who listens at "+hostPort(router)
+		// hpatch-router keeps a connection that answered /healthz open.
+		c.Detail = "the server at " + hostPort(router) + " closed the connection before its owner could be read: it is not your hpatch-router"
+		c.Fix = "check who listens there: ss -ltnpe (its uid); point Codex at your own router (hpatch-router codex-config --listen 127.0.0.1:PORT)"
 	case owner != uid:
 		c.Detail = fmt.Sprintf("%s is served by uid %d, not by you (uid %d): Codex would send that user its requests and your credentials", hostPort(router), owner, uid)
 		c.Fix = "point Codex at your own router on a free port (hpatch-router serve --listen 127.0.0.1:PORT; hpatch-router codex-config --listen 127.0.0.1:PORT) and tell the host's admin"

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"hpatch-router/router"
+	"hpatch-router/router/access"
 	"hpatch-router/router/routertest"
 )
 
@@ -140,7 +141,9 @@ func TestDoctorRouterOwner(t *testing.T) {
 		{"the real lookup: this test's own server", nil, true, "is served by you (uid " + strconv.Itoa(me) + ")"},
 		{"another user", func(net.Conn) (int, bool, error) { return me + 7, true, nil }, false,
 			"is served by uid " + strconv.Itoa(me+7) + ", not by you (uid " + strconv.Itoa(me) + "): Codex would send that user its requests and your credentials"},
-		{"no lookup on this system", func(net.Conn) (int, bool, error) { return 0, false, nil }, true, "cannot tell on this system"},
+		{"no lookup on this system", func(net.Conn) (int, bool, error) { return 0, false, access.ErrNoLookup }, true, "cannot tell on this system"},
+		// A server that closes at once hides its owner: not the router.
+		{"server end already closed", func(net.Conn) (int, bool, error) { return 0, false, nil }, false, "closed the connection before its owner could be read"},
 		{"lookup failed", func(net.Conn) (int, bool, error) { return 0, false, errors.New("boom") }, false, "cannot tell who listens"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

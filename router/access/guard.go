@@ -143,7 +143,7 @@ func (g *Guard) admit(client, server netip.AddrPort) *router.Error {
 	loopback := unmap(client).Addr().IsLoopback()
 	o, err := g.lookup(client, server)
 	switch {
-	case errors.Is(err, errNoLookup) && (loopback || g.allowRemote):
+	case errors.Is(err, ErrNoLookup) && (loopback || g.allowRemote):
 		return nil // documented: no owner check without a kernel lookup
 	case err != nil:
 		g.log.Warn("refused a connection whose owner could not be looked up", "client", client, "err", err)

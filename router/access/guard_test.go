@@ -41,8 +41,8 @@ func TestGuardAdmit(t *testing.T) {
 		{"remote peer allowed", remote, owner{}, nil, true, ""},
 		{"local user on a non-loopback address", remote, owner{local: true, uid: me + 1}, nil, true, CodePeerNotOwner},
 		{"lookup failed", loop, owner{}, errors.New("boom"), false, CodePeerUnknown},
-		{"no lookup on this system, loopback", loop, owner{}, errNoLookup, false, ""},
-		{"no lookup on this system, remote", remote, owner{}, errNoLookup, false, CodePeerUnknown},
+		{"no lookup on this system, loopback", loop, owner{}, ErrNoLookup, false, ""},
+		{"no lookup on this system, remote", remote, owner{}, ErrNoLookup, false, CodePeerUnknown},
 		{"not tcp", netip.AddrPort{}, owner{}, nil, false, CodePeerUnknown},
 	}
 	for _, c := range cases {

@@ -22,9 +22,9 @@ type owner struct {
 // a nil error.
 type lookupFunc func(client, server netip.AddrPort) (owner, error)
 
-// errNoLookup is returned where the system offers no way to find a
-// socket's owner.
-var errNoLookup = errors.New("this system cannot tell which user owns a connection")
+// ErrNoLookup is returned where the system offers no way to find a
+// socket's owner (not Linux).
+var ErrNoLookup = errors.New("this system cannot tell which user owns a connection")
 
 // unmap turns an IPv4-mapped IPv6 address pair (a dual-stack listener's
 // view of an IPv4 client) into plain IPv4, so a lookup finds the client's
@@ -36,10 +36,11 @@ func unmap(ap netip.AddrPort) netip.AddrPort {
 // ServerOwner is the user of the server end of c, a TCP connection this
 // process dialled to an address on this host and the server accepted (an
 // answer came back; before that the kernel holds the server end for no
-// process, and its owner is unknown): the listener's owner. Another user can
-// listen on a router's address while the router is down, and Codex would
-// send them its credentials; doctor asks this. known is false where the
-// system has no lookup or the server end is not on this host.
+// process): the listener's owner. Another user can listen on a router's
+// address while the router is down, and Codex would send them its
+// credentials; doctor asks this. known is false when the server end is
+// not held by a process (closed already, or not on this host); the error
+// is ErrNoLookup where the system cannot tell.
 func ServerOwner(c net.Conn) (uid int, known bool, err error) {
 	local, lok := c.LocalAddr().(*net.TCPAddr)
 	remote, rok := c.RemoteAddr().(*net.TCPAddr)
@@ -48,10 +49,7 @@ func ServerOwner(c net.Conn) (uid int, known bool, err error) {
 	}
 	// The accepted socket's own address pair is ours reversed.
 	o, err := systemLookup(unmap(remote.AddrPort()), unmap(local.AddrPort()))
-	switch {
-	case errors.Is(err, errNoLookup):
-		return 0, false, nil
-	case err != nil:
+	if err != nil {
 		return 0, false, err
 	}
 	return int(o.uid), o.local, nil

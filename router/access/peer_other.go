@@ -6,5 +6,5 @@ import "net/netip"
 
 // systemLookup has no kernel to ask outside Linux.
 func systemLookup(client, server netip.AddrPort) (owner, error) {
-	return owner{}, errNoLookup
+	return owner{}, ErrNoLookup
 }
