@@ -19,7 +19,7 @@ import (
 // router answers, then checkUpstreamModels: it reaches the upstream.
 func checkRouterHealth(ctx context.Context, router string, client *http.Client) check {
 	c := check{Name: "router-health", Title: "router answers /healthz", Required: true}
-	status, body, err := httpGet(ctx, client, router+"/healthz", 256)
+	status, body, err := httpGet(ctx, client, router+"/healthz", 4<<10) // a router refusal is whole
 	switch {
 	case err != nil:
 		c.Detail = err.Error()

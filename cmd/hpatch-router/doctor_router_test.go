@@ -99,7 +99,10 @@ func TestDoctorRouterAndUpstream(t *testing.T) {
 	// every route. Not "something other than hpatch-router", not an
 	// upstream problem: their own router is missing.
 	t.Run("another user's router", func(t *testing.T) {
-		refusal := `{"error":{"message":"hpatch-router: this router serves only its own user (uid 1005); the connection belongs to uid 1006; run your own router …","type":"permission_error","code":"peer_not_owner"}}`
+		// The whole refusal, as long as the real one (over 256 bytes).
+		refusal := `{"error":{"message":"hpatch-router: this router serves only its own user (uid 1005); the connection belongs to uid 1006; ` +
+			`run your own router on another port (hpatch-router serve --listen 127.0.0.1:PORT) and point Codex at it (hpatch-router codex-config --listen 127.0.0.1:PORT)",` +
+			`"type":"permission_error","code":"peer_not_owner"}}`
 		theirs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusForbidden)
