@@ -304,8 +304,11 @@ func TestHsymbolErrors(t *testing.T) {
 	}
 	noServers := t.TempDir() // a PATH with no language server
 	hang := t.TempDir()
-	if err := os.WriteFile(filepath.Join(hang, "gopls"), []byte("#!/bin/sh\nexec /bin/sleep 30\n"), 0o755); err != nil {
-		t.Fatal(err)
+	noGo := t.TempDir() // gopls without the go command it runs
+	for _, p := range []string{filepath.Join(hang, "gopls"), filepath.Join(hang, "go"), filepath.Join(noGo, "gopls")} {
+		if err := os.WriteFile(p, []byte("#!/bin/sh\nexec /bin/sleep 30\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tests := []struct {
 		name     string
@@ -326,6 +329,10 @@ func TestHsymbolErrors(t *testing.T) {
 		{name: "missing gopls is named", path: noServers,
 			args: []string{"def", "main.go", "17:f2d0", "NewCounter"}, code: 127,
 			stderrRE: `^hsymbol: gopls \(the go language server\) is not on PATH; install it: go install golang.org/x/tools/gopls@latest\n$`},
+		// gopls without go answers every query with "no views".
+		{name: "gopls without the go command", path: noGo,
+			args: []string{"def", "main.go", "17:f2d0", "NewCounter"}, code: 127,
+			stderrRE: `^hsymbol: gopls needs the go command, which is not on PATH; add the directory holding it \(e\.g\. /usr/local/go/bin\) to the PATH Codex runs commands with\n$`},
 		{name: "missing pyright is named", path: noServers,
 			args: []string{"def", "py/app.py", "19:" + hashOf(`    greeter = Greeter("py")`), "Greeter"}, code: 127,
 			stderrRE: `^hsymbol: pyright-langserver \(the python language server\) is not on PATH`},

@@ -80,6 +80,11 @@ func (pool *Sessions) Run(ctx context.Context, env *privcmd.Env, args []string) 
 	if err != nil {
 		return fail(127, "%s (the %s language server) is not on PATH; install it: %s", srv.name, lang, srv.install)
 	}
+	for _, need := range srv.needs {
+		if _, err := hgrep.LookPath(env, need); err != nil {
+			return fail(127, "%s needs the %s command, which is not on PATH; add the directory holding it (e.g. /usr/local/go/bin) to the PATH Codex runs commands with", srv.name, need)
+		}
+	}
 	method := "textDocument/definition"
 	if req.op == "refs" {
 		method = "textDocument/references"

@@ -19,6 +19,10 @@ type server struct {
 	install    string   // how to get the server, for the error naming it
 	markers    []string // files that mark a workspace root, nearest first
 	sources    []string // name suffixes of the files it reads (tree.go)
+	// needs are commands the server runs itself: without them it starts
+	// and answers every query with an error that names no cause (gopls
+	// without go: "no views").
+	needs []string
 }
 
 // serverFor returns the server for an inspect language name.
@@ -26,7 +30,7 @@ func serverFor(lang string) (server, bool) {
 	switch lang {
 	case "go":
 		return server{name: "gopls", languageID: "go",
-			install: "go install golang.org/x/tools/gopls@latest",
+			install: "go install golang.org/x/tools/gopls@latest", needs: []string{"go"},
 			markers: []string{"go.work", "go.mod"},
 			sources: []string{".go", "go.mod", "go.sum", "go.work", "go.work.sum"}}, true
 	case "python":
