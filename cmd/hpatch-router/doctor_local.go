@@ -209,12 +209,18 @@ func checkTools(path string) []check {
 		{"python3", "#!/usr/bin/env python3 shell calls", "install python3 (apt-get install python3)"},
 		{"node", "#!/usr/bin/env node shell calls, bundle regeneration (make bundle) and the e2e tests", "install Node.js (apt-get install nodejs npm)"},
 	}
+	_, goOK := lookPathIn("go", path)
 	out := make([]check, 0, len(tools))
 	for _, t := range tools {
 		c := check{Name: "tool-" + t.name, Title: t.name, Required: false}
-		if p, ok := lookPathIn(t.name, path); ok {
+		p, ok := lookPathIn(t.name, path)
+		switch {
+		case ok && t.name == "gopls" && !goOK: // gopls runs go; without it every query fails ("no views")
+			c.Detail = p + ", but go is not on PATH: gopls cannot load a workspace, so no " + t.enables
+			c.Fix = "add Go's bin directory (e.g. /usr/local/go/bin) to PATH"
+		case ok:
 			c.OK, c.Detail = true, p+" — enables "+t.enables
-		} else {
+		default:
 			c.Detail, c.Fix = "not on PATH — without it, no "+t.enables, t.fix
 		}
 		out = append(out, c)

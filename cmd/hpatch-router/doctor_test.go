@@ -425,3 +425,26 @@ func TestDoctorLaunchersSkipRefusedRoot(t *testing.T) {
 		})
 	}
 }
+
+// gopls without go on PATH starts and answers every query with "no
+// views": the gopls line says so instead of "enables hsymbol for Go".
+func TestDoctorGoplsNeedsGo(t *testing.T) {
+	m := newFakeMachine(t)
+	m.install("gopls", []byte("#!/bin/sh\n"))
+	gopls := func() check {
+		for _, c := range checkTools(m.env["PATH"]) {
+			if c.Name == "tool-gopls" {
+				return c
+			}
+		}
+		t.Fatal("no gopls check")
+		return check{}
+	}
+	if c := gopls(); c.OK || !strings.Contains(c.Detail, "go is not on PATH") || !strings.Contains(c.Fix, "Go's bin directory") {
+		t.Errorf("gopls without go: %+v", c)
+	}
+	m.install("go", []byte("#!/bin/sh\n"))
+	if c := gopls(); !c.OK || !strings.Contains(c.Detail, "enables hsymbol for Go") {
+		t.Errorf("gopls with go: %+v", c)
+	}
+}
