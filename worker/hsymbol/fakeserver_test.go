@@ -177,6 +177,11 @@ func fakeServerPath(t *testing.T) string {
 	if err := os.Symlink(self, filepath.Join(dir, "gopls")); err != nil {
 		t.Fatal(err)
 	}
+	// hsymbol wants the go command beside gopls (the real one runs it);
+	// the fake never does, so a stand-in that does nothing will do.
+	if err := os.WriteFile(filepath.Join(dir, "go"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return dir
 }
 
