@@ -49,7 +49,10 @@ type edit struct {
 // body, so siblings, other items and instructions stay byte-identical and
 // the upstream prompt cache keeps its prefix.
 //
-// A body without an owner is returned unchanged (the same slice). Layouts
+// A body without an owner is returned unchanged (the same slice), and so
+// is one with top-level tools: only Responses-Lite requests have none, so
+// its additional_tools items are the history of a thread that switched to
+// a model without Code Mode, where Codex runs no exec call. Layouts
 // the router cannot own are rejected with an *Error carrying HTTP 400
 // before anything is forwarded. The function is pure: the same input gives
 // the same output bytes. RequestRewriter does the same with a memo of
@@ -102,24 +105,21 @@ func rewritePieces(body []byte, memo *RequestRewriter, thread string, restored [
 	// modified, and whatever outlives this call (memo entries, RequestInfo)
 	// is cloned or freshly built.
 	view := unsafe.String(unsafe.SliceData(body), len(body))
-	var taken takenNames
-	if l.tools.end > 0 {
-		top := l.toolsMemo
-		if top == nil {
-			raw := view[l.tools.start:l.tools.end]
-			name, err := checkTopLevelTools(gjson.Parse(raw))
-			if err != nil {
-				return nil, info, err
-			}
-			top = &topTools{injected: name}
-			if memo != nil {
-				memo.store(raw, nil, top)
-			}
+	// Only Responses-Lite requests have no top-level tools (FACTS §1.1).
+	// One that has them is for a model without Code Mode, such as after a
+	// model switch in the thread: its additional_tools items are history,
+	// Codex refuses an exec call there, so nothing is offered.
+	history := l.tools.end > 0
+	if history && l.toolsMemo == nil {
+		raw := view[l.tools.start:l.tools.end]
+		if err := checkTopLevelTools(gjson.Parse(raw)); err != nil {
+			return nil, info, err
 		}
-		if top.injected != "" {
-			taken.add("", top.injected, -1)
+		if memo != nil {
+			memo.store(raw, nil, &topTools{})
 		}
 	}
+	var taken takenNames
 	owned := 0
 	for k := range l.items {
 		it := &l.items[k]
@@ -141,7 +141,7 @@ func rewritePieces(body []byte, memo *RequestRewriter, thread string, restored [
 		}
 	}
 	memo.rememberScan(thread, body, &l, &digest)
-	if owned == 0 {
+	if owned == 0 || history {
 		return splice(body, restored), info, nil
 	}
 	if err := taken.conflict(l.items); err != nil {

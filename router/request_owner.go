@@ -1,7 +1,6 @@
 package router
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -18,9 +17,8 @@ func isInjectedName(name string) bool { return name == "shell" || name == "hpatc
 // checkTopLevelTools rejects Code Mode exec in the top-level `tools` list
 // (A14): that layout (non-Lite models) has no additional_tools owner, and
 // silently forwarding it would give the model a `shell` it never sees or a
-// carrier Codex cannot place. It also reports which injected names exist at
-// top level, because a flat owner shares their call namespace.
-func checkTopLevelTools(tools gjson.Result) (injected string, err error) {
+// carrier Codex cannot place.
+func checkTopLevelTools(tools gjson.Result) (err error) {
 	tools.ForEach(func(k, t gjson.Result) bool {
 		name := t.Get("name").String()
 		switch {
@@ -37,20 +35,16 @@ func checkTopLevelTools(tools gjson.Result) (injected string, err error) {
 				}
 				return err == nil
 			})
-		case isInjectedName(name) && injected == "":
-			injected = strings.Clone(name)
 		}
 		return err == nil
 	})
-	return injected, err
+	return err
 }
 
-// topTools is the outcome of checkTopLevelTools for a top-level tools
-// value that passed: the first injected name defined there, if any. Like
-// itemAnalysis, it depends only on the value's bytes and never changes.
-type topTools struct {
-	injected string
-}
+// topTools marks a top-level tools value that passed checkTopLevelTools.
+// Like itemAnalysis, it depends only on the value's bytes and never
+// changes.
+type topTools struct{}
 
 // itemAnalysis is what one additional_tools item contributes to a
 // request's rewrite. It depends only on the item's bytes, so a memo can
@@ -153,7 +147,7 @@ func analyzeItem(idx int64, raw string, tools plugins.Tools) (*itemAnalysis, err
 }
 
 // takenNames records, per container, the first injected name already
-// defined there and where: input index, or -1 for the top-level tools.
+// defined there and at which input index.
 type takenNames []containerUse
 
 type containerUse struct {
@@ -189,13 +183,9 @@ func (t takenNames) conflict(items []layoutItem) error {
 			continue
 		}
 		use := t[k]
-		where := "the top-level tools"
-		if use.item >= 0 {
-			where = fmt.Sprintf("input[%d] (additional_tools)", use.item)
-		}
 		return invalidRequest(CodeToolNameConflict,
-			"a tool named %q already exists %s in %s; it would collide with the injected %q tool",
-			use.name, containerName(it.an.namespace), where, use.name)
+			"a tool named %q already exists %s in input[%d] (additional_tools); it would collide with the injected %q tool",
+			use.name, containerName(it.an.namespace), use.item, use.name)
 	}
 	return nil
 }

@@ -73,8 +73,13 @@ func TestRequestRules(t *testing.T) {
 		{"A14: existing shell beside namespaced owner rejects", req("", item("at_1", ns("functions", execTool(execDesc), shellFunc))), CodeToolNameConflict, false, "", nil, 0},
 		{"A14: existing hpatch beside flat owner rejects", req("", item("at_1", execTool(execDesc), hpatchFunc)), CodeToolNameConflict, false, "", nil, 0},
 		{"A14: shell in an earlier item of the same namespace rejects", req("", item("at_1", ns("functions", shellFunc)), item("at_2", ns("functions", execTool(execDesc)))), CodeToolNameConflict, false, "", nil, 0},
-		{"A14: top-level shell collides with a flat owner", req(shellFunc, item("at_1", execTool(execDesc))), CodeToolNameConflict, false, "", nil, 0},
-		{"A14: top-level shell does not collide with functions.shell", req(shellFunc, item("at_1", ns("functions", execTool(execDesc)))), "", true, "functions", []string{"workdir", "tty"}, 1},
+		// Only Responses-Lite requests carry no top-level tools; one that does
+		// is for a model without Code Mode (after a switch in the thread, the
+		// earlier additional_tools items are history), whose exec calls
+		// Codex refuses: no shell is offered.
+		{"§3: a namespaced owner beside top-level tools is history", req(waitTool, item("at_1", ns("functions", execTool(execDesc)))), "", false, "", nil, 0},
+		{"§3: a flat owner beside top-level tools is history", req(shellFunc, item("at_1", execTool(execDesc))), "", false, "", nil, 0},
+		{"§3: an owner beside an empty top-level tools list is history", []byte(strings.Replace(string(req("", item("at_1", ns("functions", execTool(execDesc))))), `"stream":true`, `"stream":true,"tools":[]`, 1)), "", false, "", nil, 0},
 		{"A14: shell in a sibling namespace does not collide", req("", item("at_1", ns("functions", execTool(execDesc)), ns("tools2", shellFunc))), "", true, "functions", []string{"workdir", "tty"}, 1},
 		{"A14: leading whitespace before the object keeps offsets", append([]byte("\n \t"), req("", item("at_1", ns("functions", execTool(execDesc))))...), "", true, "functions", []string{"workdir", "tty"}, 1},
 		{"invalid JSON rejects", []byte(`{"input":[`), CodeInvalidJSON, false, "", nil, 0},
