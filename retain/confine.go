@@ -133,7 +133,7 @@ func ReadScript(scripts *os.Root, id string) ([]byte, error) {
 	ref := shebang.FormatRef(id)
 	fi, err := scripts.Lstat(id)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, missing("%s does not exist in this thread (expired or never retained)", ref)
+		return nil, scriptMissing(ref)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
@@ -173,6 +173,24 @@ func (e notExist) Error() string        { return e.msg }
 func (e notExist) Is(target error) bool { return target == fs.ErrNotExist }
 
 func missing(format string, args ...any) error { return notExist{fmt.Sprintf(format, args...)} }
+
+// scriptMissing is the error for a reference to a script the thread does
+// not hold. The model saw it retained, so the message says why it can be
+// gone and what to do.
+func scriptMissing(ref string) error {
+	return missing("%s does not exist in this thread: retained scripts last one hour and are removed when the router restarts; send the script again", ref)
+}
+
+// threadMissing maps a thread without storage (no directory for it, or no
+// scripts/ in it: the router has not prepared it since it started) to
+// scriptMissing for ref, the first script the operation needs; any other
+// error is returned as it is.
+func threadMissing(err error, ref string) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return scriptMissing(ref)
+	}
+	return err
+}
 
 // checkRegular reports why fi cannot be read as a retained script.
 func checkRegular(fi fs.FileInfo, ref string) error {

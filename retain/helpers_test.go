@@ -193,3 +193,9 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// scriptMissingText is the whole message for a reference to a script the
+// thread does not hold.
+func scriptMissingText(ref string) string {
+	return ref + " does not exist in this thread: retained scripts last one hour and are removed when the router restarts; send the script again"
+}

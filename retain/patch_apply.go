@@ -27,7 +27,7 @@ func (p *Patch) Apply(baseline map[string][]byte) ([]Edit, error) {
 	for _, s := range p.Sections {
 		base, ok := baseline[s.ID]
 		if !ok {
-			return nil, errAt(s.Line, "%s does not exist in this thread (expired or never retained)", shebang.FormatRef(s.ID))
+			return nil, wrapAt(s.Line, scriptMissing(shebang.FormatRef(s.ID)))
 		}
 		e, err := applySection(s, base)
 		if err != nil {

@@ -199,7 +199,7 @@ func (s *Store) Resolve(ctx context.Context, thread, ref string) (string, error)
 	defer s.mu.Unlock()
 	ts, err := s.threadLocked(thread, false, snapshot.ThreadSeen{})
 	if err != nil {
-		return "", err
+		return "", threadMissing(err, ref)
 	}
 	defer s.releaseLocked(ts)
 	data, err := ReadScript(ts.scripts, id)

@@ -28,7 +28,8 @@ func (s *Store) Apply(ctx context.Context, thread, patch string) (string, error)
 	defer s.mu.Unlock()
 	ts, err := s.threadLocked(thread, false, snapshot.ThreadSeen{})
 	if err != nil {
-		return "", err
+		sec := p.Sections[0]
+		return "", wrapAt(sec.Line, threadMissing(err, shebang.FormatRef(sec.ID)))
 	}
 	defer s.releaseLocked(ts)
 	baseline := make(map[string][]byte, len(p.Sections))

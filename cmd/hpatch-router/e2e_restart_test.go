@@ -86,3 +86,30 @@ func checkResumed(t reporter, res restartResult, turnTwo int) {
 		t.Errorf("turn two is thread %q, turn one %q: resume did not continue the thread", posts[turnTwo].Thread(), posts[0].Thread())
 	}
 }
+
+// TestE2ERerunAfterRouterRestart: a router removes the scripts it retained
+// when it stops, so after a restart the model's rerun, read and edit of a
+// script it saw retained must each say that it is gone and why. The
+// rerun is the resumed turn's first call, before anything has prepared
+// the thread in the new router: it used to answer "thread directory
+// hpatch-<thread> is missing".
+func TestE2ERerunAfterRouterRestart(t *testing.T) {
+	t.Parallel()
+	res := runAcrossRestart(t, codexBin(t), configCatalog, []routertest.Step{
+		shellStep("call_kept_1", 2, "#!python3\nprint('before', 'restart')\n"),
+		{Message: "turn one done"},
+		shellStep("call_rerun_1", 1, "#!script=@shell/call_kept_1"),
+		{CustomToolCall: &routertest.CustomToolCall{Name: "hpatch", Namespace: "functions", CallID: "call_edit_1", ID: "ctc_edit_1",
+			Input: "in @shell/call_kept_1\ntype 2:cd58 \"print(1)\"\n"}},
+		shellStep("call_read_1", 1, "hread @shell/call_kept_1"),
+		{Message: "turn two done"},
+	})
+	posts := res.Upstream.Posts()
+	checkResumed(t, res, 2)
+	checkReplay(t, posts)
+	checkCallOutput(t, posts, callExpect{CallID: "call_kept_1", Output: []string{"before restart", `"retained":true`}})
+	gone := "@shell/call_kept_1 does not exist in this thread: retained scripts last one hour and are removed when the router restarts; send the script again"
+	for _, id := range []string{"call_rerun_1", "call_edit_1", "call_read_1"} {
+		checkCallOutput(t, posts, callExpect{CallID: id, Output: []string{gone}, NotOutput: []string{"thread directory", "before restart"}})
+	}
+}
