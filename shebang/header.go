@@ -251,7 +251,9 @@ func bodyHeaderWarnings(input string, h *header, interp string) []string {
 		kind, key, _ := classifyDirective(t)
 		switch {
 		case t == "":
-		case kind == dirCmd || kind == dirParams || kind == dirScript || key != "":
+		case kind == dirScript:
+			out = append(out, fmt.Sprintf("shell: note: line %d looks like a #!script rerun but is script text: a rerun is an input of that one line alone, with no blank line before it.", num))
+		case kind == dirCmd || kind == dirParams || key != "":
 			out = append(out, fmt.Sprintf("shell: note: line %d looks like a #!%s directive but is script text: directives count only in the block right after the first line, with no blank line before them.", num, key))
 		case strings.HasPrefix(t, "#!"):
 			out = append(out, fmt.Sprintf("shell: note: line %d looks like a shebang but is script text: only the first line selects the interpreter, so the input runs as %s.", num, interp))
