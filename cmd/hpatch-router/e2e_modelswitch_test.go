@@ -56,3 +56,43 @@ func TestE2EModelSwitchOnResume(t *testing.T) {
 	checkReplay(t, posts)
 	checkCallOutput(t, posts, callExpect{CallID: "call_sw_1", Output: []string{"first model", `"exit_code":0`}})
 }
+
+// TestE2EModelSwitchKeepsShell: a switch between two Code Mode models
+// with Responses-Lite (bundled gpt-5.6-sol, then gpt-6-sol) keeps the
+// layout without top-level tools, so turn two is still offered shell and
+// its call runs; turn one's call is replayed byte-exactly.
+func TestE2EModelSwitchKeepsShell(t *testing.T) {
+	t.Parallel()
+	codex := codexBin(t)
+	testenv.NeedTool(t, "python3")
+	binDir := e2eBins.binDir(t)
+	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
+		shellStep("call_keep_1", 2, "#!python3\nprint('first', 'model')\n"),
+		{Message: "turn one done"},
+		shellStep("call_keep_2", 2, "#!python3\nprint('second', 'model')\n"),
+		{Message: "turn two done"},
+	}})
+	runtimeDir := t.TempDir()
+	r := startRouter(t, routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: runtimeDir})
+	home := writeCodexHome(t, configBundledSol, r.URL+"/v1")
+	ws := workspace(t, nil)
+	run1 := runCodex(t, codex, home, binDir, runtimeDir, ws, "first turn")
+	run2 := runCodex(t, codex, home, binDir, runtimeDir, ws, "second turn", "resume", "--last", "-m", "gpt-6-sol")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("turn one codex output:\n%s\nturn two codex output:\n%s", run1.Output, run2.Output)
+		}
+	})
+	posts := up.Posts()
+	if len(posts) != 4 {
+		t.Fatalf("upstream got %d POST /responses, want 4", len(posts))
+	}
+	if got := posts[2].Get("model").String(); got != "gpt-6-sol" {
+		t.Errorf("turn two model %q, want gpt-6-sol", got)
+	}
+	checkRewrittenTools(t, posts[0])
+	checkRewrittenTools(t, posts[2])
+	checkReplay(t, posts)
+	checkCallOutput(t, posts, callExpect{CallID: "call_keep_1", Output: []string{"first model", `"exit_code":0`}})
+	checkCallOutput(t, posts, callExpect{CallID: "call_keep_2", Output: []string{"second model", `"exit_code":0`}})
+}
