@@ -20,26 +20,11 @@ import (
 // byte-exactly.
 func TestE2EModelSwitchOnResume(t *testing.T) {
 	t.Parallel()
-	codex := codexBin(t)
-	testenv.NeedTool(t, "python3")
-	binDir := e2eBins.binDir(t)
-	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
+	posts := runModelSwitch(t, configCatalog, "gpt-5.6-sol", []routertest.Step{
 		shellStep("call_sw_1", 2, "#!python3\nprint('first', 'model')\n"),
 		{Message: "turn one done"},
 		{Message: "turn two done"},
-	}})
-	runtimeDir := t.TempDir()
-	r := startRouter(t, routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: runtimeDir})
-	home := writeCodexHome(t, configCatalog, r.URL+"/v1")
-	ws := workspace(t, nil)
-	run1 := runCodex(t, codex, home, binDir, runtimeDir, ws, "first turn")
-	run2 := runCodex(t, codex, home, binDir, runtimeDir, ws, "second turn", "resume", "--last", "-m", "gpt-5.6-sol")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("turn one codex output:\n%s\nturn two codex output:\n%s", run1.Output, run2.Output)
-		}
 	})
-	posts := up.Posts()
 	if len(posts) != 3 {
 		t.Fatalf("upstream got %d POST /responses, want 3", len(posts))
 	}
@@ -63,27 +48,12 @@ func TestE2EModelSwitchOnResume(t *testing.T) {
 // its call runs; turn one's call is replayed byte-exactly.
 func TestE2EModelSwitchKeepsShell(t *testing.T) {
 	t.Parallel()
-	codex := codexBin(t)
-	testenv.NeedTool(t, "python3")
-	binDir := e2eBins.binDir(t)
-	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
+	posts := runModelSwitch(t, configBundledSol, "gpt-6-sol", []routertest.Step{
 		shellStep("call_keep_1", 2, "#!python3\nprint('first', 'model')\n"),
 		{Message: "turn one done"},
 		shellStep("call_keep_2", 2, "#!python3\nprint('second', 'model')\n"),
 		{Message: "turn two done"},
-	}})
-	runtimeDir := t.TempDir()
-	r := startRouter(t, routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: runtimeDir})
-	home := writeCodexHome(t, configBundledSol, r.URL+"/v1")
-	ws := workspace(t, nil)
-	run1 := runCodex(t, codex, home, binDir, runtimeDir, ws, "first turn")
-	run2 := runCodex(t, codex, home, binDir, runtimeDir, ws, "second turn", "resume", "--last", "-m", "gpt-6-sol")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("turn one codex output:\n%s\nturn two codex output:\n%s", run1.Output, run2.Output)
-		}
 	})
-	posts := up.Posts()
 	if len(posts) != 4 {
 		t.Fatalf("upstream got %d POST /responses, want 4", len(posts))
 	}
@@ -95,4 +65,27 @@ func TestE2EModelSwitchKeepsShell(t *testing.T) {
 	checkReplay(t, posts)
 	checkCallOutput(t, posts, callExpect{CallID: "call_keep_1", Output: []string{"first model", `"exit_code":0`}})
 	checkCallOutput(t, posts, callExpect{CallID: "call_keep_2", Output: []string{"second model", `"exit_code":0`}})
+}
+
+// runModelSwitch runs two Codex turns in one thread through one router:
+// "first turn" with the model config gives, then `resume --last -m model`.
+// It returns the POST /responses the upstream got, playing steps.
+func runModelSwitch(t *testing.T, config codexConfig, model string, steps []routertest.Step) []routertest.Request {
+	t.Helper()
+	codex := codexBin(t)
+	testenv.NeedTool(t, "python3")
+	binDir := e2eBins.binDir(t)
+	up := routertest.NewUpstream(t, routertest.Scenario{Steps: steps})
+	runtimeDir := t.TempDir()
+	r := startRouter(t, routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: runtimeDir})
+	home := writeCodexHome(t, config, r.URL+"/v1")
+	ws := workspace(t, nil)
+	run1 := runCodex(t, codex, home, binDir, runtimeDir, ws, "first turn")
+	run2 := runCodex(t, codex, home, binDir, runtimeDir, ws, "second turn", "resume", "--last", "-m", model)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("turn one codex output:\n%s\nturn two codex output:\n%s", run1.Output, run2.Output)
+		}
+	})
+	return up.Posts()
 }
