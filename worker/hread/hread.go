@@ -295,7 +295,7 @@ func openError(name string, err error) error {
 	case errors.Is(err, fs.ErrPermission):
 		return fmt.Errorf("%s cannot be read (permission denied); check its permissions and its directories'", name)
 	}
-	return fmt.Errorf("%s cannot be read (%s); check the path and its permissions", name, privcmd.Cause(err))
+	return errors.New(privcmd.CannotRead(name, err))
 }
 
 func usage(env *privcmd.Env, msg string) int {

@@ -108,7 +108,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string, parse parseFunc) 
 		return fail(CodeInputLimit, fmt.Sprintf("%s is %d bytes, over inspect_file's %s input limit%s",
 			path, tooLarge.Size, privcmd.Size(tooLarge.Limit), inParts))
 	case err != nil:
-		return fail(CodeUnreadable, path+" cannot be read ("+privcmd.Cause(err)+"); check the path and its permissions")
+		return fail(CodeUnreadable, privcmd.CannotRead(path, err))
 	}
 	if !utf8.Valid(src) {
 		return fail(CodeNotUTF8, path+" is not UTF-8 text; inspect_file outlines text files only")

@@ -162,3 +162,9 @@ func Cause(err error) string {
 	}
 	return err.Error()
 }
+
+// CannotRead is the one line for a file the script named as name that
+// exists but could not be opened or read: the cause, and what to check.
+func CannotRead(name string, err error) string {
+	return name + " cannot be read (" + Cause(err) + "); check the path and its permissions"
+}
