@@ -99,19 +99,6 @@ func main() {
 }
 `
 
-// buildFloor builds floorSource as testenv.Build builds the product.
-func buildFloor(b *testing.B) string {
-	dir := b.TempDir()
-	src, out := filepath.Join(dir, "floor.go"), filepath.Join(dir, "floor")
-	if err := os.WriteFile(src, []byte(floorSource), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	if err := testenv.Build(out, src); err != nil {
-		b.Fatal(err)
-	}
-	return out
-}
-
 // workerImageSource is what a second shipped image would be: the worker
 // alone (no proxy, TLS, translator or operator tools), with the inspect
 // child it starts for outlines. It is never shipped — REQ ¶17 has the
@@ -136,28 +123,30 @@ func main() {
 }
 `
 
-// buildWorkerImage builds workerImageSource as a package of this module
-// that exists only in a go build -overlay (so it can import the worker
-// without a main package in the tree that nothing ships).
-func buildWorkerImage(b *testing.B) string {
+// buildMain builds source, a main package, as testenv.Build builds the
+// product, to a binary called name. The package is one of this module
+// (worker/internal/bench<name>) that exists only in a go build -overlay,
+// so it can import the worker without a main package in the tree that
+// nothing ships.
+func buildMain(b *testing.B, name, source string) string {
 	dir := b.TempDir()
 	module, err := filepath.Abs("..") // this file is in <module>/worker
 	if err != nil {
 		b.Fatal(err)
 	}
-	src, overlay, out := filepath.Join(dir, "main.go"), filepath.Join(dir, "overlay.json"), filepath.Join(dir, "worker-image")
-	virtual := filepath.Join(module, "worker", "internal", "benchworkerimage", "main.go")
-	ov, err := json.Marshal(map[string]map[string]string{"Replace": {virtual: src}})
+	src, overlay, out := filepath.Join(dir, "main.go"), filepath.Join(dir, "overlay.json"), filepath.Join(dir, name)
+	pkg := "worker/internal/bench" + strings.ReplaceAll(name, "-", "")
+	ov, err := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(module, pkg, "main.go"): src}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := os.WriteFile(src, []byte(workerImageSource), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(source), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	if err := os.WriteFile(overlay, ov, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	if err := testenv.Build(out, "hpatch-router/worker/internal/benchworkerimage", "-overlay="+overlay); err != nil {
+	if err := testenv.Build(out, "hpatch-router/"+pkg, "-overlay="+overlay); err != nil {
 		b.Fatal(err)
 	}
 	return out
@@ -239,7 +228,7 @@ func (e *benchEnv) cases(b *testing.B, builds []benchBuild) (cases, swapped []*b
 		return c
 	}
 	add("bash -c 'echo hi'", bash, e.plain, 0, "bash", "-c", "echo hi")
-	floor := buildFloor(b)
+	floor := buildMain(b, "floor", floorSource)
 	add("two Go images (floor)", floor, e.plain, 0, "floor", floor)
 	add("bash -c 'cat -n 10k'", bash, e.plain, 0, "bash", "-c", "cat -n 10k.txt")
 	add("cat -n 10k", cat, e.plain, 0, "cat", "-n", "10k.txt")
@@ -274,7 +263,7 @@ func (e *benchEnv) cases(b *testing.B, builds []benchBuild) (cases, swapped []*b
 	kind(func(bl benchBuild, env envs) *benchCase {
 		return add("shell 'echo hi'"+bl.label, bl.helper, env.run, 0, "shell", "bash", "echo hi")
 	}, func() *benchCase {
-		return add(secondImage, built.helper, e.runtimeFor(b, buildWorkerImage(b)), 0, "shell", "bash", "echo hi")
+		return add(secondImage, built.helper, e.runtimeFor(b, buildMain(b, "worker-image", workerImageSource)), 0, "shell", "bash", "echo hi")
 	})
 	kind(func(bl benchBuild, env envs) *benchCase {
 		return add("shell 'hread 10k'"+bl.label, bl.helper, env.run, 0, "shell", "bash", "hread 10k.txt")
