@@ -106,10 +106,18 @@ const secret = "WORKSPACE SECRET\n"
 
 func newEnv(t *testing.T, threads ...string) *env {
 	t.Helper()
+	return newEnvOn(t, func(string) {}, threads...)
+}
+
+// newEnvOn is newEnv with mount called on the empty runtime directory
+// before anything is created in it (a test mounts a file system there).
+func newEnvOn(t *testing.T, mount func(runtime string), threads ...string) *env {
+	t.Helper()
 	base := t.TempDir()
 	e := &env{t: t, base: base, runtime: filepath.Join(base, "runtime"),
 		workspace: filepath.Join(base, "workspace"), clock: &fakeClock{}, logs: &bytes.Buffer{}}
 	must(t, os.Mkdir(e.runtime, 0o755))
+	mount(e.runtime)
 	must(t, os.Mkdir(e.workspace, 0o755))
 	must(t, os.WriteFile(filepath.Join(e.workspace, "main.go"), []byte(secret), 0o644))
 	must(t, os.WriteFile(filepath.Join(base, "launcher"), []byte("#!/bin/sh\necho launcher\n"), 0o700))
