@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tidwall/gjson"
 
 	"hpatch-router/ident"
 )
@@ -40,11 +43,17 @@ func DefaultReplayLimits() ReplayLimits {
 }
 
 // replayEntry maps one carrier the router emitted back to the model's
-// original call item.
+// original call item. A thread may hold several entries of one call_id
+// (a call sent again with a different body): each is a version of that
+// call, and every one stays restorable.
 type replayEntry struct {
 	CallID string
 	// Carrier is the hex SHA-256 of the carrier item's input string.
 	Carrier string
+	// Sent is that input string itself, so the same call sent again gets
+	// the same carrier without a new translation, retention or edit; ""
+	// in entries of journals written before it was kept.
+	Sent string
 	// Item is the model's original item, byte for byte as the upstream
 	// sent it in output_item.done.
 	Item string
@@ -58,10 +67,10 @@ type replayEntry struct {
 type threadReplay struct {
 	mu        sync.Mutex
 	entries   []replayEntry
-	byID      map[string]int // call_id -> base + index in entries
-	base      int            // entries dropped from the front so far
-	bytes     int            // item bytes of the live entries
-	lineBytes int            // journal bytes of the live entries
+	byID      map[string][]int // call_id -> base + index in entries of its versions, oldest first
+	base      int              // entries dropped from the front so far
+	bytes     int              // item and carrier bytes of the live entries
+	lineBytes int              // journal bytes of the live entries
 
 	// Journal state (state directory mode only).
 	f        *os.File // append handle, opened by the first put
@@ -172,7 +181,7 @@ func (s *replayStore) thread(id string) *threadReplay {
 		s.mu.Unlock()
 		return t
 	}
-	t := &threadReplay{byID: map[string]int{}, used: s.clock}
+	t := &threadReplay{byID: map[string][]int{}, used: s.clock}
 	t.mu.Lock() // a fresh mutex: cannot block under s.mu
 	s.threads[id] = t
 	s.evictCacheLocked(id)
@@ -248,48 +257,93 @@ func (s *replayStore) poke() {
 	}
 }
 
-// get returns the entry the thread holds for callID.
+// get returns the newest entry the thread holds for callID.
 func (s *replayStore) get(thread, callID string) (replayEntry, bool) {
 	t := s.locked(thread)
 	defer t.mu.Unlock()
 	return t.get(callID)
 }
 
-// lookup calls fn with a lookup function over the thread's entries, or not
-// at all when the thread has none; the thread stays locked meanwhile.
-func (s *replayStore) lookup(thread string, fn func(get func(callID string) (replayEntry, bool))) {
+// lookup calls fn with the thread's entries, or not at all when the
+// thread has none; the thread stays locked meanwhile.
+func (s *replayStore) lookup(thread string, fn func(t *threadReplay)) {
 	t := s.locked(thread)
 	defer t.mu.Unlock()
 	if len(t.entries) > 0 {
-		fn(t.get)
+		fn(t)
 	}
 }
 
-// get returns the entry for callID; t.mu is held.
+// get returns the newest entry for callID; t.mu is held.
 func (t *threadReplay) get(callID string) (replayEntry, bool) {
-	if i, ok := t.byID[callID]; ok {
-		return t.entries[i-t.base], true
+	if v := t.byID[callID]; len(v) > 0 {
+		return t.entries[v[len(v)-1]-t.base], true
 	}
 	return replayEntry{}, false
+}
+
+// match returns the entry of callID whose carrier has digest carrier, the
+// newest when several do; t.mu is held.
+func (t *threadReplay) match(callID, carrier string) (replayEntry, bool) {
+	v := t.byID[callID]
+	for i := len(v) - 1; i >= 0; i-- {
+		if e := t.entries[v[i]-t.base]; e.Carrier == carrier {
+			return e, true
+		}
+	}
+	return replayEntry{}, false
+}
+
+// sent returns the carrier the router sent for the same call as item (the
+// same call_id, name, namespace and input) in thread, if it kept one:
+// sending a call again must not translate, retain or edit again.
+func (s *replayStore) sent(thread, callID string, item gjson.Result) (string, bool) {
+	t := s.locked(thread)
+	defer t.mu.Unlock()
+	v := t.byID[callID]
+	for i := len(v) - 1; i >= 0; i-- {
+		if e := t.entries[v[i]-t.base]; e.Sent != "" && sameCall(gjson.Parse(e.Item), item) {
+			return e.Sent, true
+		}
+	}
+	return "", false
+}
+
+// sameCall reports whether two call items are the same call: the same
+// call_id, name, namespace and input (an upstream that replays a call may
+// give it a new item id).
+func sameCall(a, b gjson.Result) bool {
+	for _, k := range [...]string{"call_id", "name", "namespace", "input"} {
+		x, y := a.Get(k), b.Get(k)
+		if x.Exists() != y.Exists() || x.Type != y.Type || x.String() != y.String() {
+			return false
+		}
+	}
+	return true
 }
 
 // put records that carrier (the carrier item's input) stands for the model
 // item original in thread. With a state directory the entry is in the
 // thread's journal (page cache) when put returns; an error means it could
-// not be written, though it is still kept in memory.
+// not be written, though it is still kept in memory. An entry the thread
+// already holds (same call, carrier and item) is not written again.
 func (s *replayStore) put(thread, callID, carrier string, original []byte) error {
 	if err := ident.Thread(thread); err != nil {
 		return err
 	}
 	// callID is cloned: it is a substring of gjson's copy of the whole
 	// item, which the entry would otherwise keep alive beside its own.
-	e := replayEntry{CallID: strings.Clone(callID), Carrier: carrierDigest(carrier), Item: string(original)}
+	e := replayEntry{CallID: strings.Clone(callID), Carrier: carrierDigest(carrier), Sent: carrier, Item: string(original)}
 	var line []byte
 	if s.root != nil {
 		line = appendJournalLine(nil, e)
 		e.line = len(line)
 	}
 	t := s.locked(thread)
+	if t.holds(e) {
+		t.mu.Unlock()
+		return nil
+	}
 	var err error
 	if s.root != nil {
 		err = s.appendLocked(thread, t, line)
@@ -303,35 +357,60 @@ func (s *replayStore) put(thread, callID, carrier string, original []byte) error
 	return err
 }
 
-// add appends e (replacing an entry of the same call) and drops the oldest
-// entries beyond the bounds; t.mu is held. Replaying a journal's lines
-// through add rebuilds exactly the entries the store held.
+// holds reports whether t has e already; t.mu is held.
+func (t *threadReplay) holds(e replayEntry) bool {
+	old, ok := t.match(e.CallID, e.Carrier)
+	return ok && old.Item == e.Item && old.Sent == e.Sent
+}
+
+// add appends e as the newest version of its call and drops the oldest
+// entries beyond the bounds; t.mu is held. An entry with the same call and
+// carrier is replaced (the carrier restores to one item: the newest).
+// Replaying a journal's lines through add rebuilds exactly the entries the
+// store held.
 func (t *threadReplay) add(e replayEntry, lim ReplayLimits) {
-	if i, ok := t.byID[e.CallID]; ok { // rare: a call emitted again
-		i -= t.base
-		old := t.entries[i]
-		t.bytes -= len(old.Item)
-		t.lineBytes -= old.line
-		copy(t.entries[i:], t.entries[i+1:])
-		t.entries[len(t.entries)-1] = replayEntry{}
-		t.entries = t.entries[:len(t.entries)-1]
-		for j := i; j < len(t.entries); j++ {
-			t.byID[t.entries[j].CallID] = t.base + j
+	if old, ok := t.match(e.CallID, e.Carrier); ok {
+		if e.Sent == "" {
+			e.Sent = old.Sent
 		}
+		t.remove(e.CallID, e.Carrier)
 	}
-	t.byID[e.CallID] = t.base + len(t.entries)
+	t.byID[e.CallID] = append(t.byID[e.CallID], t.base+len(t.entries))
 	t.entries = append(t.entries, e)
-	t.bytes += len(e.Item)
+	t.bytes += e.size()
 	t.lineBytes += e.line
 	drop := 0
 	for len(t.entries)-drop > 1 && (len(t.entries)-drop > lim.MaxEntriesPerThread || t.bytes > lim.MaxBytesPerThread) {
 		old := t.entries[drop]
-		t.bytes -= len(old.Item)
+		t.bytes -= old.size()
 		t.lineBytes -= old.line
-		delete(t.byID, old.CallID)
+		if v := t.byID[old.CallID][1:]; len(v) > 0 {
+			t.byID[old.CallID] = v
+		} else {
+			delete(t.byID, old.CallID)
+		}
 		t.entries[drop] = replayEntry{} // let the GC have the item
 		drop++
 	}
 	t.entries = t.entries[drop:]
 	t.base += drop
 }
+
+// remove deletes the entry of callID with digest carrier (rare: a call
+// sent again with the same carrier) and renumbers the index; t.mu is held.
+func (t *threadReplay) remove(callID, carrier string) {
+	v := t.byID[callID]
+	k := slices.IndexFunc(v, func(p int) bool { return t.entries[p-t.base].Carrier == carrier })
+	i := v[k] - t.base
+	old := t.entries[i]
+	t.bytes -= old.size()
+	t.lineBytes -= old.line
+	t.entries = slices.Delete(t.entries, i, i+1)
+	clear(t.byID)
+	for j, e := range t.entries {
+		t.byID[e.CallID] = append(t.byID[e.CallID], t.base+j)
+	}
+}
+
+// size is what an entry counts against MaxBytesPerThread.
+func (e replayEntry) size() int { return len(e.Item) + len(e.Sent) }

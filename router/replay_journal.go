@@ -14,14 +14,17 @@ import (
 
 // A thread's journal is <thread>.replay.jsonl: one JSON object per line,
 //
-//	{"call_id":"call_1","carrier_sha256":"<hex>","item":"<original item>"}
+//	{"call_id":"call_1","carrier_sha256":"<hex>","carrier":"<carrier input>","item":"<original item>"}
 //
 // appended in the order the router emitted the carriers. An item that is
 // not valid UTF-8 (which a JSON string cannot hold byte-exactly) is kept
-// base64-encoded in "item_b64" instead of "item". Reading the lines in
-// order and keeping the newest entry per call_id within the bounds gives
-// the thread's live entries; a last line without its newline is a write
-// the router did not finish and is ignored.
+// base64-encoded in "item_b64" instead of "item"; "carrier" is left out
+// for a carrier that is not valid UTF-8 (its digest still restores it,
+// and the call is then translated anew if it is sent again), and in
+// journals written before it was kept. Reading the lines in order and
+// keeping the newest entry per call_id and carrier within the bounds
+// gives the thread's live entries; a last line without its newline is a
+// write the router did not finish and is ignored.
 const (
 	replayJournalSuffix = ".replay.jsonl"
 	replayTempPrefix    = ".tmp-"
@@ -38,6 +41,7 @@ const (
 type journalLine struct {
 	CallID  string `json:"call_id"`
 	Carrier string `json:"carrier_sha256"`
+	Sent    string `json:"carrier,omitempty"`
 	Item    string `json:"item,omitempty"`
 	ItemB64 []byte `json:"item_b64,omitempty"`
 }
@@ -45,6 +49,9 @@ type journalLine struct {
 // appendJournalLine appends e's journal line, newline included, to dst.
 func appendJournalLine(dst []byte, e replayEntry) []byte {
 	l := journalLine{CallID: e.CallID, Carrier: e.Carrier}
+	if utf8.ValidString(e.Sent) {
+		l.Sent = e.Sent
+	}
 	if utf8.ValidString(e.Item) {
 		l.Item = e.Item
 	} else {
@@ -60,6 +67,9 @@ func decodeJournalLine(b []byte) (replayEntry, bool) {
 	if json.Unmarshal(b, &l) != nil || l.CallID == "" || len(l.Carrier) != 64 {
 		return replayEntry{}, false
 	}
+	if l.Sent != "" && carrierDigest(l.Sent) != l.Carrier {
+		l.Sent = "" // not the carrier the digest names: restore by the digest only
+	}
 	item := l.Item
 	if item == "" {
 		item = string(l.ItemB64)
@@ -67,7 +77,7 @@ func decodeJournalLine(b []byte) (replayEntry, bool) {
 	if item == "" {
 		return replayEntry{}, false
 	}
-	return replayEntry{CallID: l.CallID, Carrier: l.Carrier, Item: item, line: len(b) + 1}, true
+	return replayEntry{CallID: l.CallID, Carrier: l.Carrier, Sent: l.Sent, Item: item, line: len(b) + 1}, true
 }
 
 func journalName(thread string) string { return thread + replayJournalSuffix }

@@ -33,8 +33,9 @@ const CodeReplayMismatch = "replay_mismatch"
 // restoreEdits returns the edits that replace every carrier Codex echoes
 // in the request input (a custom_tool_call named exec whose call_id the
 // store knows) with the model's original item, byte for byte, in body
-// order. A known call_id whose input no longer matches is an error, never
-// a guess; so is an original item that is not valid JSON (the rewrite
+// order. Every carrier the router sent for a call_id restores (to the
+// item it stood for); a known call_id whose input matches none of them is
+// an error, never a guess; so is an original item that is not valid JSON (the rewrite
 // would refuse the restored body). Outputs are left untouched. The edits
 // are applied where the body is sent (splice, as pieces): the body is
 // never copied to restore it.
@@ -51,17 +52,17 @@ func (rt *Router) restoreEdits(thread string, body []byte) ([]edit, error) {
 		edits    []edit
 		mismatch string
 	)
-	rt.replay.lookup(thread, func(get func(string) (replayEntry, bool)) {
-		w, ok := rt.restoreWalk.walk(thread, body, func() bool { return mentionsKnownCall(body, get) })
+	rt.replay.lookup(thread, func(t *threadReplay) {
+		w, ok := rt.restoreWalk.walk(thread, body, func() bool { return mentionsKnownCall(body, t.get) })
 		if !ok {
 			return
 		}
 		for _, c := range w.calls {
-			e, ok := get(c.id)
-			if !ok {
+			if _, known := t.get(c.id); !known {
 				continue
 			}
-			if c.carrier != e.Carrier {
+			e, ok := t.match(c.id, c.carrier)
+			if !ok {
 				mismatch = c.id
 				return
 			}
@@ -74,7 +75,7 @@ func (rt *Router) restoreEdits(thread string, body []byte) ([]edit, error) {
 			Status: http.StatusConflict,
 			Type:   "invalid_request_error",
 			Code:   CodeReplayMismatch,
-			Message: fmt.Sprintf("the exec call %q in the request input does not match the carrier the router sent for it; "+
+			Message: fmt.Sprintf("the exec call %q in the request input matches no carrier the router sent for it; "+
 				"the model's original call cannot be restored", mismatch),
 		}
 	}

@@ -265,8 +265,8 @@ func TestReplayPutKeepsNoCallerString(t *testing.T) {
 	if err := s.put("thread-1", callID, "carrier", []byte(item)); err != nil {
 		t.Fatal(err)
 	}
-	s.lookup("thread-1", func(get func(string) (replayEntry, bool)) {
-		e, ok := get("call_1")
+	s.lookup("thread-1", func(t2 *threadReplay) {
+		e, ok := t2.get("call_1")
 		if !ok {
 			t.Fatal("entry missing")
 		}

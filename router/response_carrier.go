@@ -85,6 +85,9 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 	if c, ok := s.carriers[callID]; ok && callID != "" {
 		return c
 	}
+	if carrier, ok := s.sentBefore(callID, item); ok {
+		return s.carrierOf(item, callID, carrier)
+	}
 	input := item.Get("input").String()
 	var carrier string
 	switch item.Get("name").String() {
@@ -102,6 +105,41 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 	default:
 		return nil
 	}
+	out := s.carrierOf(item, callID, carrier)
+	if out != nil && s.thread != "" && callID != "" {
+		if err := s.rt.replay.put(s.thread, callID, carrier, []byte(item.Raw)); err != nil {
+			s.rt.metrics.replay("store_error")
+			s.rt.log.Error("cannot store the replay entry", "call_id", callID, "err", err)
+		}
+	}
+	return out
+}
+
+// sentBefore returns the carrier the router sent for this same call
+// (same call_id, name, namespace and input) in an earlier response of the
+// thread: an upstream, a retrying proxy or a replayed stream that sends a
+// call again gets the same carrier, with no new translation, retention
+// or edit.
+func (s *rewriteSession) sentBefore(callID string, item gjson.Result) (string, bool) {
+	if s.thread == "" || callID == "" {
+		return "", false
+	}
+	carrier, ok := s.rt.replay.sent(s.thread, callID, item)
+	if ok && item.Get("name").String() == toolShell {
+		// The carrier may run the worker: its runtime must exist, also
+		// after a restart.
+		_, _ = s.prepareRuntime()
+	}
+	if ok {
+		s.rt.metrics.replay("resent")
+		s.rt.log.Info("call sent again; answering with the carrier sent before", "call_id", callID)
+	}
+	return carrier, ok
+}
+
+// carrierOf builds the carrier item for the model item and its carrier
+// JavaScript, and remembers it for the rest of the response.
+func (s *rewriteSession) carrierOf(item gjson.Result, callID, carrier string) []byte {
 	original := []byte(item.Raw)
 	var edits [3]memberEdit
 	edits[0] = memberEdit{key: "name", value: []byte(`"` + toolExec + `"`)}
@@ -116,12 +154,6 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 	if !ok {
 		s.rt.log.Error("cannot build the carrier item: the model's item is not valid JSON", "call_id", callID)
 		return nil
-	}
-	if s.thread != "" && callID != "" {
-		if err := s.rt.replay.put(s.thread, callID, carrier, original); err != nil {
-			s.rt.metrics.replay("store_error")
-			s.rt.log.Error("cannot store the replay entry", "call_id", callID, "err", err)
-		}
 	}
 	s.rt.metrics.carrier()
 	if callID != "" {

@@ -153,6 +153,17 @@ func (p *routerProc) stop() {
 	}
 }
 
+// kill ends the router's process group with SIGKILL: no shutdown runs.
+func (p *routerProc) kill() {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.exited
+}
+
 func freeAddr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -48,6 +48,12 @@ type restartResult struct {
 // both Codex runs exited 0.
 func runAcrossRestart(t *testing.T, codex string, cfg codexConfig, steps []routertest.Step) restartResult {
 	t.Helper()
+	return runAcrossStop(t, codex, cfg, steps, (*routerProc).stop)
+}
+
+// runAcrossStop is runAcrossRestart with router #1 ended by stop.
+func runAcrossStop(t *testing.T, codex string, cfg codexConfig, steps []routertest.Step, stop func(*routerProc)) restartResult {
+	t.Helper()
 	testenv.NeedTool(t, "python3")
 	binDir := e2eBins.binDir(t)
 	up := routertest.NewUpstream(t, routertest.Scenario{Steps: steps})
@@ -58,7 +64,7 @@ func runAcrossRestart(t *testing.T, codex string, cfg codexConfig, steps []route
 	home := writeCodexHome(t, cfg, r1.URL+"/v1")
 	ws := workspace(t, nil)
 	run1 := runCodex(t, codex, home, binDir, runtimeDir, ws, "turn one")
-	r1.stop()
+	stop(r1)
 
 	r2 := startRouter(t, spec)
 	writeCodexConfig(t, home, cfg, r2.URL+"/v1")

@@ -1,0 +1,101 @@
+package router
+
+import (
+	"strings"
+	"testing"
+)
+
+// carrierInput is the input of the carrier item out holds for callID.
+func carrierInput(t *testing.T, out []byte, callID string) string {
+	t.Helper()
+	for _, ev := range parseEvents(t, out) {
+		item, _ := ev.data["item"].(map[string]any)
+		if ev.name == "response.output_item.done" && item["call_id"] == callID {
+			return item["input"].(string)
+		}
+	}
+	t.Fatalf("no carrier for %s in\n%s", callID, out)
+	return ""
+}
+
+// oneCall is a response that holds one custom tool call.
+func oneCall(id, callID, name, input string) string {
+	s := &stream{}
+	s.created()
+	s.call(id, callID, name, "functions", input, 1)
+	s.completed()
+	return s.String()
+}
+
+// A call sent again (a retrying proxy, a replayed stream, an upstream that
+// repeats itself) gets the carrier sent the first time: no new
+// translation, no second retention, no second edit, whose stale rejection
+// would otherwise replace the report. The item id may differ.
+func TestRepeatedCallGetsTheSameCarrier(t *testing.T) {
+	for _, tc := range []struct{ name, tool, input string }{
+		{"shell", "shell", "#!python3\nprint(1)\n"},
+		{"hpatch", "hpatch", "in @shell/call_0\ntype 1:abcd \"x\"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			scripts := newFakeScripts()
+			rt := newTestRouter(t, WithScripts(scripts), StateDir(t.TempDir()))
+			facts := RequestInfo{Owned: true, Namespace: "functions"}
+			first := carrierInput(t, rewriteStream(t, rt, "thread-1", facts, oneCall("ctc_1", "call_1", tc.tool, tc.input)), "call_1")
+			again := carrierInput(t, rewriteStream(t, rt, "thread-1", facts, oneCall("ctc_9", "call_1", tc.tool, tc.input)), "call_1")
+			if again != first {
+				t.Fatalf("carrier sent again\n%s\nwant the first one\n%s", again, first)
+			}
+			if len(scripts.seen)+len(scripts.applied) != 1 {
+				t.Fatalf("%d retains and %d edits for one call sent twice", len(scripts.seen), len(scripts.applied))
+			}
+			// Another thread's call of the same id is its own call.
+			rewriteStream(t, rt, "thread-2", facts, oneCall("ctc_1", "call_1", tc.tool, tc.input))
+			if len(scripts.seen)+len(scripts.applied) != 2 {
+				t.Fatal("a call of another thread was answered from this thread's carriers")
+			}
+		})
+	}
+}
+
+// A different call under a call_id the thread knows gets its own carrier,
+// and every carrier the router sent restores to the item it stood for,
+// in this router and in one restarted on the same state directory: a
+// request is never refused for echoing a carrier this router produced.
+func TestEveryCarrierOfACallIDRestores(t *testing.T) {
+	dir := t.TempDir()
+	scripts := newFakeScripts()
+	rt := newTestRouter(t, WithScripts(scripts), StateDir(dir))
+	facts := RequestInfo{Owned: true, Namespace: "functions"}
+	inputs := []string{"#!python3\nprint(1)\n", "#!python3\nprint(2)\n", "echo three"}
+	var carriers, items []string
+	for i, in := range inputs {
+		s := &stream{}
+		s.created()
+		items = append(items, s.call("ctc_"+string(rune('a'+i)), "call_1", "shell", "functions", in, 1))
+		s.completed()
+		carriers = append(carriers, carrierInput(t, rewriteStream(t, rt, "thread-1", facts, s.String()), "call_1"))
+	}
+	if carriers[0] == carriers[1] || carriers[1] == carriers[2] {
+		t.Fatalf("different calls got one carrier: %q", carriers)
+	}
+	rt2 := newTestRouter(t, WithScripts(scripts), StateDir(dir))
+	for _, r := range []*Router{rt, rt2} {
+		for i, c := range carriers {
+			body := `{"input":[` + echoOf("ctc_x", "call_1", "functions", c) + `]}`
+			got, err := r.restoreReplay("thread-1", []byte(body))
+			if err != nil {
+				t.Fatalf("carrier %d: %v", i, err)
+			}
+			if want := `{"input":[` + items[i] + `]}`; string(got) != want {
+				t.Fatalf("carrier %d restored to\n%s\nwant\n%s", i, got, want)
+			}
+		}
+		body := `{"input":[` + echoOf("ctc_x", "call_1", "functions", "not a carrier the router sent") + `]}`
+		if _, err := r.restoreReplay("thread-1", []byte(body)); errCode(err) != CodeReplayMismatch {
+			t.Fatalf("an input the router never sent: %v, want %s", err, CodeReplayMismatch)
+		}
+	}
+	if !strings.Contains(carriers[2], "echo three") {
+		t.Fatalf("the third carrier is not the third call's: %q", carriers[2])
+	}
+}
