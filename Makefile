@@ -4,6 +4,15 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 BIN       := bin
 GOBIN_DIR := $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
+# `make install` puts the two binaries in BINDIR: $(PREFIX)/bin when PREFIX
+# is given (`sudo make install PREFIX=/usr/local`, a distribution package's
+# /usr), else the user's Go bin directory. DESTDIR is prepended for a staged
+# install (packaging); `make uninstall` takes the same variables.
+PREFIX    ?=
+DESTDIR   ?=
+BINDIR    ?= $(if $(PREFIX),$(PREFIX)/bin,$(GOBIN_DIR))
+INSTALLED := $(DESTDIR)$(BINDIR)
+TARGET_OS := $(shell $(GO) env GOOS)
 LISTEN    ?= 127.0.0.1:8080
 UPSTREAM  ?= https://chatgpt.com/backend-api/codex
 FUZZTIME  ?= 10s
@@ -12,14 +21,29 @@ FUZZTIME  ?= 10s
 # libc's start-up (measured: 0.7 ms of a 2.7 ms worker start).
 STATIC    := CGO_ENABLED=0
 
-.PHONY: all build bundle test fuzz bench install uninstall run clean
+.PHONY: all build bundle test cross fuzz bench install uninstall run clean linux-only
 
 all: bundle build
 
-build:
+# The worker rests on Linux mechanisms; installing or running it elsewhere
+# stops here with the line the binaries themselves would print.
+linux-only:
+	$(if $(filter linux,$(TARGET_OS)),,$(error the shell worker needs Linux for now (this is $(TARGET_OS)); docs/macos.md has the macOS plan))
+
+build: $(BIN)/hpatch-router $(BIN)/shell
+
+# What the binaries are built from: every file of the module outside tests
+# and test data. `make` rebuilds after a change, and `sudo make install`
+# finds them up to date and only copies: no Go runs as root.
+SOURCES := go.mod go.sum $(shell find cmd router shebang retain worker ident plugins -type f -not -name '*_test.go' -not -path '*/testdata/*')
+
+$(BIN)/hpatch-router: $(SOURCES)
 	@mkdir -p $(BIN)
-	$(STATIC) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/hpatch-router ./cmd/hpatch-router
-	$(STATIC) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/shell ./cmd/shell-helper
+	$(STATIC) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $@ ./cmd/hpatch-router
+
+$(BIN)/shell: $(SOURCES)
+	@mkdir -p $(BIN)
+	$(STATIC) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $@ ./cmd/shell-helper
 
 # The router embeds plugins/shell.bundle.json, generated from plugins/shell.mjs.
 # The generated file is committed, so `go build` never needs node.
@@ -27,9 +51,14 @@ bundle:
 	@if command -v node >/dev/null 2>&1; then node plugins/build.mjs; \
 	else echo "node not found: keeping the committed plugins/shell.bundle.json"; fi
 
-test:
+test: cross
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 25m ./...
+
+# The router, shebang and retain packages stay portable: the darwin build
+# must compile (its serve and shell stop with one line; docs/macos.md).
+cross:
+	GOOS=darwin GOARCH=arm64 $(STATIC) $(GO) build ./...
 
 # A short run of every fuzz target (FUZZTIME each).
 fuzz:
@@ -41,18 +70,24 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-install: bundle
-	$(STATIC) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(GOBIN_DIR)/hpatch-router ./cmd/hpatch-router
-	$(STATIC) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(GOBIN_DIR)/shell ./cmd/shell-helper
-	@# The helper runs only a launcher target nobody else can write (umask 002 gives 0775).
-	chmod go-w $(GOBIN_DIR)/hpatch-router $(GOBIN_DIR)/shell
-	@echo "installed $(GOBIN_DIR)/hpatch-router and $(GOBIN_DIR)/shell"
+# Each file is written beside its place and renamed over it: a shell call
+# during the install runs the old file or the new one, never half of one,
+# and a running router keeps its own inode. 0755 whatever the umask: the
+# helper runs only a launcher target nobody else can write.
+install: linux-only build
+	install -d $(INSTALLED)
+	@set -e; for f in hpatch-router shell; do \
+	  echo "install -m 0755 $(BIN)/$$f $(INSTALLED)/$$f"; \
+	  install -m 0755 $(BIN)/$$f $(INSTALLED)/.$$f.new; \
+	  mv -f $(INSTALLED)/.$$f.new $(INSTALLED)/$$f; \
+	done
+	@echo "installed $(INSTALLED)/hpatch-router and $(INSTALLED)/shell"
 	@echo "a router that was already running still serves the old binary and its shell calls are refused (126): restart it (systemctl --user restart hpatch-router)"
 
 uninstall:
-	rm -f $(GOBIN_DIR)/hpatch-router $(GOBIN_DIR)/shell
+	rm -f $(INSTALLED)/hpatch-router $(INSTALLED)/shell
 
-run:
+run: linux-only
 	$(STATIC) $(GO) run -ldflags '$(LDFLAGS)' ./cmd/hpatch-router serve --listen $(LISTEN) --upstream $(UPSTREAM)
 
 clean:

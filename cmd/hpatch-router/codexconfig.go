@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 
@@ -30,7 +31,7 @@ type codexSnippet struct {
 
 // runCodexConfig is `hpatch-router codex-config`.
 func runCodexConfig(_ context.Context, args []string, s stdio) int {
-	return codexConfigMain(args, osServeEnv().getenv, s)
+	return codexConfigMain(args, os.Getenv, s)
 }
 
 func codexConfigMain(args []string, getenv func(string) string, s stdio) int {

@@ -5,8 +5,9 @@
 // reporting. It maps errors to exit codes; the work itself lives
 // in the router, shebang, retain and worker packages.
 //
-// It builds on Linux only, because it holds the worker entry and the
-// worker is Linux-only; on other systems `go build` stops with one line
-// saying that build constraints exclude all Go files in worker. The router,
-// shebang, retain and ident packages build everywhere.
+// serve, doctor and the worker entry are Linux-only (build tag linux), like
+// the worker; elsewhere they stop with snapshot.ErrNeedsLinux, one line, and
+// translate, codex-config and version work (offlinux.go). The router,
+// shebang, retain and ident packages build everywhere; CI cross-compiles
+// darwin to keep them so.
 package main

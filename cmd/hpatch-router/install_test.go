@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"hpatch-router/internal/testenv"
@@ -65,6 +66,75 @@ func TestMakeInstallA11(t *testing.T) {
 	make("uninstall")
 	if got := names(t, gobin); len(got) != 0 {
 		t.Fatalf("GOBIN after make uninstall = %q, want empty", got)
+	}
+}
+
+// TestMakeInstallPrefixDestdir: `make install PREFIX=/usr/local
+// DESTDIR=STAGE` puts exactly the two static binaries, 0755, in
+// STAGE/usr/local/bin and nothing in the user's Go bin directory; a second
+// install renames new files over the old ones (a new inode, so a running
+// router keeps its own and a shell call never runs half a file); `make
+// uninstall` with the same variables removes exactly them. Off Linux
+// (GOOS=darwin) install stops with the one line before building anything.
+func TestMakeInstallPrefixDestdir(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries through make")
+	}
+	testenv.NeedTool(t, "make")
+	gobin, stage := t.TempDir(), t.TempDir()
+	home := testenv.FreshHome(t)
+	goEnv := goEnvVars(t, "GOCACHE", "GOMODCACHE", "GOPATH")
+	make := func(extraEnv []string, args ...string) (string, error) {
+		t.Helper()
+		cmd := exec.Command("make", append([]string{"-C", filepath.Join("..", "..")}, args...)...)
+		cmd.Env = append(append(append(home.Environ(os.Environ()), "GOBIN="+gobin), goEnv...), extraEnv...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	vars := []string{"PREFIX=/usr/local", "DESTDIR=" + stage}
+	bindir := filepath.Join(stage, "usr", "local", "bin")
+	inodes := map[string]uint64{}
+	for round := range 2 {
+		if out, err := make(nil, append([]string{"install"}, vars...)...); err != nil {
+			t.Fatalf("make install %s: %v\n%s", strings.Join(vars, " "), err, out)
+		}
+		if got := names(t, bindir); !slices.Equal(got, []string{"hpatch-router", "shell"}) {
+			t.Fatalf("%s after make install = %q, want exactly hpatch-router and shell", bindir, got)
+		}
+		for _, name := range []string{"hpatch-router", "shell"} {
+			p := filepath.Join(bindir, name)
+			fi, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Mode().Perm() != 0o755 {
+				t.Errorf("%s has mode %v, want 0755", p, fi.Mode().Perm())
+			}
+			if interp := elfInterpreter(t, p); interp != "" {
+				t.Errorf("%s is dynamically linked (%s)", p, interp)
+			}
+			ino := fi.Sys().(*syscall.Stat_t).Ino
+			if round == 1 && ino == inodes[name] {
+				t.Errorf("the second install wrote %s in place (inode %d); it must rename a new file over it", p, ino)
+			}
+			inodes[name] = ino
+		}
+	}
+	if got := names(t, gobin); len(got) != 0 {
+		t.Errorf("make install PREFIX=… wrote into the Go bin directory: %q", got)
+	}
+	if out, err := make(nil, append([]string{"uninstall"}, vars...)...); err != nil {
+		t.Fatalf("make uninstall: %v\n%s", err, out)
+	}
+	if got := names(t, bindir); len(got) != 0 {
+		t.Fatalf("%s after make uninstall = %q, want empty", bindir, got)
+	}
+	out, err := make([]string{"GOOS=darwin"}, "install")
+	if err == nil || !strings.Contains(out, "the shell worker needs Linux for now (this is darwin)") || strings.Contains(out, "go build") {
+		t.Errorf("GOOS=darwin make install: %v, want a stop with the one line before any build:\n%s", err, out)
+	}
+	if got := names(t, gobin); len(got) != 0 {
+		t.Errorf("GOOS=darwin make install wrote %q", got)
 	}
 }
 

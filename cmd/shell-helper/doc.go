@@ -1,5 +1,3 @@
-//go:build linux
-
 // Command shell-helper is installed as `shell`, the fixed helper every
 // worker carrier starts:
 //
@@ -21,8 +19,9 @@
 //
 // with the environment unchanged, so the router binary starts as the
 // worker and no process after the helper carries the body in its command
-// line. It is tiny on purpose and is never rewritten by the router. It is
-// Linux-only (build tag linux), like the worker it starts.
+// line. It is tiny on purpose and is never rewritten by the router. Off
+// Linux it builds to a helper that refuses with snapshot.ErrNeedsLinux, like
+// the worker it would start.
 //
 // Every refusal is one line on stderr starting "shell: " that says what is
 // wrong and what to do, with the exit status a shell would use:
