@@ -37,13 +37,14 @@ const shellDescription = [
 // write and the rules a grammar cannot: rows are cited as hread showed
 // them before the edit, and a stale or overlapping target rejects all.
 const hpatchDescription = [
-  "Edit a retained script with rows from `hread @shell/<id>`:",
-  "in @shell/<id>",
+  "Edit files by the rows hread shows: workspace files (`in PATH`, relative to the cwd) or retained scripts (`in @shell/<id>`), not both in one call.",
+  "in PATH",
   "type TARGET VALUE   (replace the rows; VALUE \"\" deletes them)",
   "add DEST VALUE   (insert before DEST; EOF appends)",
-  "TARGET is L:HASH or the inclusive L:HASH..L:HASH; DEST is L:HASH or EOF. VALUE is a JSON string (\\n for more lines) or raw lines between <<PATCH and a line PATCH. Every target cites the rows as they were before this edit; a stale hash or an overlap rejects the whole edit.",
+  "After `in PATH`: `rm` deletes it, `mv DEST` renames it (edits may follow). `new PATH` then `type VALUE` creates a file with exactly VALUE.",
+  "TARGET is L:HASH, the inclusive L:HASH..L:HASH, or \"TEXT\" [COUNT]: the COUNT rows (default 1) containing TEXT. DEST is L:HASH, \"TEXT\" or EOF. PATH with blanks is a JSON string. VALUE is a JSON string (\\n for more lines) or raw lines between <<PATCH and a line PATCH. Every target cites the rows as they were before this edit; a stale hash or an overlap rejects the whole edit.",
   "Example:",
-  "in @shell/call_abc",
+  "in src/app.py",
   "type 3:1f2e \"print(total)\"",
   "add EOF <<PATCH",
   "print(\"done\")",
@@ -68,7 +69,7 @@ export const HPATCH_GRAMMAR = readFileSync(new URL("./hpatch.lark", import.meta.
   .filter((line) => line.trim() !== "" && !line.startsWith("//"))
   .join("\n") + "\n";
 
-// hpatch edits retained scripts. shell stays free-form text (REQ-SHELL-001).
+// hpatch edits workspace files and retained scripts. shell stays free-form text (REQ-SHELL-001).
 export const hpatch = {
   type: "custom",
   name: "hpatch",

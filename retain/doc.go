@@ -69,20 +69,32 @@
 //
 // `in @shell/<id>` starts a section and must be followed by at least one
 // `type` or `add` line; an edit may hold several, and several `in` lines
-// for the same script merge into one section. Blank lines, and spaces and
-// tabs around words, are ignored (other white space is text). The `hpatch`
-// tool declares this syntax as a Lark grammar (plugins/hpatch.lark) so the
-// model API samples only edits that parse; grammar_test.go checks that
-// ParsePatch and that grammar agree on every edit the tests and fuzz corpus
-// hold. The grammar takes any one word as an id; which words name a
-// script is package ident's rule (through shebang.ParseRef), and a range's
-// order, which a grammar cannot compare, is Apply's. Every section is
-// verified and applied in memory before any file changes; then all new
-// versions are written to temporary files and renamed into place, so a
-// rejected edit changes nothing.
+// for the same script merge into one section. The same grammar names
+// workspace files (Patch.Workspace): `in PATH` followed by operations, by
+// `mv DEST` and operations, or by `rm`; `new PATH` followed by one
+// `type VALUE`, the file's exact content. PATH is one word that does not
+// start with @ or `"`, or a JSON string. One edit holds scripts or files,
+// never both. File sections stay one per `in`/`new` line as written: where
+// a path points, and which sections name one file, is the workspace
+// resolver's to decide (package workspace); this package applies the
+// operations of one section to given bytes (Section.Apply). Blank lines,
+// and spaces and tabs around words, are ignored (other white space is
+// text). The `hpatch` tool declares this syntax as a Lark grammar
+// (plugins/hpatch.lark) so the model API samples only edits that parse;
+// grammar_test.go checks that ParsePatch and that grammar agree on every
+// edit the tests and fuzz corpus hold. The grammar takes any one word as
+// an id; which words name a script is package ident's rule (through
+// shebang.ParseRef), and a range's order, which a grammar cannot compare,
+// is Apply's. Every section is verified and applied in memory before any
+// file changes; then all new versions are written to temporary files and
+// renamed into place, so a rejected edit changes nothing.
 //
-// TARGET is `L:HASH` or the inclusive range `L:HASH..L:HASH` (HASH = Hash of
-// the exact row); DEST is `L:HASH` or `EOF`. VALUE is one JSON string (Go's
+// TARGET is `L:HASH`, the inclusive range `L:HASH..L:HASH` (HASH = Hash of
+// the exact row), or a text target `"TEXT" [COUNT]`: the rows whose text
+// contains TEXT (a JSON string within one row), exactly COUNT (default 1)
+// of them, each targeted on its own; another number of matches rejects
+// with the matching rows listed as LINE:HASH. DEST is `L:HASH`, a text
+// target or `EOF`. VALUE is one JSON string (Go's
 // JSON string syntax) or a `<<PATCH` heredoc: the raw lines up to a line
 // that is exactly `PATCH`. VALUE is split into rows like Rows splits a file:
 // "" and an empty heredoc are no rows, "x\n" is one row, "\n" is one empty
@@ -105,8 +117,8 @@
 //     than its first row) rejects. Several adds at one insertion point
 //     insert in the order written, and an add at the first row of a replaced
 //     range inserts before the replacement.
-//   - A workspace path instead of `@shell/<id>` gets a one-line diagnostic
-//     pointing to apply_patch or the shell.
+//   - A workspace edit given to the store (Store.Apply, Patch.Apply) gets a
+//     one-line diagnostic: workspace files are the resolver's.
 //
 // # Errors
 //

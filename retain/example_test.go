@@ -29,9 +29,20 @@ func ExampleParsePatch() {
 	// 3:e79f print(3)
 }
 
-func ExampleParsePatch_workspacePath() {
-	_, err := retain.ParsePatch("in src/main.go\ntype 1:abcd \"x\"\n")
+func ExampleParsePatch_workspace() {
+	p, err := retain.ParsePatch("in src/app.py\ntype \"total =\" \"total = 0\"\nin old.txt\nrm\nnew notes.md\ntype \"# Notes\\n\"\n")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range p.Sections {
+		fmt.Printf("line %d: %s kind %d, %d ops, content %q\n", s.Line, s.Path, s.Kind, len(s.Ops), s.Content)
+	}
+	_, err = retain.ParsePatch("in src/app.py\ntype 1:abcd \"x\"\nin @shell/call_1\ntype 1:abcd \"y\"\n")
 	fmt.Println(err)
 	// Output:
-	// line 1: "src/main.go" is not a retained script; hpatch edits only retained @shell/<id> scripts, use apply_patch or the shell for workspace files
+	// line 1: src/app.py kind 0, 1 ops, content ""
+	// line 3: old.txt kind 2, 0 ops, content ""
+	// line 5: notes.md kind 1, 0 ops, content "# Notes\n"
+	// line 3: one hpatch input edits either @shell/ scripts or workspace files, not both; send them as two hpatch calls
 }

@@ -25,6 +25,8 @@ func parsePatchSeeds() []string {
 		"in @shell/s\nadd " + c(4) + " \"q\"\nadd " + c(4) + " \"r\"\ntype " + c(4) + " \"\"",
 		"in @shell/s\ntype " + c(2) + " \"\"\nin @shell/t\nadd EOF <<PATCH\nPATCH",
 		"in src/main.go\ntype 1:abcd \"x\"",
+		"in src/main.go\ntype \"b\" \"B\"\nadd \"c\" 1 \"C\"\nin x\nmv \"y z\"\nin old\nrm\nnew n\ntype <<PATCH\nn\nPATCH",
+		"in @shell/s\ntype \"a\" 1 \"A\"\nadd \"d\" \"D\"",
 		"in @shell/../x\n",
 		"type 1:0000 \"x\"",
 		"in @shell/s\r\ntype " + c(1) + " \"\\u00e9\\r\\n\"\r\n",
@@ -45,6 +47,10 @@ func FuzzParsePatch(f *testing.F) {
 		}
 		if p2, err := ParsePatch(text); err != nil || !reflect.DeepEqual(p, p2) {
 			t.Fatalf("ParsePatch is not deterministic")
+		}
+		if p.Workspace {
+			fuzzFileSections(t, p, base)
+			return
 		}
 		baseline := map[string][]byte{}
 		for _, s := range p.Sections {
@@ -80,6 +86,35 @@ func FuzzParsePatch(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fuzzFileSections applies each workspace edit section to base, as the
+// workspace resolver would, and checks the outcome the way the script path
+// does.
+func fuzzFileSections(t *testing.T, p *Patch, base []byte) {
+	for _, s := range p.Sections {
+		if s.Path == "" || s.ID != "" {
+			t.Fatalf("workspace section with id %q path %q", s.ID, s.Path)
+		}
+		if s.Kind != SectionEdit {
+			continue
+		}
+		e1, err1 := s.Apply(base, MaxScriptBytes)
+		e2, err2 := s.Apply(base, MaxScriptBytes)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("Section.Apply is not deterministic: %v / %v", err1, err2)
+		}
+		if err1 != nil {
+			checkPatchError(t, err1)
+			continue
+		}
+		if !bytes.Equal(e1.New, e2.New) || e1.Report != e2.Report || !utf8.Valid(e1.New) {
+			t.Fatalf("Section.Apply is not deterministic or gave invalid UTF-8")
+		}
+		if !strings.HasPrefix(e1.Report, s.Path+"\n") {
+			t.Fatalf("report without the path header: %q", e1.Report)
+		}
+	}
 }
 
 func checkPatchError(t *testing.T, err error) {

@@ -29,8 +29,18 @@ func (g editGen) row() string {
 		"1:ABCD", "1:abc", "1:abcde", "9:0000", "1:", ":abcd", "x:abcd")
 }
 
+func (g editGen) path() string {
+	return g.pick("a.go", "src/a.go", "/w/b.txt", "rm", "new", `"a b"`, `"@x"`, `""`, `"a\u00e9"`, `"x" y`, "a b", "@a", "a\"b", `"a`, "é/ü")
+}
+
+func (g editGen) text() string {
+	return g.pick(`"x"`, `"x"`, `"x" 2`, `"x"`+"\t3", `"x" 0`, `"x"3`, `""`, `"a\nb"`, `"\u000a"`, `"\u000B"`, `"\t"`, `"é"`, `"x" 1234567890`, `"x" 01`)
+}
+
 func (g editGen) target(add bool) string {
-	switch g.r.IntN(6) {
+	switch g.r.IntN(7) {
+	case 2:
+		return g.text()
 	case 0:
 		return g.row() + ".." + g.row()
 	case 1:
@@ -68,6 +78,9 @@ func (g editGen) line() string {
 		return g.blank()
 	case 3:
 		return g.pick("replace 1:abcd \"x\"", "PATCH", "# note", "type", "add", "in", "\v", "\u00a0")
+	case 4:
+		sp := g.pick(" ", "\t", "  ", "")
+		return g.blank() + g.pick("in"+sp+g.path(), "new"+sp+g.path(), "mv"+sp+g.path(), "rm", "rm"+sp+"x", "rmx", "type"+sp+g.json(false), "type"+sp+g.heredoc()) + g.blank()
 	}
 	word := g.pick("type", "type", "add", "add", "typ", "Type")
 	add := word == "add"
@@ -88,7 +101,11 @@ func generatedEdits(n int) []string {
 		if g.r.IntN(4) == 0 {
 			b.WriteString(g.blank() + g.eol())
 		}
-		b.WriteString(g.blank() + "in " + "@shell/" + g.pick("call_1", "s", "a", g.id()) + g.blank())
+		if g.r.IntN(2) == 0 {
+			b.WriteString(g.blank() + "in " + "@shell/" + g.pick("call_1", "s", "a", g.id()) + g.blank())
+		} else {
+			b.WriteString(g.blank() + g.pick("in ", "in ", "new ") + g.path() + g.blank())
+		}
 		for k := g.r.IntN(5); k >= 0; k-- {
 			b.WriteString(g.eol())
 			b.WriteString(g.line())

@@ -47,6 +47,10 @@ func grammarAccepts() []string {
 		"in @shell/.hpatch-tmp\ntype 1:abcd \"\"\nin @shell/é\ntype 1:abcd \"\"",
 		"in @shell/a\ntype 1:abcd \"x\"\nin @shell/b\nadd EOF \"y\"\nin @shell/a\nadd 2:abcd \"z\"",
 		"in @shell/a\ntype 3:abcd..2:abcd \"x\"", // range order is Apply's (a grammar cannot compare numbers)
+		"in  src/main.go\ntype 1:abcd \"x\"",
+		"in a\rmv \"b c\" \t\r\ntype \"x\" 12 \"y\"\nadd \"\\t\\u00e9\\\"\"\t1 <<PATCH\nz\nPATCH\nin rm\nrm \nnew new\n\n type <<PATCH\nPATCH\n",
+		"new a\ntype \"\"\nin /abs/b\nmv c\nin \"x\"\nrm\nin a\"b\ntype \"t\" \"\"",
+		"in @shell/a\ntype \"x\" 999999999 \"\"\nadd \"\\u000b\" \"y\"",
 	}
 }
 
@@ -54,7 +58,7 @@ func grammarAccepts() []string {
 func grammarRejects() []string {
 	return []string{
 		"", " \n\t\n", "type 1:abcd \"x\"", "in @shell/a", "in @shell/a\n", "in @shell/a\nin @shell/b\ntype 1:abcd \"x\"",
-		"in @shell/a\ntype 1:abcd \"x\"\nin @shell/a", "in @shell/a b\ntype 1:abcd \"x\"", "in  src/main.go\ntype 1:abcd \"x\"",
+		"in @shell/a\ntype 1:abcd \"x\"\nin @shell/a", "in @shell/a b\ntype 1:abcd \"x\"",
 		"in @shell/\ntype 1:abcd \"x\"", "in\t\n@shell/a\ntype 1:abcd \"x\"", "in@shell/a\ntype 1:abcd \"x\"",
 		"in @shell/a\ntype 0:abcd \"x\"", "in @shell/a\ntype 01:abcd \"x\"", "in @shell/a\ntype 1234567890:abcd \"x\"",
 		"in @shell/a\ntype 1:ABCD \"x\"", "in @shell/a\ntype 1:abc \"x\"", "in @shell/a\ntype EOF \"x\"",

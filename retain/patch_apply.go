@@ -23,19 +23,36 @@ type Edit struct {
 // hash, out-of-range row, overlap or missing script rejects the whole
 // patch.
 func (p *Patch) Apply(baseline map[string][]byte) ([]Edit, error) {
+	if p.Workspace {
+		s := p.Sections[0]
+		return nil, errAt(s.Line, "%q is a workspace file, and this edit reached only the retained-script store; workspace edits are resolved by the router", clip(s.Path))
+	}
 	edits := make([]Edit, 0, len(p.Sections))
 	for _, s := range p.Sections {
 		base, ok := baseline[s.ID]
 		if !ok {
 			return nil, wrapAt(s.Line, scriptMissing(shebang.FormatRef(s.ID)))
 		}
-		e, err := applySection(s, base)
+		e, err := s.Apply(base, MaxScriptBytes)
 		if err != nil {
 			return nil, err
 		}
 		edits = append(edits, e)
 	}
 	return edits, nil
+}
+
+// Apply verifies the operations of s against base and returns the edited
+// bytes and the report, headed by s.Name(). It is pure. Text targets are
+// resolved to the rows they select first, so every check below sees cited
+// rows; an edit longer than limit bytes or not valid UTF-8 rejects.
+func (s *Section) Apply(base []byte, limit int) (Edit, error) {
+	rows := Rows(base)
+	cited, err := citeTexts(s, rows)
+	if err != nil {
+		return Edit{}, err
+	}
+	return applySection(cited, base, rows, limit)
 }
 
 // outLine is one row of the edited script and whether the edit wrote it.
@@ -51,8 +68,7 @@ type delMark struct {
 	from, to int // old row numbers
 }
 
-func applySection(s *Section, base []byte) (Edit, error) {
-	rows := Rows(base)
+func applySection(s *Section, base []byte, rows []Row, limit int) (Edit, error) {
 	if err := verify(s, rows); err != nil {
 		return Edit{}, err
 	}
@@ -115,24 +131,24 @@ func applySection(s *Section, base []byte) (Edit, error) {
 		// An empty last row exists only with a terminator.
 		out[k].term = eol
 	}
-	return finish(s, base, out, dels)
+	return finish(s, base, out, dels, limit)
 }
 
 // finish assembles the edited script and its report.
-func finish(s *Section, base []byte, out []outLine, dels []delMark) (Edit, error) {
+func finish(s *Section, base []byte, out []outLine, dels []delMark, limit int) (Edit, error) {
 	keepRowsApart(out)
 	var buf bytes.Buffer
 	for _, l := range out {
 		buf.Write(l.text)
 		buf.Write(l.term)
 	}
-	if buf.Len() > MaxScriptBytes {
-		return Edit{}, errAt(s.Line, "the edited %s would be %d bytes; at most %d are allowed", shebang.FormatRef(s.ID), buf.Len(), MaxScriptBytes)
+	if buf.Len() > limit {
+		return Edit{}, errAt(s.Line, "the edited %s would be %d bytes; at most %d are allowed", s.Name(), buf.Len(), limit)
 	}
 	if !utf8.Valid(buf.Bytes()) {
-		return Edit{}, errAt(s.Line, "the edited %s would not be valid UTF-8", shebang.FormatRef(s.ID))
+		return Edit{}, errAt(s.Line, "the edited %s would not be valid UTF-8", s.Name())
 	}
-	return Edit{ID: s.ID, Old: base, New: buf.Bytes(), Report: report(s.ID, out, dels)}, nil
+	return Edit{ID: s.ID, Old: base, New: buf.Bytes(), Report: report(s.Name(), out, dels)}, nil
 }
 
 // keepRowsApart fixes the one terminator pair that would merge: a row
@@ -162,7 +178,7 @@ func keepRowsApart(out []outLine) {
 // allowed and insert in the order written; an add at the first row of a
 // replaced range inserts before the replacement.
 func verify(s *Section, rows []Row) error {
-	ref := shebang.FormatRef(s.ID)
+	ref := s.Name()
 	check := func(op *Op, p Pos) error {
 		if p.EOF {
 			return nil

@@ -10,18 +10,48 @@ import (
 	"hpatch-router/shebang"
 )
 
-// Patch is a parsed hpatch edit: one section per retained script, in the
-// order of their first `in` line. Several `in` lines for the same script
-// are merged into one section, so all its edits share one baseline.
+// Patch is a parsed hpatch edit of either retained scripts or workspace
+// files (Workspace), never both. Script sections are one per script, in
+// the order of their first `in` line: several `in` lines for the same
+// script merge, so all its edits share one baseline. File sections are one
+// per `in`/`new` line as written; which of them name the same file is the
+// workspace resolver's to decide, since only it knows the cwd.
 type Patch struct {
-	Sections []*Section
+	Sections  []*Section
+	Workspace bool
 }
 
-// Section holds the edits of one script.
+// SectionKind tells what a section does with its file.
+type SectionKind int
+
+const (
+	SectionEdit   SectionKind = iota // `in`: edit (and with Dest, rename) an existing file
+	SectionNew                       // `new PATH` + `type VALUE`: create a file
+	SectionRemove                    // `in PATH` + `rm`: delete a file
+)
+
+// Section holds the edits of one script or workspace file.
 type Section struct {
-	ID   string // artifact id
-	Line int    // input line of its first `in`
-	Ops  []Op
+	ID   string // artifact id (scripts)
+	Path string // workspace path as written, JSON quotes removed (files)
+	Line int    // input line of its first `in` or its `new`
+	Kind SectionKind
+	// Dest is the `mv` destination as written ("" when the file stays);
+	// DestLine is the input line of the `mv`.
+	Dest     string
+	DestLine int
+	// Content is the exact bytes a `new` file gets: VALUE's JSON string,
+	// or the raw lines of its heredoc with their own line endings.
+	Content []byte
+	Ops     []Op
+}
+
+// Name is how messages name the section's file: `@shell/<id>` or the path.
+func (s *Section) Name() string {
+	if s.Path != "" {
+		return s.Path
+	}
+	return shebang.FormatRef(s.ID)
 }
 
 // OpKind tells `type` from `add`.
@@ -37,22 +67,35 @@ type Op struct {
 	Kind OpKind
 	Line int // input line of the command
 	From Pos // first targeted row, or the insertion point of add
-	To   Pos // last targeted row (== From for a single row and for add)
+	To   Pos // last targeted row (== From for a single row, a text target and add)
 	// Value is the lines of VALUE without terminators; empty means delete
 	// for type (add rejects it at parse time).
 	Value []string
 }
 
-// Pos is a cited row `L:HASH`, or EOF for `add EOF`.
+// Pos is a cited row `L:HASH`, EOF for `add EOF`, or a text target
+// `"TEXT" [COUNT]`: the Count rows whose text contains Text.
 type Pos struct {
-	Line int
-	Hash string
-	EOF  bool
+	Line  int
+	Hash  string
+	EOF   bool
+	Text  string
+	Count int
 }
 
+// IsText reports whether p is a text target.
+func (p Pos) IsText() bool { return p.Count > 0 }
+
 func (p Pos) String() string {
-	if p.EOF {
+	switch {
+	case p.EOF:
 		return "EOF"
+	case p.IsText():
+		q, _ := json.Marshal(p.Text)
+		if p.Count == 1 {
+			return string(q)
+		}
+		return string(q) + " " + strconv.Itoa(p.Count)
 	}
 	return strconv.Itoa(p.Line) + ":" + p.Hash
 }
@@ -91,8 +134,8 @@ const heredocWord = "PATCH"
 // ParsePatch parses hpatch input. It checks syntax — exactly the language
 // of the Lark grammar the `hpatch` tool declares (plugins/hpatch.lark, kept
 // in step by grammar_test.go) — and each id against the artifact id rule
-// (shebang.ParseRef), which the grammar leaves to the store; Apply verifies
-// the targets against the scripts.
+// (shebang.ParseRef), which the grammar leaves to the store; Apply and the
+// workspace resolver verify the targets against the files.
 func ParsePatch(text string) (*Patch, error) {
 	if !utf8.ValidString(text) {
 		return nil, errAt(0, "edit is not valid UTF-8")
@@ -100,68 +143,184 @@ func ParsePatch(text string) (*Patch, error) {
 	if strings.IndexByte(text, 0) >= 0 {
 		return nil, errAt(0, "edit contains a NUL byte")
 	}
-	rows := Rows([]byte(text))
-	p := &Patch{}
-	byID := map[string]*Section{}
-	var cur *Section
-	inLine, ops := 0, 0 // the last `in` line, and the operations after it
-	for i := 0; i < len(rows); i++ {
-		ln := i + 1
-		line := trimBlank(string(rows[i].Text))
+	ps := &patchParser{rows: Rows([]byte(text)), p: &Patch{}, byID: map[string]*Section{}}
+	for ps.i = 0; ps.i < len(ps.rows); ps.i++ {
+		line := trimBlank(string(ps.rows[ps.i].Text))
 		if line == "" {
 			continue
 		}
-		word, rest := cutSpace(line)
-		switch word {
-		case "in":
-			if inLine > 0 && ops == 0 {
-				return nil, errAt(inLine, "`in` line has no `type` or `add` line after it")
-			}
-			id, err := parseIn(ln, trimBlank(rest))
-			if err != nil {
-				return nil, err
-			}
-			inLine, ops = ln, 0
-			if cur = byID[id]; cur == nil {
-				cur = &Section{ID: id, Line: ln}
-				byID[id] = cur
-				p.Sections = append(p.Sections, cur)
-			}
-		case "type", "add":
-			if cur == nil {
-				return nil, errAt(ln, "%q comes before any `in @shell/<id>` line; start the edit with `in @shell/<id>`", word)
-			}
-			op, next, err := parseOp(rows, i, word, rest)
-			if err != nil {
-				return nil, err
-			}
-			cur.Ops = append(cur.Ops, op)
-			ops++
-			i = next
-		default:
-			return nil, errAt(ln, "unknown command %q; lines are `in @shell/<id>`, `type TARGET VALUE` or `add DEST VALUE`", clip(word))
+		if err := ps.line(line); err != nil {
+			return nil, err
 		}
 	}
-	if len(p.Sections) == 0 {
-		return nil, errAt(0, "empty edit; start with `in @shell/<id>` and add `type`/`add` lines")
-	}
-	if ops == 0 {
-		return nil, errAt(inLine, "`in` line has no `type` or `add` line after it")
-	}
-	return p, nil
+	return ps.p, ps.end()
 }
 
-// trimBlank trims ASCII spaces and tabs, the only blanks the grammar
-// allows around words (other white space is text).
-func trimBlank(s string) string { return strings.Trim(s, " \t") }
+// sectionState is what the current section allows next.
+type sectionState int
 
-// parseIn checks the reference of an `in` line.
-func parseIn(ln int, ref string) (string, error) {
+const (
+	needOp    sectionState = iota // after `in`: an operation, or for a file `mv`/`rm`
+	openOps                       // after an operation or `mv`: more operations or a new section
+	needValue                     // after `new PATH`: its `type VALUE`
+	closed                        // after `rm` or a new file's VALUE: only a new section
+)
+
+// patchParser reads an edit line by line; each line decides what may
+// follow it, as the grammar's right-linear rules do.
+type patchParser struct {
+	rows  []Row
+	i     int // index of the current row
+	p     *Patch
+	byID  map[string]*Section
+	cur   *Section
+	state sectionState
+	mixed bool // the kind of the first section is set
+}
+
+func (ps *patchParser) ln() int { return ps.i + 1 }
+
+func (ps *patchParser) line(line string) error {
+	word, rest := cutSpace(line)
+	rest = trimBlank(rest)
+	switch word {
+	case "in", "new":
+		if err := ps.endSection(); err != nil {
+			return err
+		}
+		return ps.begin(word, rest)
+	case "type", "add":
+		return ps.op(word, rest)
+	case "mv", "rm":
+		return ps.fileCommand(word, rest)
+	}
+	return errAt(ps.ln(), "unknown command %q; lines are `in @shell/<id>` or `in PATH`, `new PATH`, `type TARGET VALUE`, `add DEST VALUE`, `mv DEST`, `rm`", clip(word))
+}
+
+// begin starts the section of an `in` or `new` line.
+func (ps *patchParser) begin(word, rest string) error {
+	ln := ps.ln()
+	if rest == "" {
+		return errAt(ln, "`%s` needs a file: `%s PATH` (or `in @shell/<id>`)", word, word)
+	}
+	script := word == "in" && rest[0] == '@'
+	if ps.mixed && script != !ps.p.Workspace {
+		return errAt(ln, "one hpatch input edits either @shell/ scripts or workspace files, not both; send them as two hpatch calls")
+	}
+	ps.mixed, ps.p.Workspace = true, !script
+	if script {
+		id, err := parseIn(ln, rest)
+		if err != nil {
+			return err
+		}
+		if ps.cur = ps.byID[id]; ps.cur == nil {
+			ps.cur = &Section{ID: id, Line: ln}
+			ps.byID[id] = ps.cur
+			ps.p.Sections = append(ps.p.Sections, ps.cur)
+		}
+		ps.state = needOp
+		return nil
+	}
+	path, err := parsePath(rest)
+	if err != nil {
+		return errAt(ln, "%s: %v", word, err)
+	}
+	ps.cur = &Section{Path: path, Line: ln}
+	ps.state = needOp
+	if word == "new" {
+		ps.cur.Kind, ps.state = SectionNew, needValue
+	}
+	ps.p.Sections = append(ps.p.Sections, ps.cur)
+	return nil
+}
+
+// endSection checks that the current section is complete.
+func (ps *patchParser) endSection() error {
 	switch {
-	case ref == "":
-		return "", errAt(ln, "`in` needs a retained script reference: `in @shell/<id>`")
-	case !strings.HasPrefix(ref, shebang.RefPrefix):
-		return "", errAt(ln, "%q is not a retained script; hpatch edits only retained @shell/<id> scripts, use apply_patch or the shell for workspace files", clip(ref))
+	case ps.cur == nil:
+		return nil
+	case ps.state == needValue:
+		return errAt(ps.cur.Line, "`new %s` needs its content on the next line: `type VALUE`", clip(ps.cur.Path))
+	case ps.state == needOp && ps.cur.Path != "":
+		return errAt(ps.cur.Line, "`in %s` has no `type`, `add`, `mv` or `rm` line after it", clip(ps.cur.Path))
+	case ps.state == needOp:
+		return errAt(ps.cur.Line, "`in` line has no `type` or `add` line after it")
+	}
+	return nil
+}
+
+func (ps *patchParser) end() error {
+	if len(ps.p.Sections) == 0 {
+		return errAt(0, "empty edit; start with `in @shell/<id>` or `in PATH` and add `type`/`add` lines")
+	}
+	return ps.endSection()
+}
+
+// op parses a `type`/`add` line: an edit of the current section, or the
+// content of a `new` file.
+func (ps *patchParser) op(word, rest string) error {
+	ln := ps.ln()
+	switch {
+	case ps.cur == nil:
+		return errAt(ln, "%q comes before any `in` line; start the edit with `in @shell/<id>` or `in PATH`", word)
+	case ps.state == closed && ps.cur.Kind == SectionRemove:
+		return errAt(ln, "%q follows `rm`; a removed file takes no other edit", word)
+	case ps.state == closed:
+		return errAt(ln, "%q follows the content of `new %s`; a new file is written whole by its one `type VALUE`", word, clip(ps.cur.Path))
+	case ps.state == needValue && word == "type":
+		v, err := ps.value(word, "", rest, false)
+		if err != nil {
+			return err
+		}
+		ps.cur.Content, ps.state = v.raw, closed
+		return nil
+	case ps.state == needValue:
+		return errAt(ln, "`new %s` takes `type VALUE` (the whole content), not `add`", clip(ps.cur.Path))
+	}
+	op, err := ps.parseOp(word, rest)
+	if err != nil {
+		return err
+	}
+	ps.cur.Ops = append(ps.cur.Ops, op)
+	ps.state = openOps
+	return nil
+}
+
+// fileCommand parses `mv DEST` and `rm`, which follow `in PATH` directly.
+func (ps *patchParser) fileCommand(word, rest string) error {
+	ln := ps.ln()
+	if ps.cur == nil || ps.cur.Path == "" || ps.cur.Kind != SectionEdit {
+		what := "an `in PATH` line"
+		if ps.cur != nil && ps.cur.Path == "" {
+			what = "a workspace file; retained scripts are only edited"
+		}
+		return errAt(ln, "`%s` needs %s", word, what)
+	}
+	if ps.state != needOp {
+		return errAt(ln, "`%s` must come right after `in %s`, before its edits", word, clip(ps.cur.Path))
+	}
+	if word == "rm" {
+		if rest != "" {
+			return errAt(ln, "`rm` takes no argument; it removes the file of the `in` line")
+		}
+		ps.cur.Kind, ps.state = SectionRemove, closed
+		return nil
+	}
+	if rest == "" {
+		return errAt(ln, "`mv` needs a destination: `mv PATH`")
+	}
+	dest, err := parsePath(rest)
+	if err != nil {
+		return errAt(ln, "mv: %v", err)
+	}
+	ps.cur.Dest, ps.cur.DestLine, ps.state = dest, ln, openOps
+	return nil
+}
+
+// parseIn checks the reference of an `in @shell/<id>` line.
+func parseIn(ln int, ref string) (string, error) {
+	if !strings.HasPrefix(ref, shebang.RefPrefix) {
+		return "", errAt(ln, "%q is neither @shell/<id> nor a path; quote a path that starts with @ as a JSON string", clip(ref))
 	}
 	id, err := shebang.ParseRef(ref)
 	if err != nil {
@@ -170,68 +329,149 @@ func parseIn(ln int, ref string) (string, error) {
 	return id, nil
 }
 
-// parseOp parses the `type`/`add` command on rows[i] and its VALUE, and
-// returns the index of the last row it consumed.
-func parseOp(rows []Row, i int, word, rest string) (Op, int, error) {
-	ln := i + 1
+// parsePath parses a workspace path: one word, or one JSON string.
+func parsePath(s string) (string, error) {
+	if s[0] == '@' {
+		return "", fmt.Errorf("path %q starts with @ but is not @shell/<id>; quote a path that starts with @ as a JSON string", clip(s))
+	}
+	if s[0] != '"' {
+		if strings.ContainsAny(s, " \t") {
+			return "", fmt.Errorf("path %q has a blank; quote it as a JSON string", clip(s))
+		}
+		return s, nil
+	}
+	var p string
+	if err := json.Unmarshal([]byte(s), &p); err != nil {
+		return "", fmt.Errorf("path %s is not one JSON string (%v)", clip(s), err)
+	}
+	if p == "" || strings.IndexByte(p, 0) >= 0 {
+		return "", fmt.Errorf("path %s is empty or holds a NUL", clip(s))
+	}
+	return p, nil
+}
+
+// parsedValue is a VALUE: its rows, and for `new` its exact bytes.
+type parsedValue struct {
+	rows []string
+	raw  []byte
+}
+
+// parseOp parses the `type`/`add` command on the current row and its
+// VALUE, moving ps.i to the last row it consumed.
+func (ps *patchParser) parseOp(word, rest string) (Op, error) {
+	ln := ps.ln()
 	op := Op{Kind: OpType, Line: ln}
 	if word == "add" {
 		op.Kind = OpAdd
 	}
-	target, value := cutSpace(trimBlank(rest))
+	target, value, err := cutTarget(rest)
+	if err != nil {
+		return op, errAt(ln, "%s: %v", word, err)
+	}
 	if target == "" {
-		return op, i, errAt(ln, "%s needs a target and a VALUE, e.g. `%s 3:1a2b \"text\"`", word, word)
+		return op, errAt(ln, "%s needs a target and a VALUE, e.g. `%s 3:1a2b \"text\"`", word, word)
 	}
-	var err error
 	if op.From, op.To, err = parseTarget(target, op.Kind); err != nil {
-		return op, i, errAt(ln, "%s: %v", word, err)
+		return op, errAt(ln, "%s: %v", word, err)
 	}
-	value = trimBlank(value)
+	v, err := ps.value(word, target, value, op.Kind == OpAdd)
+	op.Value = v.rows
+	return op, err
+}
+
+// value parses the VALUE of the current row: a JSON string or a heredoc
+// whose lines follow; nonEmpty rejects a VALUE without rows (add).
+func (ps *patchParser) value(word, target, value string, nonEmpty bool) (parsedValue, error) {
+	ln := ps.ln()
+	var v parsedValue
 	switch {
 	case value == "":
-		return op, i, errAt(ln, "%s %s has no VALUE; give a JSON string or <<%s", word, target, heredocWord)
+		return v, errAt(ln, "%s has no VALUE; give a JSON string or <<%s", strings.TrimSpace(word+" "+target), heredocWord)
 	case value == "<<"+heredocWord:
-		end := i + 1
-		for ; end < len(rows); end++ {
-			if string(rows[end].Text) == heredocWord {
+		end := ps.i + 1
+		for ; end < len(ps.rows); end++ {
+			if string(ps.rows[end].Text) == heredocWord {
 				break
 			}
 		}
-		if end == len(rows) {
-			return op, i, errAt(ln, "heredoc has no closing line that is exactly %s", heredocWord)
+		if end == len(ps.rows) {
+			return v, errAt(ln, "heredoc has no closing line that is exactly %s", heredocWord)
 		}
-		for _, r := range rows[i+1 : end] {
-			op.Value = append(op.Value, string(r.Text))
+		for _, r := range ps.rows[ps.i+1 : end] {
+			v.rows = append(v.rows, string(r.Text))
+			v.raw = append(append(v.raw, r.Text...), r.Term...)
 		}
-		i = end
+		ps.i = end
 	case value[0] == '"':
 		var s string
 		if err := json.Unmarshal([]byte(value), &s); err != nil {
-			return op, i, errAt(ln, "VALUE is not one JSON string (%v); quote it as JSON or use <<%s", err, heredocWord)
+			return v, errAt(ln, "VALUE is not one JSON string (%v); quote it as JSON or use <<%s", err, heredocWord)
 		}
 		if strings.IndexByte(s, 0) >= 0 {
-			return op, i, errAt(ln, "VALUE contains a NUL character")
+			return v, errAt(ln, "VALUE contains a NUL character")
 		}
 		for _, r := range Rows([]byte(s)) {
-			op.Value = append(op.Value, string(r.Text))
+			v.rows = append(v.rows, string(r.Text))
 		}
+		v.raw = []byte(s)
 	default:
-		return op, i, errAt(ln, "VALUE must be a JSON string such as \"text\" or a <<%s heredoc, not %q", heredocWord, clip(value))
+		return v, errAt(ln, "VALUE must be a JSON string such as \"text\" or a <<%s heredoc, not %q", heredocWord, clip(value))
 	}
-	if op.Kind == OpAdd && len(op.Value) == 0 {
-		return op, i, errAt(ln, "add inserts nothing; to insert an empty row use \"\\n\"")
+	if nonEmpty && len(v.rows) == 0 {
+		return v, errAt(ln, "add inserts nothing; to insert an empty row use \"\\n\"")
 	}
-	return op, i, nil
+	return v, nil
 }
 
-// parseTarget parses `L:HASH`, `L:HASH..L:HASH`, or (for add) `EOF`.
+// cutTarget splits the target (a word, or a JSON string with an optional
+// COUNT) from the VALUE after it.
+func cutTarget(s string) (target, value string, err error) {
+	if s == "" || s[0] != '"' {
+		target, value = cutSpace(s)
+		return target, trimBlank(value), nil
+	}
+	end := jsonStringEnd(s)
+	if end < 0 {
+		return "", "", fmt.Errorf("text target %s has no closing quote", clip(s))
+	}
+	if end < len(s) && s[end] != ' ' && s[end] != '\t' {
+		return "", "", fmt.Errorf("text target %s needs a blank after its closing quote", clip(s[:end]))
+	}
+	target, value = s[:end], trimBlank(s[end:])
+	if value != "" && value[0] >= '0' && value[0] <= '9' {
+		count, rest := cutSpace(value)
+		target, value = target+" "+count, trimBlank(rest)
+	}
+	return target, value, nil
+}
+
+// jsonStringEnd is the index just past the JSON string s starts with, or
+// -1 when it does not close.
+func jsonStringEnd(s string) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// parseTarget parses `L:HASH`, `L:HASH..L:HASH`, `"TEXT" [COUNT]`, or (for
+// add) `EOF`.
 func parseTarget(s string, kind OpKind) (from, to Pos, err error) {
+	if s[0] == '"' {
+		from, err = parseText(s)
+		return from, from, err
+	}
 	if kind == OpAdd {
 		if s == "EOF" {
 			return Pos{EOF: true}, Pos{EOF: true}, nil
 		}
 		if strings.Contains(s, "..") {
-			return from, to, fmt.Errorf("destination %q must be one row L:HASH or EOF, not a range", clip(s))
+			return from, to, fmt.Errorf("destination %q must be one row L:HASH, a text target or EOF, not a range", clip(s))
 		}
 	}
 	a, b, isRange := strings.Cut(s, "..")
@@ -245,11 +485,38 @@ func parseTarget(s string, kind OpKind) (from, to Pos, err error) {
 	return from, to, err // the order of a range is verified by Apply
 }
 
+// parseText parses a text target: a non-empty JSON string without a line
+// break, then optionally blanks and a COUNT from 1 to 999999999.
+func parseText(s string) (Pos, error) {
+	end := jsonStringEnd(s)
+	var text string
+	if err := json.Unmarshal([]byte(s[:end]), &text); err != nil {
+		return Pos{}, fmt.Errorf("text target %s is not one JSON string (%v)", clip(s[:end]), err)
+	}
+	switch {
+	case text == "":
+		return Pos{}, fmt.Errorf("text target \"\" matches every row; cite rows as LINE:HASH instead")
+	case strings.ContainsAny(text, "\r\n"):
+		return Pos{}, fmt.Errorf("text target %s spans a line break; it must lie within one row", clip(s[:end]))
+	case strings.IndexByte(text, 0) >= 0:
+		return Pos{}, fmt.Errorf("text target %s holds a NUL character", clip(s[:end]))
+	}
+	p := Pos{Text: text, Count: 1}
+	if n := trimBlank(s[end:]); n != "" {
+		c, err := strconv.Atoi(n)
+		if err != nil || c < 1 || n[0] == '0' || len(n) > 9 {
+			return Pos{}, fmt.Errorf("COUNT %q after a text target must be a number from 1 to 999999999", clip(n))
+		}
+		p.Count = c
+	}
+	return p, nil
+}
+
 // parsePos parses one `L:HASH` citation.
 func parsePos(s string) (Pos, error) {
 	l, h, ok := strings.Cut(s, ":")
 	bad := func() (Pos, error) {
-		return Pos{}, fmt.Errorf("target %q is not LINE:HASH (e.g. 12:0a9f, as hread shows)", clip(s))
+		return Pos{}, fmt.Errorf("target %q is not LINE:HASH (e.g. 12:0a9f, as hread shows) or \"TEXT\"", clip(s))
 	}
 	if !ok || l == "" || len(l) > 9 || l[0] == '0' || len(h) != 4 {
 		return bad()
@@ -268,6 +535,10 @@ func parsePos(s string) (Pos, error) {
 	}
 	return Pos{Line: n, Hash: h}, nil
 }
+
+// trimBlank trims ASCII spaces and tabs, the only blanks the grammar
+// allows around words (other white space is text).
+func trimBlank(s string) string { return strings.Trim(s, " \t") }
 
 // cutSpace splits s at its first space or tab.
 func cutSpace(s string) (string, string) {

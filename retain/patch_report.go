@@ -3,19 +3,17 @@ package retain
 import (
 	"strconv"
 	"strings"
-
-	"hpatch-router/shebang"
 )
 
-// report renders one script's part of an hpatch report: the header
-// `@shell/<id>`, then every written row as `LINE:HASH TEXT` (the hread row
+// report renders one file's part of an hpatch report: the header (its
+// `@shell/<id>` or path), then every written row as `LINE:HASH TEXT` (the hread row
 // format, so the next edit can cite it) with one row of context before and
 // after. Deleted rows appear as `(deleted old rows A..B)` where they were;
 // `--` separates rows that are not adjacent; `(empty)` marks a script
 // left without rows.
-func report(id string, out []outLine, dels []delMark) string {
+func report(name string, out []outLine, dels []delMark) string {
 	var b strings.Builder
-	b.WriteString(shebang.FormatRef(id))
+	b.WriteString(name)
 	b.WriteByte('\n')
 	show := make([]bool, len(out))
 	mark := func(i int) {
