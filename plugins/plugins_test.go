@@ -113,7 +113,8 @@ func TestPluginShellDescription(t *testing.T) {
 
 func TestPluginHpatchGrammar(t *testing.T) {
 	d := HpatchDescription()
-	for _, s := range []string{"in @shell/<id>", "type TARGET VALUE", "add DEST VALUE", "L:HASH..L:HASH", "<<PATCH", "EOF", "as they were before this edit"} {
+	for _, s := range []string{"in @shell/<id>", "in PATH", "type TARGET VALUE", "add DEST VALUE", "L:HASH..L:HASH", "<<PATCH", "EOF", "as they were before this edit",
+		"`rm`", "`mv DEST`", "`new PATH` then `type VALUE`", "\"TEXT\" [COUNT]", "not both"} {
 		if !strings.Contains(d, s) {
 			t.Errorf("§8: hpatch description lacks %q", s)
 		}
