@@ -24,8 +24,7 @@ type Edit struct {
 // patch.
 func (p *Patch) Apply(baseline map[string][]byte) ([]Edit, error) {
 	if p.Workspace {
-		s := p.Sections[0]
-		return nil, errAt(s.Line, "%q is a workspace file, and this edit reached only the retained-script store; workspace edits are resolved by the router", clip(s.Path))
+		return nil, workspaceInStore(p)
 	}
 	edits := make([]Edit, 0, len(p.Sections))
 	for _, s := range p.Sections {
@@ -40,6 +39,12 @@ func (p *Patch) Apply(baseline map[string][]byte) ([]Edit, error) {
 		edits = append(edits, e)
 	}
 	return edits, nil
+}
+
+// workspaceInStore refuses a workspace edit given to the script store.
+func workspaceInStore(p *Patch) error {
+	s := p.Sections[0]
+	return errAt(s.Line, "%q is a workspace file, and this edit reached only the retained-script store; workspace edits are resolved by the router", clip(s.Path))
 }
 
 // Apply verifies the operations of s against base and returns the edited

@@ -24,6 +24,9 @@ func (s *Store) Apply(ctx context.Context, thread, patch string) (string, error)
 	if err != nil {
 		return "", err
 	}
+	if p.Workspace {
+		return "", workspaceInStore(p)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ts, err := s.threadLocked(thread, false, snapshot.ThreadSeen{})

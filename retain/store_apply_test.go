@@ -71,6 +71,7 @@ func TestStoreApplyChangesNothingOnReject(t *testing.T) {
 		{"second script is the launcher", "in @shell/a\ntype {1} \"X\"\nin @shell/.runtime\nadd EOF \"Y\"\n"},
 		{"syntax error after a valid section", "in @shell/a\ntype {1} \"X\"\nin @shell/b\ntype {1} nope\n"},
 		{"workspace path", "in @shell/a\ntype {1} \"X\"\nin main.go\nadd EOF \"Y\"\n"},
+		{"workspace edit given to the store", "in main.go\ntype {1} \"X\"\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
