@@ -1,13 +1,14 @@
 // Package retain owns retained `@shell/<id>` scripts: the per-thread
 // scripts/ store confined with os.Root, expiry and shutdown cleanup,
-// reference resolution, the LINE:HASH row format, and the verified hpatch
-// edit grammar applied to retained scripts.
+// reference resolution, and the verified hpatch edit grammar applied to
+// retained scripts.
 //
 // It applies rules other packages own and adds only its store rules: ids
 // are checked by package ident (one rule for thread and artifact ids), the
 // thread directory layout is package snapshot's (hpatch-<thread>/scripts/),
-// and the reference grammar (`@shell/<id>`, `#!script=@shell/<id>`) is
-// package shebang's (ParseRef, ScriptReference).
+// the reference grammar (`@shell/<id>`, `#!script=@shell/<id>`) is
+// package shebang's (ParseRef, ScriptReference), and rows and their LINE:HASH
+// citations are package rows'.
 //
 // # Storage
 //
@@ -89,14 +90,14 @@
 // file changes; then all new versions are written to temporary files and
 // renamed into place, so a rejected edit changes nothing.
 //
-// TARGET is `L:HASH`, the inclusive range `L:HASH..L:HASH` (HASH = Hash of
+// TARGET is `L:HASH`, the inclusive range `L:HASH..L:HASH` (HASH = rows.Hash of
 // the exact row), or a text target `"TEXT" [COUNT]`: the rows whose text
 // contains TEXT (a JSON string within one row), exactly COUNT (default 1)
 // of them, each targeted on its own; another number of matches rejects
 // with the matching rows listed as LINE:HASH. DEST is `L:HASH`, a text
 // target or `EOF`. VALUE is one JSON string (Go's
 // JSON string syntax) or a `<<PATCH` heredoc: the raw lines up to a line
-// that is exactly `PATCH`. VALUE is split into rows like Rows splits a file:
+// that is exactly `PATCH`. VALUE is split into rows like rows.Split splits a file:
 // "" and an empty heredoc are no rows, "x\n" is one row, "\n" is one empty
 // row.
 //

@@ -4,11 +4,12 @@ import (
 	"fmt"
 
 	"hpatch-router/retain"
+	"hpatch-router/rows"
 )
 
 func ExampleParsePatch() {
 	script := []byte("#!python3\nprint(1)\n")
-	row2 := retain.Rows(script)[1].Cite() // as hread shows it
+	row2 := rows.Split(script)[1].Cite() // as hread shows it
 	p, err := retain.ParsePatch("in @shell/call_1\ntype " + row2 + " \"print(2)\"\nadd EOF <<PATCH\nprint(3)\nPATCH\n")
 	if err != nil {
 		fmt.Println(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"hpatch-router/rows"
 	"hpatch-router/shebang"
 )
 
@@ -17,8 +18,8 @@ const parsePatchBase = "a\nb\r\nc\rd"
 // parsePatchSeeds are FuzzParsePatch's seeds (grammar_test.go checks them
 // against the hpatch grammar too).
 func parsePatchSeeds() []string {
-	rows := Rows([]byte(parsePatchBase))
-	c := func(i int) string { return rows[i-1].Cite() }
+	baseRows := rows.Split([]byte(parsePatchBase))
+	c := func(i int) string { return baseRows[i-1].Cite() }
 	return []string{
 		"in @shell/s\ntype " + c(2) + " \"B\"",
 		"in @shell/s\ntype " + c(1) + ".." + c(3) + " <<PATCH\nx\n\nPATCH\nadd EOF \"z\\n\"",
@@ -152,8 +153,8 @@ func citedPatch(base, value string, kind, a, b uint8) (patch string, lo, hi int,
 	if !utf8.ValidString(base) || !utf8.ValidString(value) || strings.ContainsRune(value, 0) {
 		return "", 0, 0, false
 	}
-	rows := Rows([]byte(base))
-	n := len(rows)
+	baseRows := rows.Split([]byte(base))
+	n := len(baseRows)
 	val, _ := jsonString(value)
 	switch kind % 3 {
 	case 0: // type lo..hi
@@ -164,13 +165,13 @@ func citedPatch(base, value string, kind, a, b uint8) (patch string, lo, hi int,
 		if lo > hi {
 			lo, hi = hi, lo
 		}
-		return "in @shell/s\ntype " + rows[lo].Cite() + ".." + rows[hi].Cite() + " " + val, lo, hi, true
+		return "in @shell/s\ntype " + baseRows[lo].Cite() + ".." + baseRows[hi].Cite() + " " + val, lo, hi, true
 	case 1: // add before lo
 		if n == 0 || value == "" {
 			return "", 0, 0, false
 		}
 		lo = int(a) % n
-		return "in @shell/s\nadd " + rows[lo].Cite() + " " + val, lo, 0, true
+		return "in @shell/s\nadd " + baseRows[lo].Cite() + " " + val, lo, 0, true
 	}
 	if value == "" { // add EOF
 		return "", 0, 0, false
@@ -187,8 +188,8 @@ func FuzzApplyCited(f *testing.F) {
 		if !ok {
 			return
 		}
-		rows := Rows([]byte(base))
-		n := len(rows)
+		baseRows := rows.Split([]byte(base))
+		n := len(baseRows)
 		p, err := ParsePatch(patch)
 		if err != nil {
 			t.Fatalf("ParsePatch(%q): %v", patch, err)
@@ -197,8 +198,8 @@ func FuzzApplyCited(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Apply(%q): %v", patch, err)
 		}
-		out := Rows(edits[0].New)
-		k := len(Rows([]byte(value)))
+		out := rows.Split(edits[0].New)
+		k := len(rows.Split([]byte(value)))
 		want := n + k
 		if kind%3 == 0 {
 			want = n - (hi - lo + 1) + k
@@ -209,7 +210,7 @@ func FuzzApplyCited(f *testing.F) {
 		// Rows before the target keep their text; rows after it keep text
 		// and terminator.
 		for i := 0; i < lo; i++ {
-			if !bytes.Equal(out[i].Text, rows[i].Text) {
+			if !bytes.Equal(out[i].Text, baseRows[i].Text) {
 				t.Fatalf("row %d changed", i+1)
 			}
 		}
@@ -218,7 +219,7 @@ func FuzzApplyCited(f *testing.F) {
 			tail = n - lo
 		}
 		for j := 1; j <= tail; j++ {
-			o, r := out[len(out)-j], rows[n-j]
+			o, r := out[len(out)-j], baseRows[n-j]
 			if !bytes.Equal(o.Text, r.Text) {
 				t.Fatalf("row %d from the end changed: %q -> %q", j, r.Text, o.Text)
 			}

@@ -17,6 +17,7 @@ import (
 
 	"hpatch-router/internal/testenv"
 	"hpatch-router/plugins"
+	"hpatch-router/rows"
 	"hpatch-router/shebang"
 )
 
@@ -171,7 +172,7 @@ func parses(edit string) bool {
 // withValidIDs replaces the id of every `in @shell/<id>` line by "x".
 func withValidIDs(edit string) string {
 	var b strings.Builder
-	for _, r := range Rows([]byte(edit)) {
+	for _, r := range rows.Split([]byte(edit)) {
 		line := string(r.Text)
 		if word, rest := cutSpace(trimBlank(line)); word == "in" && strings.HasPrefix(trimBlank(rest), shebang.RefPrefix) {
 			line = "in " + shebang.RefPrefix + "x"

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"hpatch-router/rows"
 	"hpatch-router/shebang"
 )
 
@@ -52,12 +53,12 @@ func workspaceInStore(p *Patch) error {
 // resolved to the rows they select first, so every check below sees cited
 // rows; an edit longer than limit bytes or not valid UTF-8 rejects.
 func (s *Section) Apply(base []byte, limit int) (Edit, error) {
-	rows := Rows(base)
-	cited, err := citeTexts(s, rows)
+	baseRows := rows.Split(base)
+	cited, err := citeTexts(s, baseRows)
 	if err != nil {
 		return Edit{}, err
 	}
-	return applySection(cited, base, rows, limit)
+	return applySection(cited, base, baseRows, limit)
 }
 
 // outLine is one row of the edited script and whether the edit wrote it.
@@ -73,12 +74,12 @@ type delMark struct {
 	from, to int // old row numbers
 }
 
-func applySection(s *Section, base []byte, rows []Row, limit int) (Edit, error) {
-	if err := verify(s, rows); err != nil {
+func applySection(s *Section, base []byte, baseRows []rows.Row, limit int) (Edit, error) {
+	if err := verify(s, baseRows); err != nil {
 		return Edit{}, err
 	}
-	n := len(rows)
-	eol := dominantEOL(rows)
+	n := len(baseRows)
+	eol := dominantEOL(baseRows)
 	addsAt := map[int][]*Op{} // insertion point: 1..n, n+1 for EOF
 	typeAt := map[int]*Op{}
 	for i := range s.Ops {
@@ -113,7 +114,7 @@ func applySection(s *Section, base []byte, rows []Row, limit int) (Edit, error) 
 		}
 		op := typeAt[i]
 		if op == nil {
-			out = append(out, outLine{rows[i-1].Text, rows[i-1].Term, false})
+			out = append(out, outLine{baseRows[i-1].Text, baseRows[i-1].Term, false})
 			i++
 			continue
 		}
@@ -123,7 +124,7 @@ func applySection(s *Section, base []byte, rows []Row, limit int) (Edit, error) 
 		for k, v := range op.Value {
 			term := eol
 			if k == len(op.Value)-1 {
-				term = rows[op.To.Line-1].Term
+				term = baseRows[op.To.Line-1].Term
 			}
 			out = append(out, outLine{[]byte(v), term, true})
 		}
@@ -182,17 +183,17 @@ func keepRowsApart(out []outLine) {
 // `add` inside a replaced range. Several adds at one insertion point are
 // allowed and insert in the order written; an add at the first row of a
 // replaced range inserts before the replacement.
-func verify(s *Section, rows []Row) error {
+func verify(s *Section, baseRows []rows.Row) error {
 	ref := s.Name()
 	check := func(op *Op, p Pos) error {
 		if p.EOF {
 			return nil
 		}
-		if p.Line > len(rows) {
-			return errAt(op.Line, "row %d is past the end of %s (%d rows); cite rows from `hread %s` or the last report", p.Line, ref, len(rows), ref)
+		if p.Line > len(baseRows) {
+			return errAt(op.Line, "row %d is past the end of %s (%d rows); cite rows from `hread %s` or the last report", p.Line, ref, len(baseRows), ref)
 		}
-		r := rows[p.Line-1]
-		if h := Hash(r.Text); h != p.Hash {
+		r := baseRows[p.Line-1]
+		if h := rows.Hash(r.Text); h != p.Hash {
 			return errAt(op.Line, "%s is stale: row %d of %s is now `%s %s`; nothing was changed", p, p.Line, ref, r.Cite(), clip(string(r.Text)))
 		}
 		return nil
@@ -229,7 +230,7 @@ func verify(s *Section, rows []Row) error {
 	}
 	// inside[l] is the type whose range holds row l after its first row;
 	// ranges do not overlap now, so filling it is linear in the rows.
-	inside := make([]*Op, len(rows)+1)
+	inside := make([]*Op, len(baseRows)+1)
 	for _, t := range types {
 		for l := t.From.Line + 1; l <= t.To.Line; l++ {
 			inside[l] = t
@@ -256,9 +257,9 @@ func span(op *Op) string {
 
 // dominantEOL is the most frequent line ending of rows; ties prefer LF,
 // then CRLF. A script without line endings uses LF.
-func dominantEOL(rows []Row) []byte {
+func dominantEOL(baseRows []rows.Row) []byte {
 	var lf, crlf, cr int
-	for _, r := range rows {
+	for _, r := range baseRows {
 		switch string(r.Term) {
 		case "\n":
 			lf++

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"hpatch-router/rows"
 	"hpatch-router/shebang"
 )
 
@@ -143,7 +144,7 @@ func ParsePatch(text string) (*Patch, error) {
 	if strings.IndexByte(text, 0) >= 0 {
 		return nil, errAt(0, "edit contains a NUL byte")
 	}
-	ps := &patchParser{rows: Rows([]byte(text)), p: &Patch{}, byID: map[string]*Section{}}
+	ps := &patchParser{rows: rows.Split([]byte(text)), p: &Patch{}, byID: map[string]*Section{}}
 	for ps.i = 0; ps.i < len(ps.rows); ps.i++ {
 		line := trimBlank(string(ps.rows[ps.i].Text))
 		if line == "" {
@@ -169,7 +170,7 @@ const (
 // patchParser reads an edit line by line; each line decides what may
 // follow it, as the grammar's right-linear rules do.
 type patchParser struct {
-	rows  []Row
+	rows  []rows.Row
 	i     int // index of the current row
 	p     *Patch
 	byID  map[string]*Section
@@ -410,7 +411,7 @@ func (ps *patchParser) value(word, target, value string, nonEmpty bool) (parsedV
 		if strings.IndexByte(s, 0) >= 0 {
 			return v, errAt(ln, "VALUE contains a NUL character")
 		}
-		for _, r := range Rows([]byte(s)) {
+		for _, r := range rows.Split([]byte(s)) {
 			v.rows = append(v.rows, string(r.Text))
 		}
 		v.raw = []byte(s)

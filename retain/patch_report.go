@@ -1,6 +1,7 @@
 package retain
 
 import (
+	"hpatch-router/rows"
 	"strconv"
 	"strings"
 )
@@ -56,7 +57,7 @@ func report(name string, out []outLine, dels []delMark) string {
 			break
 		}
 		if show[i] {
-			r := Row{Num: i + 1, Text: out[i].text}
+			r := rows.Row{Num: i + 1, Text: out[i].text}
 			emit(r.Cite() + " " + string(r.Text))
 		} else if emitted {
 			gap = true

@@ -1,6 +1,7 @@
 package retain
 
 import (
+	"hpatch-router/rows"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,13 +13,13 @@ var citeRE = regexp.MustCompile(`\{(\d+)\}`)
 // cite expands {N} in patch to the LINE:HASH of row N of base, as a model
 // would copy it from hread.
 func cite(t *testing.T, patch, base string) string {
-	rows := Rows([]byte(base))
+	baseRows := rows.Split([]byte(base))
 	return citeRE.ReplaceAllStringFunc(patch, func(m string) string {
 		n, _ := strconv.Atoi(m[1 : len(m)-1])
-		if n < 1 || n > len(rows) {
-			t.Fatalf("test cites row %d of a %d-row baseline", n, len(rows))
+		if n < 1 || n > len(baseRows) {
+			t.Fatalf("test cites row %d of a %d-row baseline", n, len(baseRows))
 		}
-		return rows[n-1].Cite()
+		return baseRows[n-1].Cite()
 	})
 }
 
@@ -239,7 +240,7 @@ func expandRow(w string) string {
 		text = text[1:]
 	}
 	n, _ := strconv.Atoi(num)
-	return Row{Num: n, Text: []byte(text)}.Cite() + " " + text
+	return rows.Row{Num: n, Text: []byte(text)}.Cite() + " " + text
 }
 
 func TestParsePatchStructure(t *testing.T) {

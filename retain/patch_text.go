@@ -2,6 +2,7 @@ package retain
 
 import (
 	"bytes"
+	"hpatch-router/rows"
 	"strconv"
 	"strings"
 )
@@ -15,7 +16,7 @@ const maxListedRows = 8
 // order. The number of matching rows must be exactly COUNT; otherwise the
 // diagnostic lists them as LINE:HASH rows so the next edit can cite one.
 // A section without text targets is returned as it is.
-func citeTexts(s *Section, rows []Row) (*Section, error) {
+func citeTexts(s *Section, baseRows []rows.Row) (*Section, error) {
 	has := false
 	for _, op := range s.Ops {
 		has = has || op.From.IsText()
@@ -30,12 +31,12 @@ func citeTexts(s *Section, rows []Row) (*Section, error) {
 			c.Ops = append(c.Ops, op)
 			continue
 		}
-		matches := matchingRows(rows, op.From.Text)
+		matches := matchingRows(baseRows, op.From.Text)
 		if len(matches) != op.From.Count {
-			return nil, countError(s, op, rows, matches)
+			return nil, countError(s, op, baseRows, matches)
 		}
 		for _, i := range matches {
-			p := Pos{Line: i + 1, Hash: Hash(rows[i].Text)}
+			p := Pos{Line: i + 1, Hash: rows.Hash(baseRows[i].Text)}
 			c.Ops = append(c.Ops, Op{Kind: op.Kind, Line: op.Line, From: p, To: p, Value: op.Value})
 		}
 	}
@@ -43,9 +44,9 @@ func citeTexts(s *Section, rows []Row) (*Section, error) {
 }
 
 // matchingRows is the indexes of the rows whose text contains text.
-func matchingRows(rows []Row, text string) []int {
+func matchingRows(baseRows []rows.Row, text string) []int {
 	var out []int
-	for i, r := range rows {
+	for i, r := range baseRows {
 		if bytes.Contains(r.Text, []byte(text)) {
 			out = append(out, i)
 		}
@@ -55,14 +56,14 @@ func matchingRows(rows []Row, text string) []int {
 
 // countError says how many rows a text target matched and lists the
 // first of them.
-func countError(s *Section, op Op, rows []Row, matches []int) error {
+func countError(s *Section, op Op, baseRows []rows.Row, matches []int) error {
 	want := "1 row"
 	if op.From.Count != 1 {
 		want = strconv.Itoa(op.From.Count) + " rows"
 	}
 	target := Pos{Text: op.From.Text, Count: 1}.String()
 	if len(matches) == 0 {
-		return errAt(op.Line, "%s matches no row of %s (%d rows), not %s; cite rows from `hread %s`; nothing was changed", clip(target), s.Name(), len(rows), want, s.Name())
+		return errAt(op.Line, "%s matches no row of %s (%d rows), not %s; cite rows from `hread %s`; nothing was changed", clip(target), s.Name(), len(baseRows), want, s.Name())
 	}
 	var b strings.Builder
 	for k, i := range matches {
@@ -73,7 +74,7 @@ func countError(s *Section, op Op, rows []Row, matches []int) error {
 		if k > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("`" + rows[i].Cite() + " " + clip(string(rows[i].Text)) + "`")
+		b.WriteString("`" + baseRows[i].Cite() + " " + clip(string(baseRows[i].Text)) + "`")
 	}
 	return errAt(op.Line, "%s matches %d rows of %s, not %s: %s; cite one as LINE:HASH or give the COUNT; nothing was changed", clip(target), len(matches), s.Name(), want, b.String())
 }

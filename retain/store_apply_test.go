@@ -3,6 +3,7 @@ package retain
 import (
 	"context"
 	"errors"
+	"hpatch-router/rows"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,8 +37,8 @@ func TestStoreApplyAtomicMultiScript(t *testing.T) {
 	if got := e.read("T1", "b"); got != b+"console.log('c')\r\n" {
 		t.Fatalf("b = %q (CRLF script must keep CRLF)", got)
 	}
-	wantRep := "@shell/a\n1:" + Hash([]byte("#!python3")) + " #!python3\n2:" + Hash([]byte("print('A')")) + " print('A')\n" +
-		"@shell/b\n2:" + Hash([]byte("console.log('b')")) + " console.log('b')\n3:" + Hash([]byte("console.log('c')")) + " console.log('c')\n"
+	wantRep := "@shell/a\n1:" + rows.Hash([]byte("#!python3")) + " #!python3\n2:" + rows.Hash([]byte("print('A')")) + " print('A')\n" +
+		"@shell/b\n2:" + rows.Hash([]byte("console.log('b')")) + " console.log('b')\n3:" + rows.Hash([]byte("console.log('c')")) + " console.log('c')\n"
 	if rep != wantRep {
 		t.Fatalf("report\n%s\nwant\n%s", rep, wantRep)
 	}

@@ -1,6 +1,7 @@
 package shebang
 
 import (
+	"hpatch-router/rows"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -15,10 +16,10 @@ import (
 // Everything else (built-ins, composed statements, malformed syntax, …)
 // keeps the fixed helper, whose mvdan/sh evaluation is the reference.
 func directCommand(body string) (string, bool) {
-	line := chompTerminator(body)
+	line, _, rest := rows.Cut(body)
 	// A final backslash would have escaped the terminator we remove (a line
 	// continuation), so the native command would mean something else.
-	if strings.ContainsAny(line, "\r\n") || strings.HasSuffix(line, "\\") {
+	if rest != "" || strings.HasSuffix(line, "\\") {
 		return "", false
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")

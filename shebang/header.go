@@ -2,6 +2,7 @@ package shebang
 
 import (
 	"fmt"
+	"hpatch-router/rows"
 	"strings"
 )
 
@@ -114,7 +115,7 @@ func headerStart(input string) int {
 	if !ok {
 		return 0
 	}
-	first, _ := nextLine(rest, 0)
+	first, _, _ := rows.Cut(rest)
 	t := trimBlank(first)
 	if kind, _, _ := classifyDirective(t); kind != dirNone || strings.HasPrefix(t, "#!") {
 		return len(byteOrderMark)
@@ -130,7 +131,8 @@ func parseHeader(input string) (*header, error) {
 		h.bodyLine = 1
 		return h, nil
 	}
-	text, next := nextLine(input, off)
+	text, _, after := rows.Cut(input[off:])
+	next := len(input) - len(after)
 	t := trimBlank(text)
 	if kind, _, _ := classifyDirective(t); kind == dirUnknown && !isDirectiveShaped(t) {
 		f, err := parseSelector(t[2:])
@@ -141,7 +143,8 @@ func parseHeader(input string) (*header, error) {
 		off, num = next, 2
 	}
 	for off < len(input) {
-		text, next := nextLine(input, off)
+		text, _, after := rows.Cut(input[off:])
+		next := len(input) - len(after)
 		kind, key, value := classifyDirective(trimBlank(text))
 		switch kind {
 		case dirNone:
@@ -246,7 +249,8 @@ func bodyHeaderWarnings(input string, h *header, interp string) []string {
 	}
 	off, num := h.bodyStart, h.bodyLine
 	for off < len(input) {
-		text, next := nextLine(input, off)
+		text, _, after := rows.Cut(input[off:])
+		next := len(input) - len(after)
 		t := trimBlank(strings.TrimPrefix(text, byteOrderMark))
 		kind, key, _ := classifyDirective(t)
 		switch {
@@ -263,4 +267,13 @@ func bodyHeaderWarnings(input string, h *header, interp string) []string {
 		off, num = next, num+1
 	}
 	return out
+}
+
+// trimBlank trims only ASCII spaces and tabs, the one trimming the
+// requirement allows around shebang and directive lines.
+func trimBlank(s string) string { return strings.Trim(s, " \t") }
+
+// fields splits at runs of ASCII spaces and tabs.
+func fields(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' })
 }

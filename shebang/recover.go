@@ -1,6 +1,7 @@
 package shebang
 
 import (
+	"hpatch-router/rows"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -59,14 +60,14 @@ func AnnotateExec(js string) (out string, changed bool) {
 // insertAfterPragma inserts text at the top of a script, after a first-line
 // `// @exec:` pragma when there is one.
 func insertAfterPragma(js, text string) string {
-	first, next := nextLine(js, 0)
+	first, term, rest := rows.Cut(js)
 	if !strings.HasPrefix(trimBlank(first), "// @exec:") {
 		return text + js
 	}
-	if next == len(first) { // pragma without a terminator
+	if term == "" { // pragma without a terminator
 		return js + "\n" + text
 	}
-	return js[:next] + text + js[next:]
+	return first + term + text + rest
 }
 
 // callsExecCommand reports a call of tools.exec_command (or

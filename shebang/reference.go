@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"hpatch-router/ident"
+	"hpatch-router/rows"
 )
 
 // RefPrefix starts every retained-script reference, "@shell/<id>".
@@ -68,8 +69,8 @@ func ScriptReference(input string) (id string, ok bool) {
 // directive line tolerates, so " #!script=@shell/a" is a rerun as
 // "#!script=@shell/a" is.
 func scriptDirective(input string) (ref string, ok bool) {
-	line := chompTerminator(input)
-	if strings.ContainsAny(line, "\r\n") {
+	line, _, after := rows.Cut(input)
+	if after != "" {
 		return "", false
 	}
 	rest, ok := strings.CutPrefix(trimBlank(line), ScriptDirective)

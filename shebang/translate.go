@@ -2,6 +2,7 @@ package shebang
 
 import (
 	"fmt"
+	"hpatch-router/rows"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -25,10 +26,10 @@ type Options struct {
 // with ScriptReference, resolves the id and translates the content.
 func Translate(input string, opts Options) (*Plan, error) {
 	if i := strings.IndexByte(input, 0); i >= 0 {
-		return nil, diag(lineAt(input, i), "the input contains a NUL byte, which no argv value can carry; remove it")
+		return nil, diag(rows.At(input, i), "the input contains a NUL byte, which no argv value can carry; remove it")
 	}
 	if !utf8.ValidString(input) {
-		return nil, diag(lineAt(input, invalidUTF8(input)), "the input is not valid UTF-8; send text")
+		return nil, diag(rows.At(input, invalidUTF8(input)), "the input is not valid UTF-8; send text")
 	}
 	if ref, ok := scriptDirective(input); ok {
 		return nil, scriptDirectiveDiag(ref)
@@ -73,7 +74,7 @@ func Translate(input string, opts Options) (*Plan, error) {
 		p.Warnings = mergeWarnings(p.Warnings, shellWarnings(h.cmd, syntax.LangBash))
 	}
 	p.Warnings = append(bodyHeaderWarnings(input, h, p.Interpreter), p.Warnings...)
-	p.Retainable = p.Interpreter != "bash" && p.Interpreter != "sh" || countLines(input) > 3
+	p.Retainable = p.Interpreter != "bash" && p.Interpreter != "sh" || rows.Count(input) > 3
 
 	direct, isDirect := "", false
 	if h.fields == nil && !h.hasCmd && !h.hasParams {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"hpatch-router/internal/testenv"
-	"hpatch-router/retain"
+	"hpatch-router/rows"
 )
 
 // goModule writes a two-package Go module and returns its directory.
@@ -133,7 +133,7 @@ func TestRunEndsItsLanguageServer(t *testing.T) {
 }
 
 // rowHash is the HASH of a row's text, as hread prints it.
-func rowHash(text string) string { return retain.Hash([]byte(text)) }
+func rowHash(text string) string { return rows.Hash([]byte(text)) }
 
 // groupAlive lists the running (not zombie) processes of group pgid.
 func groupAlive(pgid int) []int {

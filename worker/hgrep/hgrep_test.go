@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"hpatch-router/internal/testenv"
-	"hpatch-router/retain"
+	"hpatch-router/rows"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -24,7 +24,7 @@ func checkRows(t *testing.T, dir, stdout string) []string {
 	t.Helper()
 	var keys []string
 	seen := map[string]bool{}
-	files := map[string][]retain.Row{}
+	files := map[string][]rows.Row{}
 	for _, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
 		if l == "" {
 			continue
@@ -38,19 +38,19 @@ func checkRows(t *testing.T, dir, stdout string) []string {
 			t.Fatalf("path %s: %v", m[1], err)
 		}
 		num, _ := strconv.Atoi(m[2])
-		rows, ok := files[path]
+		fileRows, ok := files[path]
 		if !ok {
 			data, err := os.ReadFile(filepath.Join(dir, path))
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows = retain.Rows(data)
-			files[path] = rows
+			fileRows = rows.Split(data)
+			files[path] = fileRows
 		}
-		if num < 1 || num > len(rows) {
+		if num < 1 || num > len(fileRows) {
 			t.Fatalf("row %q: line %d out of range", l, num)
 		}
-		r := rows[num-1]
+		r := fileRows[num-1]
 		if r.Cite() != m[2]+":"+m[3] || string(r.Text) != m[4] {
 			t.Fatalf("row %q does not match the file: want %s %q", l, r.Cite(), r.Text)
 		}
@@ -143,7 +143,7 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// A UTF-8 byte order mark belongs to the first row (retain.Rows keeps it,
+// A UTF-8 byte order mark belongs to the first row (rows.Split keeps it,
 // and hread shows it): rg must search the file's bytes as they are, or it
 // strips the mark and its first line no longer matches the file, and the
 // match is dropped as if the file had changed. --no-encoding, which would
@@ -258,7 +258,7 @@ func TestRunNonUTF8FileNameIsSkippedWithAWarning(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code := runCmd(t, Run, dir, "hgrep", "needle")
-	if code != 0 || out != `"good.txt":1:`+retain.Hash([]byte("needle"))+" needle\n" ||
+	if code != 0 || out != `"good.txt":1:`+rows.Hash([]byte("needle"))+" needle\n" ||
 		errOut != "hgrep: skipped 1 file(s) whose names are not UTF-8: they cannot be cited as rows\n" {
 		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"hpatch-router/internal/testenv"
-	"hpatch-router/retain"
+	"hpatch-router/rows"
 	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
@@ -43,7 +43,7 @@ func TestRunRefusesNamedSpecialFiles(t *testing.T) {
 	}
 	// The directory holding them is searched; rg passes them by.
 	out, errOut, code := runCmd(t, Run, dir, "hgrep", "needle")
-	if want := `"a.txt":1:` + retain.Hash([]byte("needle")) + " needle\n"; out != want || errOut != "" || code != 0 {
+	if want := `"a.txt":1:` + rows.Hash([]byte("needle")) + " needle\n"; out != want || errOut != "" || code != 0 {
 		t.Errorf("directory: exit %d stdout %q stderr %q", code, out, errOut)
 	}
 }
@@ -77,7 +77,7 @@ exec `+sleep+` 600
 	env := newEnv(dir, &out, &errb, environ)
 	env.Limits.Time = 300 * time.Millisecond
 	code := Run(t.Context(), env, []string{"hgrep", "needle", "slow.txt"})
-	want := `"slow.txt":1:` + retain.Hash([]byte("needle")) + " needle\n"
+	want := `"slow.txt":1:` + rows.Hash([]byte("needle")) + " needle\n"
 	if code != 124 || out.String() != want ||
 		errb.String() != "hgrep: stopped at the 300ms time limit after 1 rows; narrow the pattern or the paths\n" {
 		t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
@@ -104,7 +104,7 @@ func TestRunSkipsLinesTooLongToPrint(t *testing.T) {
 	var out, errOut string
 	var code int
 	alloc := workspacetest.Allocated(func() { out, errOut, code = runCmd(t, Run, dir, "hgrep", "--sort=path", "needle") })
-	want := `"short.txt":1:` + retain.Hash([]byte("needle")) + " needle\n"
+	want := `"short.txt":1:` + rows.Hash([]byte("needle")) + " needle\n"
 	if code != 0 || out != want || errOut != "hgrep: skipped 1 line(s) too long to print: they cannot be cited as rows\n" {
 		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
 	}

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"hpatch-router/retain"
+	"hpatch-router/rows"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -189,7 +189,7 @@ func (c *rowCursor) rowsIn(from, to int, add func(num int, text []byte)) {
 	if from < c.start { // out of order: count again from the top
 		c.num, c.start = 1, 0
 	}
-	for r := range retain.AllRows(c.content[c.start:]) {
+	for r := range rows.All(c.content[c.start:]) {
 		if c.start >= to {
 			return
 		}
@@ -276,7 +276,7 @@ func AppendRow(dst []byte, quoted string, num int, text []byte) []byte {
 	dst = append(dst, ':')
 	dst = strconv.AppendInt(dst, int64(num), 10)
 	dst = append(dst, ':')
-	dst = append(dst, retain.Hash(text)...)
+	dst = append(dst, rows.Hash(text)...)
 	dst = append(dst, ' ')
 	dst = append(dst, text...)
 	return append(dst, '\n')

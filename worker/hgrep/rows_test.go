@@ -2,12 +2,11 @@ package hgrep
 
 import (
 	"bytes"
+	"hpatch-router/rows"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
-
-	"hpatch-router/retain"
 )
 
 // rgHits splits data the way ripgrep reports lines: on LF only, with
@@ -55,10 +54,10 @@ func TestVerifiedRowsSameWhetherReadWholeOrByOffset(t *testing.T) {
 			if !reflect.DeepEqual(whole, parts) || cWhole != cParts {
 				t.Fatalf("whole %v %+v, by offset %v %+v", whole, cWhole, parts, cParts)
 			}
-			rows := retain.Rows([]byte(data))
+			fileRows := rows.Split([]byte(data))
 			for _, r := range whole {
-				if string(rows[r.num-1].Text) != string(r.text) {
-					t.Fatalf("row %d %q, file has %q", r.num, r.text, rows[r.num-1].Text)
+				if string(fileRows[r.num-1].Text) != string(r.text) {
+					t.Fatalf("row %d %q, file has %q", r.num, r.text, fileRows[r.num-1].Text)
 				}
 			}
 			if name == "changed.txt" && (len(whole) != 0 || cWhole.unverified != 1) {
@@ -79,9 +78,9 @@ func TestVerifiedRowsDropsALineCutByGrowth(t *testing.T) {
 	hits := []hit{{line: 1, offset: 0, text: []byte("needle 1\n")}, {line: 2, offset: 9, text: []byte("needle 12")}}
 	for _, big := range []int64{1 << 40, 0} {
 		var c counts
-		rows := verifiedRows(dir, "log", hits, nil, &c, big, 1<<40)
-		if len(rows) != 1 || string(rows[0].text) != "needle 1" || c.unverified != 1 {
-			t.Fatalf("big=%d: rows %v, counts %+v", big, rows, c)
+		got := verifiedRows(dir, "log", hits, nil, &c, big, 1<<40)
+		if len(got) != 1 || string(got[0].text) != "needle 1" || c.unverified != 1 {
+			t.Fatalf("big=%d: rows %v, counts %+v", big, got, c)
 		}
 	}
 	// At the end of the file an unterminated line is a row.
@@ -91,8 +90,8 @@ func TestVerifiedRowsDropsALineCutByGrowth(t *testing.T) {
 	hits[1].text = []byte("needle 123456")
 	for _, big := range []int64{1 << 40, 0} {
 		var c counts
-		if rows := verifiedRows(dir, "log", hits, nil, &c, big, 1<<40); len(rows) != 2 || c != (counts{}) {
-			t.Fatalf("big=%d: rows %v, counts %+v", big, rows, c)
+		if got := verifiedRows(dir, "log", hits, nil, &c, big, 1<<40); len(got) != 2 || c != (counts{}) {
+			t.Fatalf("big=%d: rows %v, counts %+v", big, got, c)
 		}
 	}
 }

@@ -18,12 +18,6 @@ func BenchmarkHread10k(b *testing.B) {
 	benchmark10k(b, func(ctx context.Context, env *privcmd.Env, args []string) int { return Run(ctx, env, args) })
 }
 
-// BenchmarkHread10kOneGoroutine is the same without the second goroutine
-// (ahead.go): what the rows cost on one core.
-func BenchmarkHread10kOneGoroutine(b *testing.B) {
-	benchmark10k(b, func(ctx context.Context, env *privcmd.Env, args []string) int { return run(ctx, env, args, split{}) })
-}
-
 func benchmark10k(b *testing.B, hread privcmd.Func) {
 	dir := b.TempDir()
 	var lines strings.Builder

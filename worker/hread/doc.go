@@ -1,5 +1,5 @@
 // Package hread is the private command `hread`: the rows of one UTF-8
-// regular file as `LINE:HASH TEXT` (retain.Rows, retain.Hash), optionally a
+// regular file as `LINE:HASH TEXT` (package rows), optionally a
 // START:END range, from a workspace path or a retained script
 // `@shell/<id>` of the thread. It runs in-process inside the worker's
 // shell evaluation.
@@ -14,10 +14,7 @@
 // too: only regular files are read (a FIFO, device or socket is refused
 // without being opened), at most Limits.Input bytes, as the snapshot of the
 // size they had when opened; rows are counted without being held, so
-// memory is the file plus one page of output (and the hashes of at most
-// 8192 rows: in a large window a second goroutine hashes the later rows
-// while the first prints the earlier ones, ahead.go; the output is the
-// same byte for byte).
+// memory is the file plus one page of output.
 //
 // Exit status: 0 when every requested row was printed; 1 when the file
 // cannot be read as rows (including a single row longer than the limit);

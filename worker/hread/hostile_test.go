@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"hpatch-router/retain"
+	"hpatch-router/rows"
 	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
@@ -150,15 +150,15 @@ func FuzzHread(f *testing.F) {
 		if code != 0 && code != privcmd.ExitTruncated {
 			return
 		}
-		rows := retain.Rows(data)
+		all := rows.Split(data)
 		next, size := max(int(lo), 1), 0
 		for _, line := range strings.SplitAfter(out, "\n") {
 			if line == "" {
 				continue
 			}
 			size += len(line)
-			want := rows[next-1]
-			if line != fmt.Sprintf("%d:%s %s\n", want.Num, retain.Hash(want.Text), want.Text) {
+			want := all[next-1]
+			if line != fmt.Sprintf("%d:%s %s\n", want.Num, rows.Hash(want.Text), want.Text) {
 				t.Fatalf("row %q, want row %d %q", line, next, want.Text)
 			}
 			next++

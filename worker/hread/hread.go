@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"hpatch-router/retain"
+	"hpatch-router/rows"
 	"hpatch-router/shebang"
 	"hpatch-router/worker/privcmd"
 )
@@ -21,14 +20,10 @@ import (
 func Run(ctx context.Context, env *privcmd.Env, args []string) int {
 	ctx, cancel := privcmd.WithTimeLimit(ctx, env.Limits)
 	defer cancel()
-	s := defaultSplit()
-	if runtime.GOMAXPROCS(0) < 2 {
-		s.rows = 0
-	}
-	return run(ctx, env, args, s)
+	return run(ctx, env, args)
 }
 
-func run(ctx context.Context, env *privcmd.Env, args []string, s split) int {
+func run(ctx context.Context, env *privcmd.Env, args []string) int {
 	if len(args) < 2 || len(args) > 3 {
 		return usage(env, "want PATH or @shell/<id>, then an optional START:END range")
 	}
@@ -53,7 +48,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string, s split) int {
 	if lo == 0 {
 		lo = 1
 	}
-	p := printer{env: env, name: name, lo: lo, hi: hi, limit: env.Limits.Output, split: s}
+	p := printer{env: env, name: name, lo: lo, hi: hi, limit: env.Limits.Output}
 	if err := p.print(ctx, data); err != nil {
 		if privcmd.TimedOut(ctx) {
 			return timedOut(env, name)
@@ -77,29 +72,16 @@ type printer struct {
 	lo, hi     int
 	limit      int
 	buf        []byte
-	hasher     *retain.RowHasher
-	split      split
-	ahead      *ahead // hashes later rows of the window; nil: none
-	start      int    // offset of the window's first row
-	printed    int    // bytes of rows written or buffered
-	total      int    // rows in the file
-	cut        int    // the first row the limit left out; 0: none
-	tooLong    int    // a first row alone over the limit; 0: none
-	writeError error  // stdout refused the rows
+	printed    int   // bytes of rows written or buffered
+	total      int   // rows in the file
+	cut        int   // the first row the limit left out; 0: none
+	tooLong    int   // a first row alone over the limit; 0: none
+	writeError error // stdout refused the rows
 }
 
 func (p *printer) print(ctx context.Context, data []byte) error {
 	p.buf = make([]byte, 0, min(p.limit, flushAt))
-	p.hasher = retain.NewRowHasher()
-	defer func() {
-		if p.ahead != nil {
-			p.ahead.end()
-		}
-	}()
-	off := 0 // of r in data
-	for r := range retain.AllRows(data) {
-		at := off
-		off += len(r.Text) + len(r.Term)
+	for r := range rows.All(data) {
 		p.total++
 		if p.total%(64<<10) == 0 && ctx.Err() != nil {
 			return ctx.Err()
@@ -107,55 +89,15 @@ func (p *printer) print(ctx context.Context, data []byte) error {
 		if r.Num < p.lo || p.hi != 0 && r.Num > p.hi || p.cut != 0 || p.tooLong != 0 || p.writeError != nil {
 			continue
 		}
-		switch {
-		case r.Num == p.lo:
-			p.start = at
-		case r.Num == p.lo+p.split.after && p.split.rows > 0:
-			p.startAhead(data, r.Num, at)
-		}
-		p.add(r, at)
+		p.add(r)
 	}
 	p.flush()
 	return nil
 }
 
-// startAhead hands the later part of the window to a second goroutine
-// when enough of it is left. The window's first rows, printed, tell its
-// input bytes per row and per output byte; what is left is estimated from
-// them, the output limit, the end of the range and the end of the file.
-func (p *printer) startAhead(data []byte, num, at int) {
-	in, rows := at-p.start, num-p.lo
-	left := min(len(data)-at, (p.limit-p.printed)*in/max(p.printed, 1))
-	if p.hi != 0 {
-		left = min(left, (p.hi-num+1)*in/rows)
-	}
-	if left < p.split.least || left == 0 {
-		return
-	}
-	from := at + left*printerShare/shares
-	// Room for the rows expected there at the window's bytes per row, and
-	// a quarter more: a row past it is hashed by the printer.
-	capacity := min(p.split.rows, (at+left-from)*rows/max(in, 1)*5/4+64)
-	p.ahead = startAhead(data, from, at+left, capacity)
-}
-
-// sum returns the hash of r, which starts at offset at: the second
-// goroutine's when it hashed r.
-func (p *printer) sum(r retain.Row, at int) retain.RowSum {
-	if p.ahead != nil && at >= p.ahead.from {
-		if s, ok := p.ahead.take(); ok {
-			return s
-		}
-	}
-	return p.hasher.Sum(r.Text)
-}
-
-// add prints r, which starts at offset at, or records that the limit
-// stops the window at r.
-func (p *printer) add(r retain.Row, at int) {
-	// The bytes of r: LINE ":" HASH " " TEXT "\n".
-	n := digits(r.Num)
-	size := n + 3 + retain.HashLen + len(r.Text)
+// add prints r, or records that the limit stops the window at r.
+func (p *printer) add(r rows.Row) {
+	size := digits(r.Num) + len(":") + rows.HashLen + len(" ") + len(r.Text) + len("\n")
 	if p.printed+size > p.limit {
 		if p.printed == 0 {
 			p.tooLong = r.Num
@@ -165,21 +107,14 @@ func (p *printer) add(r retain.Row, at int) {
 		return
 	}
 	if len(p.buf)+size > cap(p.buf) {
-		p.flush()
+		p.flush() // a row longer than flushAt gets a piece of its own
 	}
-	// The row is written in place, straight into the piece (a row longer
-	// than flushAt gets a piece of its own).
-	end := len(p.buf)
-	p.buf = slices.Grow(p.buf, size)[:end+size]
-	row := p.buf[end:]
-	for i, v := n-1, r.Num; i >= 0; i, v = i-1, v/10 {
-		row[i] = byte('0' + v%10)
-	}
-	row[n] = ':'
-	p.sum(r, at).Put((*[retain.HashLen]byte)(row[n+1:]))
-	row[n+1+retain.HashLen] = ' '
-	copy(row[n+2+retain.HashLen:], r.Text)
-	row[size-1] = '\n'
+	p.buf = strconv.AppendInt(p.buf, int64(r.Num), 10)
+	p.buf = append(p.buf, ':')
+	p.buf = rows.AppendHash(p.buf, r.Text)
+	p.buf = append(p.buf, ' ')
+	p.buf = append(p.buf, r.Text...)
+	p.buf = append(p.buf, '\n')
 	p.printed += size
 }
 

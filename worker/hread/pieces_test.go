@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"hpatch-router/retain"
+	"hpatch-router/rows"
 	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
@@ -32,7 +32,7 @@ func rowsFile(t *testing.T, dir, name string, n int) []string {
 	for i := 1; i <= n; i++ {
 		line := fmt.Sprintf("row %d %s", i, strings.Repeat("x", i%37))
 		file.WriteString(line + "\n")
-		want[i-1] = fmt.Sprintf("%d:%s %s\n", i, retain.Hash([]byte(line)), line)
+		want[i-1] = fmt.Sprintf("%d:%s %s\n", i, rows.Hash([]byte(line)), line)
 	}
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(file.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -99,8 +99,7 @@ func TestHreadWritesInPieces(t *testing.T) {
 
 // hread keeps nothing per row: printing a 20,000-row file allocates the
 // file, one piece of output and a little more, not a slice of rows or an
-// output buffer the size of the limit. The row hasher's own garbage is
-// allowed per row, as measured (hashGarbage).
+// output buffer the size of the limit.
 func TestHreadMemoryIsFilePlusOnePiece(t *testing.T) {
 	dir := t.TempDir()
 	rowsFile(t, dir, "f", 20000)
@@ -114,20 +113,7 @@ func TestHreadMemoryIsFilePlusOnePiece(t *testing.T) {
 	if code != privcmd.ExitTruncated {
 		t.Fatalf("exit %d", code)
 	}
-	if bound := uint64(fi.Size()) + flushAt + 32<<10 + 20000*hashGarbage(); alloc > bound {
+	if bound := uint64(fi.Size()) + flushAt + 32<<10; alloc > bound {
 		t.Fatalf("hread allocated %d bytes for a %d-byte file; want at most %d", alloc, fi.Size(), bound)
 	}
-}
-
-// hashGarbage is what retain.RowHasher allocates and drops per row:
-// nothing in a normal build; under the race detector sha256's
-// AppendBinary allocates the zeros it appends (that build keeps the make).
-func hashGarbage() uint64 {
-	h := retain.NewRowHasher()
-	line := []byte("row")
-	return workspacetest.Allocated(func() {
-		for range 1000 {
-			h.Sum(line)
-		}
-	}) / 1000
 }

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"go/scanner"
 	"go/token"
+	"hpatch-router/rows"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"hpatch-router/retain"
 )
 
 // request is a checked hsymbol command line.
@@ -58,12 +57,12 @@ func parseArgs(args []string) (request, error) {
 
 // verifyRow returns the cited row's text if it still hashes the same.
 func verifyRow(data []byte, r request) ([]byte, error) {
-	rows := retain.Rows(data)
-	if r.line > len(rows) {
-		return nil, fmt.Errorf("row %d:%s is stale: %s has %d lines; re-read it with hread", r.line, r.hash, r.path, len(rows))
+	fileRows := rows.Split(data)
+	if r.line > len(fileRows) {
+		return nil, fmt.Errorf("row %d:%s is stale: %s has %d lines; re-read it with hread", r.line, r.hash, r.path, len(fileRows))
 	}
-	row := rows[r.line-1]
-	if got := retain.Hash(row.Text); got != r.hash {
+	row := fileRows[r.line-1]
+	if got := rows.Hash(row.Text); got != r.hash {
 		return nil, fmt.Errorf("row %d:%s is stale: line %d is now %s; re-read it with hread", r.line, r.hash, r.line, row.Cite())
 	}
 	return row.Text, nil

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"hpatch-router/internal/testenv"
-	"hpatch-router/retain"
+	"hpatch-router/rows"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -107,7 +107,7 @@ func row(b *testing.B, dir, file, text, op, symbol string) []string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, r := range retain.Rows(data) {
+	for _, r := range rows.Split(data) {
 		if bytes.Contains(r.Text, []byte(text)) {
 			return []string{op, file, r.Cite(), symbol}
 		}

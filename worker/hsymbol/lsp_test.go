@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hpatch-router/rows"
 	"io"
 	"net/textproto"
 	"runtime"
@@ -16,11 +17,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"hpatch-router/retain"
 )
 
-func hashOf(s string) string { return retain.Hash([]byte(s)) }
+func hashOf(s string) string { return rows.Hash([]byte(s)) }
 
 // fakeServer reads framed requests from r and answers each with script's
 // reply for its method, after sending a notification and a server request.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"hpatch-router/retain"
+	"hpatch-router/rows"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -137,7 +137,7 @@ func FuzzInspectFile(f *testing.F) {
 		}
 		env, out, code := inspectWith(t, inProcess, dir, name)
 		switch {
-		case env.OK && (code != env.okStatus() || env.Data.SizeBytes != len(data) || env.Data.LineCount != retain.CountRows(data)):
+		case env.OK && (code != env.okStatus() || env.Data.SizeBytes != len(data) || env.Data.LineCount != rows.Count(data)):
 			t.Fatalf("exit %d, envelope does not describe the file: %.300s", code, out)
 		case !env.OK && (code != 1 || !slices.Contains(known, env.Error.Code)):
 			t.Fatalf("exit %d, unknown refusal: %.300s", code, out)
@@ -158,8 +158,8 @@ func FuzzNesting(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, ext uint8) {
 		lang := Language("f" + fuzzExts[int(ext)%len(fuzzExts)])
 		depth, row := nesting(lang, data)
-		if depth < 0 || depth > 2*len(data) || row < 1 || row > max(1, retain.CountRows(data)) {
-			t.Fatalf("depth %d at row %d for %d bytes, %d rows", depth, row, len(data), retain.CountRows(data))
+		if depth < 0 || depth > 2*len(data) || row < 1 || row > max(1, rows.Count(data)) {
+			t.Fatalf("depth %d at row %d for %d bytes, %d rows", depth, row, len(data), rows.Count(data))
 		}
 	})
 }

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"hpatch-router/retain"
+	"hpatch-router/rows"
 	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
@@ -144,7 +144,7 @@ func TestInspectOneHugeLine(t *testing.T) {
 				t.Fatalf("not one bounded envelope: %.300q %q", out, errOut)
 			}
 			limited := !env.OK && (env.Error.Code == CodeTimeLimit && code == privcmd.ExitTimeLimit || env.Error.Code == CodeMemoryLimit && code == 1)
-			if !(code == env.okStatus() && env.OK && env.Data.SizeBytes == len(data) && env.Data.LineCount == len(retain.Rows(data))) && !limited {
+			if !(code == env.okStatus() && env.OK && env.Data.SizeBytes == len(data) && env.Data.LineCount == len(rows.Split(data))) && !limited {
 				t.Fatalf("exit %d: %.300s", code, out)
 			}
 		})
@@ -212,7 +212,7 @@ func TestInspectGrowingFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		snapshot := retain.Rows(now[:env.Data.SizeBytes])
+		snapshot := rows.Split(now[:env.Data.SizeBytes])
 		if env.Data.LineCount != len(snapshot) {
 			t.Fatalf("line_count %d, the first %d bytes have %d rows", env.Data.LineCount, env.Data.SizeBytes, len(snapshot))
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"hpatch-router/retain"
+	"hpatch-router/rows"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -70,7 +70,7 @@ func inspectWith(t *testing.T, command privcmd.Func, dir, path string) (gotEnvel
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows := retain.Rows(data)
+		rows := rows.Split(data)
 		cites := map[string]bool{}
 		for _, r := range rows {
 			cites[r.Cite()] = true
@@ -170,7 +170,7 @@ func TestInspect(t *testing.T) {
 				t.Fatalf("metadata: %s", out)
 			}
 			data, _ := os.ReadFile(filepath.Join(dir, tc.path))
-			if d.SizeBytes != len(data) || d.LineCount != len(retain.Rows(data)) {
+			if d.SizeBytes != len(data) || d.LineCount != len(rows.Split(data)) {
 				t.Fatalf("size %d lines %d", d.SizeBytes, d.LineCount)
 			}
 			got := summary(d.Outline)

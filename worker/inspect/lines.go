@@ -1,9 +1,8 @@
 package inspect
 
 import (
+	"hpatch-router/rows"
 	"sort"
-
-	"hpatch-router/retain"
 )
 
 // Lines maps byte offsets of one file onto its rows. It keeps one offset
@@ -17,7 +16,7 @@ type Lines struct {
 func NewLines(data []byte) *Lines {
 	l := &Lines{data: data}
 	off := 0
-	for r := range retain.AllRows(data) {
+	for r := range rows.All(data) {
 		l.starts = append(l.starts, off)
 		off += len(r.Text) + len(r.Term)
 	}
@@ -40,15 +39,15 @@ func (l *Lines) LineOf(off int) int {
 }
 
 // Row returns row n (1-based); ok is false when out of range.
-func (l *Lines) Row(n int) (retain.Row, bool) {
+func (l *Lines) Row(n int) (rows.Row, bool) {
 	if n < 1 || n > len(l.starts) {
-		return retain.Row{}, false
+		return rows.Row{}, false
 	}
-	for r := range retain.AllRows(l.data[l.starts[n-1]:]) {
+	for r := range rows.All(l.data[l.starts[n-1]:]) {
 		r.Num = n
 		return r, true
 	}
-	return retain.Row{}, false
+	return rows.Row{}, false
 }
 
 // Cite renders row n as LINE:HASH; an out-of-range row cites the empty line.
@@ -56,5 +55,5 @@ func (l *Lines) Cite(n int) string {
 	if r, ok := l.Row(n); ok {
 		return r.Cite()
 	}
-	return retain.Row{Num: n}.Cite()
+	return rows.Row{Num: n}.Cite()
 }

@@ -2,8 +2,7 @@ package inspect
 
 import (
 	"bytes"
-
-	"hpatch-router/retain"
+	"hpatch-router/rows"
 )
 
 // outlineMarkdown lists YAML front matter keys (top-level keys with scalar
@@ -31,7 +30,7 @@ func outlineMarkdown(data []byte, lines *Lines) (Result, error) {
 		}
 	}
 	body := make([]string, 0, lines.Count()-first)
-	for r := range retain.AllRows(data[min(bodyStart, len(data)):]) {
+	for r := range rows.All(data[min(bodyStart, len(data)):]) {
 		body = append(body, string(r.Text))
 	}
 	blocks := scanMarkdown(body)

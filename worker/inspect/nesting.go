@@ -2,9 +2,8 @@ package inspect
 
 import (
 	"bytes"
+	"hpatch-router/rows"
 	"strings"
-
-	"hpatch-router/retain"
 )
 
 // nesting measures how deep data nests for lang, in one linear pass and
@@ -176,7 +175,7 @@ func (m *depthMeter) skipString(data []byte, i int, lang string) int {
 // the brackets open in its paragraph (a blank line closes them all).
 func markdownNesting(data []byte) (int, int) {
 	m := depthMeter{deepestRow: 1}
-	for r := range retain.AllRows(data) {
+	for r := range rows.All(data) {
 		m.row = r.Num
 		if len(bytes.TrimSpace(r.Text)) == 0 {
 			m.level = 0

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
-	"hpatch-router/retain"
+	"hpatch-router/rows"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -123,7 +123,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string, parse parseFunc) 
 	}
 	d := &data{
 		Path: path, Kind: res.Kind, Language: res.Language, SizeBytes: len(src),
-		LineCount: retain.CountRows(src), ParseComplete: res.ParseComplete, Outline: res.Entries,
+		LineCount: rows.Count(src), ParseComplete: res.ParseComplete, Outline: res.Entries,
 	}
 	if d.Outline == nil {
 		d.Outline = []Entry{}
