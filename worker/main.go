@@ -100,7 +100,7 @@ func Authenticate() (snapshot.Target, error) {
 	if err := syscall.Stat("/proc/self/exe", &st); err != nil || !t.Manifest.Describes(&st) {
 		return t, &snapshot.Refusal{Code: ExitCannotRun, Msg: "the router executable changed since the router started (snapshot manifest mismatch); restart hpatch-router"}
 	}
-	if p := snapshot.ExecutableProblem(&st, os.Getuid()); p != "" {
+	if p := snapshot.ExecutableProblem(&st, os.Getuid(), &t.Manifest); p != "" {
 		return t, &snapshot.Refusal{Code: ExitCannotRun, Msg: "the router executable " + self + " " + p + "; fix it and restart hpatch-router"}
 	}
 	return t, nil

@@ -156,7 +156,7 @@ func describeExecutable(exe string) (snapshot.Manifest, error) {
 		return m, err
 	}
 	st := fi.Sys().(*syscall.Stat_t)
-	if p := snapshot.ExecutableProblem(st, os.Getuid()); p != "" {
+	if p := snapshot.ExecutableProblem(st, os.Getuid(), nil); p != "" {
 		return m, fmt.Errorf("the router executable %s %s, so the shell helper would refuse to run it", exe, p)
 	}
 	start, err := procStart(os.Getpid())
@@ -166,7 +166,7 @@ func describeExecutable(exe string) (snapshot.Manifest, error) {
 	return snapshot.Manifest{
 		Exe: exe, SHA256: hex.EncodeToString(h.Sum(nil)),
 		Dev: uint64(st.Dev), Ino: st.Ino, Size: st.Size, MtimeNs: st.Mtim.Nano(),
-		PID: os.Getpid(), Start: start,
+		Owner: int(st.Uid), CtimeNs: st.Ctim.Nano(), PID: os.Getpid(), Start: start,
 	}, nil
 }
 

@@ -26,9 +26,12 @@ const (
 	// ThreadEnv is the thread id Codex gives every command it runs.
 	ThreadEnv = "CODEX_THREAD_ID"
 
-	manifestMagic = "hpatch-router-snapshot 1"
-	digestLen     = 32 // hex digits
-	maxManifest   = 4096
+	manifestMagic = "hpatch-router-snapshot 2"
+	// manifestMagicV1 has no owner; such a manifest (left by an older
+	// router) still parses, so reclaim can remove it, with Owner -1.
+	manifestMagicV1 = "hpatch-router-snapshot 1"
+	digestLen       = 32 // hex digits
+	maxManifest     = 4096
 )
 
 // Manifest describes the launcher target: the router executable by path,
@@ -41,6 +44,12 @@ type Manifest struct {
 	Ino     uint64
 	Size    int64
 	MtimeNs int64
+	// Owner and CtimeNs are Exe's owner uid and change time when the
+	// router registered it, outside any sandbox; inside Codex's sandbox
+	// they tell a root-owned file (see ownerProblem). Owner is -1 when not
+	// recorded (a version 1 manifest).
+	Owner   int
+	CtimeNs int64
 	PID     int
 	Start   uint64 // process start time in clock ticks since boot
 }
@@ -55,6 +64,8 @@ func (m Manifest) Encode() []byte {
 	b.WriteString("ino " + strconv.FormatUint(m.Ino, 10) + "\n")
 	b.WriteString("size " + strconv.FormatInt(m.Size, 10) + "\n")
 	b.WriteString("mtime_ns " + strconv.FormatInt(m.MtimeNs, 10) + "\n")
+	b.WriteString("owner " + strconv.Itoa(m.Owner) + "\n")
+	b.WriteString("ctime_ns " + strconv.FormatInt(m.CtimeNs, 10) + "\n")
 	b.WriteString("pid " + strconv.Itoa(m.PID) + "\n")
 	b.WriteString("start " + strconv.FormatUint(m.Start, 10) + "\n")
 	return []byte(b.String())
@@ -62,10 +73,14 @@ func (m Manifest) Encode() []byte {
 
 // Parse reads a manifest written by Encode.
 func Parse(data []byte) (Manifest, error) {
-	var m Manifest
+	m := Manifest{Owner: -1}
 	lines := strings.Split(string(data), "\n")
-	if len(lines) < 2 || lines[0] != manifestMagic || lines[len(lines)-1] != "" {
+	if len(lines) < 2 || (lines[0] != manifestMagic && lines[0] != manifestMagicV1) || lines[len(lines)-1] != "" {
 		return m, errors.New("not an hpatch-router snapshot manifest")
+	}
+	keys := 10
+	if lines[0] == manifestMagicV1 {
+		keys = 8
 	}
 	seen := 0
 	for _, line := range lines[1 : len(lines)-1] {
@@ -87,6 +102,15 @@ func Parse(data []byte) (Manifest, error) {
 			m.Size, err = strconv.ParseInt(val, 10, 64)
 		case "mtime_ns":
 			m.MtimeNs, err = strconv.ParseInt(val, 10, 64)
+		case "owner", "ctime_ns":
+			if keys == 8 {
+				return m, errors.New("unknown manifest key " + strconv.Quote(key))
+			}
+			if key == "owner" {
+				m.Owner, err = strconv.Atoi(val)
+			} else {
+				m.CtimeNs, err = strconv.ParseInt(val, 10, 64)
+			}
 		case "pid":
 			m.PID, err = strconv.Atoi(val)
 		case "start":
@@ -99,7 +123,7 @@ func Parse(data []byte) (Manifest, error) {
 		}
 		seen++
 	}
-	if seen != 8 || !strings.HasPrefix(m.Exe, "/") {
+	if seen != keys || !strings.HasPrefix(m.Exe, "/") {
 		return m, errors.New("incomplete manifest")
 	}
 	return m, nil

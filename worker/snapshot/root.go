@@ -86,10 +86,17 @@ func CheckRoot(root string, uid int) error {
 // came from XDG_RUNTIME_DIR or TMPDIR, which su and sudo pass on from the
 // user who ran them, or else from HPATCH_RUNTIME_DIR. "" when that is not
 // the case.
+//
+// Inside Codex's sandbox a root-owned parent (/tmp, /run/user) shows the
+// overflow uid, as another user's would: with no record to tell them
+// apart, that is no claim either way.
 func foreignParent(root string, uid int) (problem, fix string) {
 	parent := filepath.Dir(root)
 	var st syscall.Stat_t
 	if syscall.Stat(parent, &st) != nil || int(st.Uid) == uid || st.Uid == 0 {
+		return "", ""
+	}
+	if v := currentView(); !v.rootMapped && st.Uid == v.overflow {
 		return "", ""
 	}
 	problem = "runtime root " + root + " is in " + parent + ", which belongs to uid " + strconv.Itoa(int(st.Uid)) +

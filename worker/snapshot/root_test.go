@@ -147,7 +147,7 @@ func TestExecutableProblem(t *testing.T) {
 		{"not executable", syscall.Stat_t{Mode: syscall.S_IFREG | 0o644, Uid: 1000}, "not executable"},
 		{"a directory", syscall.Stat_t{Mode: syscall.S_IFDIR | 0o755, Uid: 1000}, "not a regular file"},
 	} {
-		got := ExecutableProblem(&c.st, uid)
+		got := ExecutableProblem(&c.st, uid, nil)
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
