@@ -21,10 +21,10 @@ import (
 // the errors are the kernel's.
 func TestEditErrorsNameTheScriptNotThePath(t *testing.T) {
 	for _, c := range []struct {
-		name  string
+		name    string
 		breakFS func(t *testing.T, e *env)
-		cause error
-		want  string
+		cause   error
+		want    string
 	}{
 		{"full disk", fillDisk, syscall.ENOSPC, "write @shell/call_1: no space left on device; nothing was changed"},
 		{"read-only file system", remountReadOnly, syscall.EROFS, "write @shell/call_1: read-only file system; nothing was changed"},
