@@ -63,7 +63,7 @@ func TestRequestParamsShapeMustBeSafe(t *testing.T) {
 		"the nested tool call": "  // like tools.exec_command({tty: true})\n  tty?: boolean;\n",
 	} {
 		desc := "### `exec_command`\n```ts\ndeclare const tools: { exec_command(args: {\n  cmd: string;\n" + field + "}): Promise<unknown>; };\n```\n"
-		if got := trimExecDescription(desc).Shape; got.Fields != "" || got.Names != nil {
+		if got := trimExecDescription(desc).Shape; got.Fields != "" || got.Params != nil {
 			t.Errorf("%s: shape %+v kept", name, got)
 		}
 	}

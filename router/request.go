@@ -24,10 +24,11 @@ type RequestInfo struct {
 	// "functions" (Codex ≥0.147) or "" for the flat 0.144–0.146 layout.
 	// With several definitions, the latest one wins, as in Codex.
 	Namespace string
-	// ParamNames are the exec_command argument names except cmd, from the
-	// latest owner description, in declaration order (for
-	// shebang.Options.ParamNames). Empty when no shape was recognized.
-	ParamNames []string
+	// Params are the exec_command arguments except cmd, each with its
+	// declared type, from the latest owner description, in declaration
+	// order (for shebang.Options.Params). Empty when no shape was
+	// recognized.
+	Params []shebang.Param
 	// ParamsShape is the sanitized shape text appended under #!params.
 	ParamsShape string
 	// Rewritten counts the exec definitions rewritten (one per
@@ -163,9 +164,14 @@ func rewritePieces(body []byte, memo *RequestRewriter, thread string, restored [
 	info.Owned = true
 	info.Rewritten = owned
 	info.Namespace = last.namespace
-	info.ParamNames = append([]string(nil), last.shape.Names...)
+	info.Params = slices.Clone(last.shape.Params)
 	info.ParamsShape = last.shape.Fields
 	return splice(body, mergeEdits(edits, restored)), info, nil
+}
+
+// ParamNames are the names of info.Params, in declaration order.
+func (info RequestInfo) ParamNames() []string {
+	return shebang.ParamsShape{Params: info.Params}.Names()
 }
 
 // mergeEdits merges two lists of ordered, non-overlapping edits of one
@@ -208,10 +214,11 @@ func newOwnerRewrite(tool gjson.Result, tools plugins.Tools) (*ownerRewrite, err
 		desc := decodeJSONString(tool.Raw[s:e])
 		t := trimExecDescription(desc)
 		rw.shape = t.Shape
-		for i, n := range rw.shape.Names {
+		for i := range rw.shape.Params {
 			// Names are substrings of the description, which may alias
 			// the request body; a memo entry must not pin that body.
-			rw.shape.Names[i] = strings.Clone(n)
+			// (Type literals are decoded copies.)
+			rw.shape.Params[i].Name = strings.Clone(rw.shape.Params[i].Name)
 		}
 		if t.Description != desc {
 			rw.descStart, rw.descEnd = s, e

@@ -140,8 +140,13 @@ func TestRequestCaptures(t *testing.T) {
 			}
 			checkGolden(t, goldenPath(tc.file, ".json"), out)
 			checkRewritten(t, in, out, tc.owners)
-			if got := strings.Join(info.ParamNames, ","); got != captureParams {
+			if got := strings.Join(info.ParamNames(), ","); got != captureParams {
 				t.Fatalf("A13: ParamNames = %s, want %s", got, captureParams)
+			}
+			for _, p := range info.Params {
+				if !p.Type.Known() {
+					t.Fatalf("the type of %s was not recorded from the declaration", p.Name)
+				}
 			}
 			descs := shellDescriptions(out)
 			if len(descs) != tc.owners {

@@ -22,7 +22,7 @@ func ExampleRewriteRequest() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(info.Owned, info.Namespace, info.ParamNames, info.Rewritten)
+	fmt.Println(info.Owned, info.Namespace, info.ParamNames(), info.Rewritten)
 	fmt.Println(gjson.GetBytes(out, "input.0.tools.0.tools.#.name"))
 	fmt.Printf("%q\n", gjson.GetBytes(out, "input.0.tools.0.tools.0.description").String())
 	// Output:

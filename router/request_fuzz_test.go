@@ -72,7 +72,7 @@ func FuzzTrimExecDescription(f *testing.F) {
 		if strings.Contains(got.Description, nestedExecCommand) || strings.Contains(got.Shape.Fields, nestedExecCommand) {
 			t.Fatalf("tools.exec_command survived in %q", got.Description)
 		}
-		for _, n := range got.Shape.Names {
+		for _, n := range got.Shape.Names() {
 			if n == "cmd" {
 				t.Fatal("cmd in the params shape")
 			}

@@ -103,7 +103,7 @@ func TestRequestRules(t *testing.T) {
 				t.Fatal(err)
 			}
 			if info.Owned != tt.owned || info.Namespace != tt.namespace || info.Rewritten != tt.rewritten ||
-				strings.Join(info.ParamNames, ",") != strings.Join(tt.names, ",") {
+				strings.Join(info.ParamNames(), ",") != strings.Join(tt.names, ",") {
 				t.Fatalf("info = %+v", info)
 			}
 			if !tt.owned {

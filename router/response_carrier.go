@@ -204,7 +204,7 @@ func (s *rewriteSession) translateShell(callID, input string, ev *CallEvent) str
 		}
 		content, rerun = resolved, true
 	}
-	plan, err := tr.Translate(content, s.facts.ParamNames)
+	plan, err := tr.Translate(content, s.facts.Params)
 	if err != nil {
 		return s.reject(ev, "translate", err, true)
 	}

@@ -23,7 +23,7 @@ import (
 // plans (retainable), anything else is direct.
 type fakeTranslator struct{}
 
-func (fakeTranslator) Translate(input string, params []string) (*shebang.Plan, error) {
+func (fakeTranslator) Translate(input string, params []shebang.Param) (*shebang.Plan, error) {
 	if strings.HasPrefix(input, "#!bad") {
 		return nil, &shebang.Diagnostic{Line: 1, Msg: "bad selector"}
 	}
@@ -36,7 +36,7 @@ func (fakeTranslator) Translate(input string, params []string) (*shebang.Plan, e
 		p.Warnings = []string{"wrapper"}
 	}
 	if len(params) > 0 {
-		p.Cmd += " params=" + strings.Join(params, ",")
+		p.Cmd += " params=" + strings.Join(shebang.ParamsShape{Params: params}.Names(), ",")
 	}
 	return p, nil
 }
@@ -244,8 +244,18 @@ type bytesRewrite = func(thread string, body []byte) ([]byte, RequestInfo, error
 // namespace ns.
 func ownedBy(ns string, params ...string) bytesRewrite {
 	return func(_ string, b []byte) ([]byte, RequestInfo, error) {
-		return b, RequestInfo{Owned: true, Namespace: ns, ParamNames: params}, nil
+		return b, RequestInfo{Owned: true, Namespace: ns, Params: untypedParams(params...)}, nil
 	}
+}
+
+// untypedParams are exec_command arguments of the given names whose
+// types the router could not read.
+func untypedParams(names ...string) []shebang.Param {
+	var out []shebang.Param
+	for _, n := range names {
+		out = append(out, shebang.Param{Name: n})
+	}
+	return out
 }
 
 func newTestRouter(t testing.TB, opts ...Option) *Router {

@@ -125,7 +125,7 @@ func TestSSERewrite(t *testing.T) {
 		},
 		{
 			name:  "params shape reaches the translator",
-			facts: RequestInfo{Owned: true, Namespace: "functions", ParamNames: []string{"workdir", "yield_time_ms"}},
+			facts: RequestInfo{Owned: true, Namespace: "functions", Params: untypedParams("workdir", "yield_time_ms")},
 			build: func(s *stream) {
 				s.call("ctc_sh1", "call_1", "shell", "functions", "ls", 1)
 				s.completed()

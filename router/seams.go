@@ -48,8 +48,9 @@ type requestRewriteFunc func(thread string, body []byte, restored []edit) (net.B
 // is an interface so tests can pin carrier text and so the rewrite does not
 // depend on how translation is spelled.
 type translator interface {
-	// Translate turns one shell input into a plan (errors: rejection).
-	Translate(input string, paramsShape []string) (*shebang.Plan, error)
+	// Translate turns one shell input into a plan (errors: rejection),
+	// given the request's exec_command arguments (nil: none recognized).
+	Translate(input string, params []shebang.Param) (*shebang.Plan, error)
 	// Carrier renders the exec JavaScript for a plan.
 	Carrier(p *shebang.Plan, r shebang.Retention) string
 	// Rejection renders the carrier that only prints why nothing ran.
@@ -64,11 +65,11 @@ type translator interface {
 // shebangTranslator is the production translator.
 type shebangTranslator struct{}
 
-func (shebangTranslator) Translate(input string, paramsShape []string) (*shebang.Plan, error) {
-	if len(paramsShape) == 0 {
-		paramsShape = nil // no recognized shape: accept any #!params key
+func (shebangTranslator) Translate(input string, params []shebang.Param) (*shebang.Plan, error) {
+	if len(params) == 0 {
+		params = nil // no recognized shape: accept any #!params key
 	}
-	return shebang.Translate(input, shebang.Options{ParamNames: paramsShape})
+	return shebang.Translate(input, shebang.Options{Params: params})
 }
 
 func (shebangTranslator) Carrier(p *shebang.Plan, r shebang.Retention) string { return p.Carrier(r) }

@@ -6,8 +6,8 @@ import "testing"
 // the exec_command argument "shell"), and what the visible command looks
 // like under every one of them.
 func TestTranslateCarrierShell(t *testing.T) {
-	shape := Options{ParamNames: []string{"workdir", "shell", "tty"}}
-	noShell := Options{ParamNames: []string{"workdir", "tty"}}
+	shape := Options{Params: untyped("workdir", "shell", "tty")}
+	noShell := Options{Params: untyped("workdir", "tty")}
 	runTable(t, []tc{
 		{name: "a one-line body is single-quoted, no escape option",
 			in: "#!python3\nprint('hi')", cmd: `shell python3 'print('\''hi'\'')'`},

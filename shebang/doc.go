@@ -29,7 +29,7 @@
 //   - ScriptReference(input): a sole `#!script=@shell/<id>` line is a rerun;
 //     the router resolves the id, calls Translate on the stored content and
 //     sets Kind to KindRerun.
-//   - Translate(input, Options{ParamNames: …}) gives a *Plan or a
+//   - Translate(input, Options{Params: …}) gives a *Plan or a
 //     *Diagnostic; RejectionCarrier(err) is the carrier for a rejection.
 //   - Plan.Carrier(Retention{…}) is the exec JavaScript, once the router
 //     knows whether it retained the input (only if Plan.Retainable).

@@ -20,8 +20,9 @@ type param struct {
 // no cmd (the body supplies it), login only as false (the worker relies on
 // a non-login shell), and — when the request told us the exec_command
 // argument shape — only known keys (login is always known: the carrier
-// sends it anyway).
-func parseParams(text string, line int, shape []string) ([]param, error) {
+// sends it anyway), each with a value of its declared type, so Codex never
+// answers with a parse error about JSON the model did not write.
+func parseParams(text string, line int, shape []Param) ([]param, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	tok, err := dec.Token()
@@ -49,8 +50,13 @@ func parseParams(text string, line int, shape []string) ([]param, error) {
 			return nil, diag(line, "#!params login must be false (the worker needs a non-login shell); remove it or write \"login\":false")
 		case hasParam(out, key):
 			return nil, diag(line, fmt.Sprintf("#!params repeats the key %q; keep one", key))
-		case shape != nil && key != "login" && !slices.Contains(shape, key):
-			return nil, diag(line, fmt.Sprintf("#!params key %q is not an exec_command argument; known: %s", key, strings.Join(shape, ", ")))
+		case shape != nil && key != "login" && !declares(shape, key):
+			return nil, diag(line, fmt.Sprintf("#!params key %q is not an exec_command argument; known: %s", key, strings.Join(ParamsShape{Params: shape}.Names(), ", ")))
+		}
+		if err := checkParamType(shape, key, raw, line); err != nil {
+			return nil, err
+		}
+		switch {
 		case key == shellParam:
 			if err := checkShellParam(raw, line); err != nil {
 				return nil, err
@@ -69,6 +75,15 @@ func parseParams(text string, line int, shape []string) ([]param, error) {
 		return nil, diag(line, "#!params has text after its JSON object; write exactly one object")
 	}
 	return out, nil
+}
+
+// checkParamType rejects a value the declared type of key does not admit.
+func checkParamType(shape []Param, key string, raw []byte, line int) error {
+	i := slices.IndexFunc(shape, func(p Param) bool { return p.Name == key })
+	if i < 0 || shape[i].Type.Admits(raw) {
+		return nil
+	}
+	return diag(line, fmt.Sprintf("#!params key %q must be %s, as exec_command declares it, not %s", key, shape[i].Type.Expect(), describeValue(bytes.TrimSpace(raw))))
 }
 
 // jsonErr names an unexpected end plainly instead of as "EOF".

@@ -7,7 +7,8 @@ import (
 
 // ParamsShape is a request's exec_command argument shape, minus cmd: the
 // router appends Fields to the shell description under #!params, and
-// Translate accepts only Names as #!params keys (Options.ParamsShape). It
+// Translate accepts only Params as #!params keys, each with a value of its
+// declared type (Options.Params). It
 // is taken from the request because Codex versions and configurations
 // differ in which fields exec_command accepts; the model must see the ones
 // this Codex will honour.
@@ -16,8 +17,8 @@ type ParamsShape struct {
 	// lines) or the parameter bullets, each line ending in "\n"; empty when
 	// nothing but cmd was declared.
 	Fields string
-	// Names are the field names in declaration order.
-	Names []string
+	// Params are the fields in declaration order, each with its type.
+	Params []Param
 	// TypeScript is true for declaration fields, false for bullets.
 	TypeScript bool
 }
@@ -40,6 +41,23 @@ func ParseParamsShape(section string) ParamsShape {
 	return ParamsShape{}
 }
 
+// Names are the names of s.Params in declaration order.
+func (s ParamsShape) Names() []string {
+	if s.Params == nil {
+		return nil
+	}
+	names := make([]string, len(s.Params))
+	for i, p := range s.Params {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// declares reports whether params declares name.
+func declares(params []Param, name string) bool {
+	return slices.ContainsFunc(params, func(p Param) bool { return p.Name == name })
+}
+
 // tsParams extracts the fields of the argument object literal type.
 func tsParams(section string) (ParamsShape, bool) {
 	open, ok := argsObjectStart(section)
@@ -53,11 +71,11 @@ func tsParams(section string) (ParamsShape, bool) {
 	shape := ParamsShape{TypeScript: true}
 	var b strings.Builder
 	for _, seg := range segs {
-		name := fieldName(seg)
-		if name == "" || name == "cmd" || slices.Contains(shape.Names, name) {
+		name, typ := fieldDecl(seg)
+		if name == "" || name == "cmd" || declares(shape.Params, name) {
 			continue // a repeated field keeps its first declaration
 		}
-		shape.Names = append(shape.Names, name)
+		shape.Params = append(shape.Params, Param{Name: name, Type: ParseParamType(typ)})
 		seg = strings.TrimLeft(seg, "\r\n")
 		if strings.Contains(seg, "\n") {
 			// Line-structured declaration: keep it verbatim.
@@ -198,9 +216,10 @@ func closingQuote(s string, i int) int {
 	return -1
 }
 
-// fieldName is the property name that starts a field segment after its
-// leading comments: `name`, `name?`, or a quoted name.
-func fieldName(seg string) string {
+// fieldDecl reads a field segment after its leading comments: the
+// property name (`name`, `name?`, or a quoted name) and the text of its
+// type, from the colon to the field's terminator ("" when there is none).
+func fieldDecl(seg string) (name, typ string) {
 	i := 0
 	for i < len(seg) {
 		i = skipSpace(seg, i)
@@ -208,30 +227,64 @@ func fieldName(seg string) string {
 		case strings.HasPrefix(seg[i:], "//"):
 			nl := strings.IndexByte(seg[i:], '\n')
 			if nl < 0 {
-				return ""
+				return "", ""
 			}
 			i += nl + 1
 		case strings.HasPrefix(seg[i:], "/*"):
 			e := strings.Index(seg[i+2:], "*/")
 			if e < 0 {
-				return ""
+				return "", ""
 			}
 			i += e + 4
 		case i < len(seg) && (seg[i] == '"' || seg[i] == '\''):
 			e := closingQuote(seg, i)
 			if e < 0 {
-				return ""
+				return "", ""
 			}
-			return seg[i+1 : e]
+			return seg[i+1 : e], fieldType(seg, e+1)
 		default:
 			j := i
 			for j < len(seg) && isIdentByte(seg[j]) {
 				j++
 			}
-			return seg[i:j]
+			return seg[i:j], fieldType(seg, j)
 		}
 	}
-	return ""
+	return "", ""
+}
+
+// fieldType is the type text of a field whose name ends at i: after an
+// optional `?` and the colon, up to the `;` or `,` that ends the field
+// outside brackets, strings and comments (or the segment's end).
+func fieldType(seg string, i int) string {
+	i = skipSpace(seg, i)
+	if i < len(seg) && seg[i] == '?' {
+		i = skipSpace(seg, i+1)
+	}
+	if i >= len(seg) || seg[i] != ':' {
+		return ""
+	}
+	start, depth := i+1, 0
+	for j := start; j < len(seg); j++ {
+		switch c := seg[j]; {
+		case c == '/' && j+1 < len(seg) && (seg[j+1] == '/' || seg[j+1] == '*'):
+			return strings.TrimSpace(seg[start:j])
+		case c == '"' || c == '\'' || c == '`':
+			e := closingQuote(seg, j)
+			if e < 0 {
+				return ""
+			}
+			j = e
+		case c == '{' || c == '[' || c == '(' || c == '<':
+			depth++
+		case c == '>' && j > 0 && seg[j-1] == '=':
+		case c == '}' || c == ']' || c == ')' || c == '>':
+			depth--
+		case (c == ';' || c == ',') && depth == 0:
+			return strings.TrimSpace(seg[start:j])
+		}
+	}
+	return strings.TrimSpace(seg[start:])
 }
 
 // bulletParams reads a parameter list written as Markdown bullets
@@ -247,11 +300,11 @@ func bulletParams(section string) (ParamsShape, bool) {
 		switch {
 		case name != "":
 			indent = ind
-			keep = name != "cmd" && !slices.Contains(shape.Names, name)
+			keep = name != "cmd" && !declares(shape.Params, name)
 			if name == "cmd" {
 				sawCmd = true
 			} else if keep {
-				shape.Names = append(shape.Names, name)
+				shape.Params = append(shape.Params, Param{Name: name, Type: bulletType(line)})
 			}
 		case indent >= 0 && strings.TrimSpace(line) != "" && leadingSpace(line) > indent:
 			// continuation of the current bullet

@@ -57,7 +57,7 @@ func TestParseParamsShape(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
 			s := ParseParamsShape(tt.section)
-			if s.Fields != tt.fields || strings.Join(s.Names, ",") != tt.names || (s.Fields != "" && s.TypeScript != tt.ts) {
+			if s.Fields != tt.fields || strings.Join(s.Names(), ",") != tt.names || (s.Fields != "" && s.TypeScript != tt.ts) {
 				t.Fatalf("got %+v\nwant fields %q names %q", s, tt.fields, tt.names)
 			}
 		})
@@ -73,18 +73,28 @@ func FuzzParseParamsShape(f *testing.F) {
 	f.Add("exec_command(args: { cmd: string; a?: Record<string, (x: number) => void>; /* c */ b: \"q;\" })")
 	f.Fuzz(func(t *testing.T, section string) {
 		s := ParseParamsShape(section)
-		for i, n := range s.Names {
+		for i, n := range s.Names() {
 			switch {
 			case n == "" || n == "cmd":
 				t.Fatalf("name %q in %+v", n, s)
-			case slices.Contains(s.Names[:i], n):
+			case slices.Contains(s.Names()[:i], n):
 				t.Fatalf("name %q twice in %+v", n, s)
 			case !strings.Contains(s.Fields, n):
 				t.Fatalf("name %q is not in the fields %q", n, s.Fields)
 			}
 		}
-		if (s.Fields == "") != (len(s.Names) == 0) {
+		if (s.Fields == "") != (len(s.Names()) == 0) {
 			t.Fatalf("fields and names disagree: %+v", s)
 		}
 	})
+}
+
+// untyped is a shape of names whose types the router could not read: any
+// value is admitted.
+func untyped(names ...string) []Param {
+	out := make([]Param, len(names))
+	for i, n := range names {
+		out[i] = Param{Name: n}
+	}
+	return out
 }

@@ -12,12 +12,13 @@ import (
 
 // Options carries the request facts translation depends on.
 type Options struct {
-	// ParamNames lists the exec_command argument names (without cmd) the
-	// request's tool declaration defines. Nil accepts any #!params key;
-	// non-nil rejects keys outside it and names the known ones. When it
-	// holds "shell", direct and template carriers get "shell":"bash"
-	// unless #!params names a shell.
-	ParamNames []string
+	// Params lists the exec_command arguments (without cmd) the request's
+	// tool declaration defines, each with its type (ParseParamsShape). Nil
+	// accepts any #!params key; non-nil rejects keys outside it, naming the
+	// known ones, and values its type does not admit, naming the type.
+	// When it holds "shell", direct and template carriers get
+	// "shell":"bash" unless #!params names a shell.
+	Params []Param
 }
 
 // Translate turns one shell input into a Plan, or rejects it with a
@@ -40,7 +41,7 @@ func Translate(input string, opts Options) (*Plan, error) {
 	}
 	var params []param
 	if h.hasParams {
-		if params, err = parseParams(h.params, h.paramsLine, opts.ParamNames); err != nil {
+		if params, err = parseParams(h.params, h.paramsLine, opts.Params); err != nil {
 			return nil, err
 		}
 	}
@@ -104,7 +105,7 @@ func Translate(input string, opts Options) (*Plan, error) {
 	// pin bash when the request lets us and #!params chose no shell. The
 	// worker command reads the same under every POSIX shell and is left to
 	// the user's.
-	pin := p.Kind != KindWorker && slices.Contains(opts.ParamNames, shellParam) && !hasParam(params, shellParam)
+	pin := p.Kind != KindWorker && declares(opts.Params, shellParam) && !hasParam(params, shellParam)
 	p.Args = renderArgs(p.Cmd, params, pin)
 	return p, nil
 }

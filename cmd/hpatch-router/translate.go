@@ -75,7 +75,7 @@ func runTranslate(_ context.Context, args []string, s stdio) int {
 			fmt.Fprintf(s.err, "hpatch-router translate: --params-shape: %v\n", err)
 			return 2
 		}
-		if opts.ParamNames = shebang.ParseParamsShape(string(text)).Names; opts.ParamNames == nil {
+		if opts.Params = shebang.ParseParamsShape(string(text)).Params; opts.Params == nil {
 			fmt.Fprintf(s.err, "hpatch-router translate: --params-shape %s: no exec_command arguments besides cmd found; give the exec_command(args: { … }) declaration or a bullet list that includes cmd\n", *shapeFile)
 			return 2
 		}
