@@ -125,13 +125,14 @@ func userTmpfs(t *testing.T, u testuser.User) string {
 	return dir
 }
 
-// runCodexAs runs `codex exec` as u in workspace with u's environment plus
-// env, CODEX_HOME=home and the fake provider's key.
-func runCodexAs(t *testing.T, u testuser.User, codex, home, workspace string, env []string) codexRun {
+// runCodexAs runs `codex exec ARGS…` as u in workspace with u's
+// environment plus env, CODEX_HOME=home and the fake provider's key.
+func runCodexAs(t *testing.T, u testuser.User, codex, home, workspace string, env []string, args ...string) codexRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), codexRunBound)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "run the login-shell checks")
+	argv := append(append([]string{"exec", "--skip-git-repo-check"}, args...), "run the checks")
+	cmd := exec.CommandContext(ctx, codex, argv...)
 	cmd.Dir = workspace
 	cmd.Env = append(u.Env(cleanEnv()...), append(env, "CODEX_HOME="+home, "MOCK_KEY=sk-test")...)
 	cmd.SysProcAttr = u.SysProcAttr()
