@@ -209,7 +209,7 @@ func (s *rewriteSession) translateShell(callID, input string, ev *CallEvent) str
 		return s.reject(ev, "translate", err, true)
 	}
 	var seen snapshot.ThreadSeen // the runtime's look at the thread, for this call's retain only
-	if plan.Kind == shebang.KindWorker || plan.Kind == shebang.KindTemplate {
+	if plan.RunsWorker() {
 		if seen, err = s.prepareRuntime(); err != nil {
 			return s.reject(ev, "runtime", err, false)
 		}

@@ -20,7 +20,8 @@ type tc struct {
 	warn   []string // substrings, one per expected warning, in order
 	retain int      // 0 unchecked, 1 retainable, -1 not
 	errSub string
-	line   int // expected Diagnostic.Line when errSub is set
+	line   int   // expected Diagnostic.Line when errSub is set
+	habit  Habit // expected Plan.Habit (checked when kind is KindRecovered)
 }
 
 var noArgv = []string{}
@@ -74,7 +75,10 @@ func checkPlan(t *testing.T, c tc, p *Plan) {
 	if c.args != "" && string(p.Args) != c.args {
 		t.Errorf("args = %s, want %s", p.Args, c.args)
 	}
-	if strings.ContainsAny(p.Cmd, "\r\n") && p.Kind != KindRecovered {
+	if c.kind == KindRecovered && p.Habit != c.habit {
+		t.Errorf("habit = %q, want %q", p.Habit, c.habit)
+	}
+	if strings.ContainsAny(p.Cmd, "\r\n") && p.Script == "" {
 		t.Errorf("cmd %q is not one physical line", p.Cmd)
 	}
 	if c.warn != nil {
@@ -92,6 +96,9 @@ func checkPlan(t *testing.T, c tc, p *Plan) {
 	}
 	if p.Kind != KindRecovered && !strings.HasSuffix(c.in, p.Body) {
 		t.Errorf("body %q is not a suffix of the input", p.Body)
+	}
+	if p.Kind == KindRecovered && !strings.Contains(c.in, p.Body) {
+		t.Errorf("recovered body %q is not part of the input", p.Body)
 	}
 }
 

@@ -12,10 +12,10 @@ import "strings"
 // code, or session_id while the process is still running (A15) — plus
 // retained and, when retained, script_ref. Should Codex ever hand back a
 // non-object (a plain string), it is printed unchanged rather than turned
-// into "{}". A recovered plan's carrier is the model's JavaScript with the
-// recovery notice and the nested warnings printed first.
+// into "{}". Recovered JavaScript's carrier is the model's JavaScript with
+// the recovery notice and the nested warnings printed first.
 func (p *Plan) Carrier(r Retention) string {
-	if p.Kind == KindRecovered {
+	if p.Script != "" {
 		var pre strings.Builder
 		pre.WriteString(textStatement(recoveryNotice))
 		pre.WriteByte('\n')

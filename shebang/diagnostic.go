@@ -11,6 +11,9 @@ import (
 type Diagnostic struct {
 	Line int
 	Msg  string
+	// Habit is the foreign shape the input was refused for (issue 25),
+	// HabitNone for every other mistake.
+	Habit Habit
 }
 
 // Error renders the diagnostic as one line, "line N: what was wrong; what
@@ -29,6 +32,11 @@ func (d *Diagnostic) Error() string {
 }
 
 func diag(line int, msg string) *Diagnostic { return &Diagnostic{Line: line, Msg: msg} }
+
+// habitDiag refuses an input written in another tool's habit.
+func habitDiag(h Habit, line int, msg string) *Diagnostic {
+	return &Diagnostic{Line: line, Msg: msg, Habit: h}
+}
 
 // oneLine replaces line terminators so a message can never span lines.
 func oneLine(s string) string {

@@ -66,7 +66,22 @@
 // the body; the retained input and the replayed call keep it as written);
 // before Bash text it stays body text, with a note. `#!` lines that follow
 // only blank lines at the body's start are body data (REQ-SHELL-001) and get
-// a note that names their line.
+// a note that names their line; at the start of the input, though, blank
+// lines before a shebang or a leading directive are ignored (a habit, below).
+//
+// Habits (issue 25, habits.go, nearmiss.go): what a model sends by habit
+// from other tools never runs silently. A Markdown fence that is the whole
+// input and whose language names an interpreter (or none) runs as that
+// program; blank lines before the header are dropped; a directive spelled
+// slightly wrong (`#!cmd TEMPLATE`, `!params {…}`) is read as the
+// directive when its value shows the intent. Each of these is a
+// KindRecovered plan with its Habit and a note first, not retained, like
+// recovered JavaScript. A JSON wrapper, an apply_patch envelope, a unified
+// diff, any other fence and a near miss that does not show its intent are
+// refused with a *Diagnostic whose Habit says which. ForeignSyntax, the
+// recognizer of the foreign shapes, is also package retain's for hpatch.
+// The rules look only at how an input starts: Bash that starts with none
+// of the markers is never touched (FuzzHabitsLeaveBashAlone).
 //
 // Warnings (A16, warn.go): each simple command is read as its program reads
 // it. Prefix commands (sudo, env, timeout, xargs, …) are skipped with the

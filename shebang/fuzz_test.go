@@ -20,6 +20,12 @@ func fuzzSeeds(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	for _, c := range habitCases {
+		f.Add(c.in)
+	}
+	for _, s := range lookAlikes {
+		f.Add(s)
+	}
 }
 
 // FuzzTranslate: the parser never panics; an accepted input's body is a
@@ -38,11 +44,22 @@ func FuzzTranslate(f *testing.F) {
 			}
 			return
 		}
-		if !strings.HasSuffix(in, p.Body) || !utf8.ValidString(in) || strings.IndexByte(in, 0) >= 0 {
-			t.Fatalf("accepted %q with body %q that is not a suffix", in, p.Body)
+		if !utf8.ValidString(in) || strings.IndexByte(in, 0) >= 0 {
+			t.Fatalf("accepted %q, which no argv can carry", in)
 		}
 		if p.Kind == KindRecovered {
+			// A recovered program is a part of the input (a fence's
+			// lines, the text after blank lines), never something else.
+			if !strings.Contains(in, p.Body) {
+				t.Fatalf("recovered %q with body %q that is not part of it", in, p.Body)
+			}
+			if p.Script == "" && (strings.ContainsAny(p.Cmd, "\r\n") || len(p.Cmd) > MaxArgBytes) {
+				t.Fatalf("cmd %q is not one bounded physical line", p.Cmd)
+			}
 			return
+		}
+		if !strings.HasSuffix(in, p.Body) {
+			t.Fatalf("accepted %q with body %q that is not a suffix", in, p.Body)
 		}
 		if p.Kind != KindDirect && (len(p.Argv) == 0 || p.Argv[len(p.Argv)-1] != p.Body) {
 			t.Fatalf("argv %q does not end with the body %q", p.Argv, p.Body)

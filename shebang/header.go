@@ -18,6 +18,9 @@ type header struct {
 	paramsLine int
 	bodyStart  int // byte offset of the body in the input
 	bodyLine   int // line number of the body's first line
+	// nearMiss holds the directives spelled slightly wrong that were read
+	// as what they meant (issue 25), for the notes.
+	nearMiss []nearMiss
 }
 
 // directive kinds found in the leading block.
@@ -134,7 +137,7 @@ func parseHeader(input string) (*header, error) {
 	text, _, after := rows.Cut(input[off:])
 	next := len(input) - len(after)
 	t := trimBlank(text)
-	if kind, _, _ := classifyDirective(t); kind == dirUnknown && !isDirectiveShaped(t) {
+	if kind, _, _ := classifyDirective(t); kind == dirUnknown && !isDirectiveShaped(t) && !isNearMiss(t) {
 		f, err := parseSelector(t[2:])
 		if err != nil {
 			return nil, err
@@ -145,7 +148,16 @@ func parseHeader(input string) (*header, error) {
 	for off < len(input) {
 		text, _, after := rows.Cut(input[off:])
 		next := len(input) - len(after)
-		kind, key, value := classifyDirective(trimBlank(text))
+		t := trimBlank(text)
+		kind, key, value := classifyDirective(t)
+		if nm, ok := nearMissDirective(t); ok {
+			if !nm.certain {
+				return nil, nm.diag(num)
+			}
+			nm.line = num
+			h.nearMiss = append(h.nearMiss, nm)
+			kind, key, value = nm.kind, nm.key, nm.value
+		}
 		switch kind {
 		case dirNone:
 			h.bodyStart, h.bodyLine = off, num

@@ -14,8 +14,11 @@ const (
 	// KindRerun: a #!script=@shell/<id> reference resolved by the caller
 	// (see ScriptReference) and translated anew; set by the caller.
 	KindRerun Kind = "rerun"
-	// KindRecovered: the input was Code Mode JavaScript; it is sent as the
-	// exec carrier unchanged, preceded by a recovery notice.
+	// KindRecovered: the input was written in another tool's habit (Habit
+	// says which) and runs as the program the model meant, preceded by a
+	// note. Code Mode JavaScript is sent as the exec carrier unchanged
+	// (Script); any other recovered input runs like a direct, worker or
+	// template plan (Cmd, Args, and Argv when it runs the worker).
 	KindRecovered Kind = "recovered"
 )
 
@@ -28,8 +31,8 @@ type Plan struct {
 	// "/opt/python/bin/python3"). Empty for recovered JavaScript.
 	Interpreter string
 	// Argv is the worker argv after the word `shell`: the normalized
-	// interpreter fields followed by the exact body. Nil for direct and
-	// recovered plans.
+	// interpreter fields followed by the exact body. Nil for direct plans
+	// and recovered JavaScript.
 	Argv []string
 	// Body is the exact script body (for retention and metrics).
 	Body string
@@ -44,8 +47,16 @@ type Plan struct {
 	// Retainable reports retention eligibility: every non-bash/sh
 	// interpreter, and bash/sh inputs of more than three lines.
 	Retainable bool
-	// Script is the JavaScript of a recovered plan, unchanged.
+	// Script is the JavaScript of a recovered Code Mode plan, unchanged.
 	Script string
+	// Habit is what a recovered plan was written as (KindRecovered only).
+	Habit Habit
+}
+
+// RunsWorker reports a plan whose command starts the helper and so needs
+// the thread's runtime: a worker or template plan, recovered or not.
+func (p *Plan) RunsWorker() bool {
+	return p.Kind == KindWorker || p.Kind == KindTemplate || p.Kind == KindRecovered && p.Argv != nil
 }
 
 // Retention is what the caller decided about retaining the input; it is

@@ -35,6 +35,18 @@ func Translate(input string, opts Options) (*Plan, error) {
 	if ref, ok := scriptDirective(input); ok {
 		return nil, scriptDirectiveDiag(ref)
 	}
+	switch habit, line := ForeignSyntax(input); habit {
+	case HabitNone:
+	case HabitFence:
+		return translateFence(input, line, opts)
+	default:
+		return nil, foreignDiag(habit, line, input)
+	}
+	return translateHeader(input, opts)
+}
+
+// translate is Translate for an input that starts where its header does.
+func translate(input string, opts Options) (*Plan, error) {
 	h, err := parseHeader(input)
 	if err != nil {
 		return nil, err
@@ -47,7 +59,7 @@ func Translate(input string, opts Options) (*Plan, error) {
 	}
 	body := input[h.bodyStart:]
 	if h.fields == nil && !h.hasCmd && !h.hasParams && isCodeModeJS(input) {
-		return &Plan{Kind: KindRecovered, Script: input, Body: input, Warnings: jsWarnings(input)}, nil
+		return &Plan{Kind: KindRecovered, Habit: HabitJavaScript, Script: input, Body: input, Warnings: jsWarnings(input)}, nil
 	}
 	p := &Plan{Body: body}
 	fields := h.fields
@@ -107,6 +119,9 @@ func Translate(input string, opts Options) (*Plan, error) {
 	// the user's.
 	pin := p.Kind != KindWorker && declares(opts.Params, shellParam) && !hasParam(params, shellParam)
 	p.Args = renderArgs(p.Cmd, params, pin)
+	if len(h.nearMiss) > 0 {
+		p.recovered(HabitDirective, nearMissNotes(h.nearMiss)...)
+	}
 	return p, nil
 }
 

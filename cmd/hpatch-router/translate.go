@@ -19,8 +19,10 @@ Reads one shell tool input on stdin and prints, as one JSON object, what the
 router would send Codex for it:
 
   kind         direct | worker | template | recovered
+  habit        for recovered: javascript, fence, blank_line or directive
   interpreter  "bash", "sh", or the interpreter as written ("python3", …)
-  argv         the argv after the word shell (omitted for direct and recovered)
+  argv         the argv after the word shell (omitted when the command is
+               direct and for recovered JavaScript)
   cmd          the exec_command cmd string
   args         the exec_command argument object
   carrier      the Code Mode JavaScript sent as the exec call
@@ -49,6 +51,7 @@ Flags:
 // the acceptance suite drives it, so fields are only ever added.
 type translateOutput struct {
 	Kind        shebang.Kind    `json:"kind"`
+	Habit       shebang.Habit   `json:"habit,omitempty"`
 	Interpreter string          `json:"interpreter"`
 	Argv        []string        `json:"argv,omitempty"`
 	Cmd         string          `json:"cmd"`
@@ -100,7 +103,7 @@ func runTranslate(_ context.Context, args []string, s stdio) int {
 		r = shebang.Retention{Retained: true, ScriptRef: shebang.FormatRef(*callID)}
 	}
 	out := translateOutput{
-		Kind: plan.Kind, Interpreter: plan.Interpreter, Argv: plan.Argv,
+		Kind: plan.Kind, Habit: plan.Habit, Interpreter: plan.Interpreter, Argv: plan.Argv,
 		Cmd: plan.Cmd, Args: plan.Args, Carrier: plan.Carrier(r),
 		Retained: r.Retained, ScriptRef: r.ScriptRef, Warnings: plan.Warnings,
 	}

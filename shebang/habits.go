@@ -1,0 +1,326 @@
+package shebang
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"hpatch-router/rows"
+)
+
+// Habits (issue 25): shapes a model brings from other tools. Each is
+// answered before anything runs, either by the program the model meant
+// (recovered, with a note) or by a one-line diagnostic that names the
+// mistake and shows the right form. Every rule looks only at where an
+// input starts, so Bash whose first non-blank line starts with none of the
+// markers below is never touched:
+//
+//   - "```": a Markdown fence (recovered when it is the whole input and its
+//     language names an interpreter or nothing; refused otherwise).
+//   - "{" or "[" starting an input that is one JSON object or array as a
+//     whole: the program wrapped in JSON (refused: shell takes the text).
+//   - "*** Begin Patch": an apply_patch envelope (refused: Bash would
+//     expand *** to file names and run the first one).
+//   - "--- " followed by "+++ ", or "diff --git ": a unified diff (refused).
+//   - "#!" after blank lines, and the directive near-misses of header.go
+//     (`#!cmd TEMPLATE`, `!params {…}`): recovered or refused in
+//     parseHeader.
+
+// Habit names the foreign shape an input was written in.
+type Habit string
+
+const (
+	HabitNone       Habit = ""
+	HabitFence      Habit = "fence"       // a Markdown code fence
+	HabitJSON       Habit = "json"        // the program wrapped in JSON
+	HabitApplyPatch Habit = "apply_patch" // a `*** Begin Patch` envelope
+	HabitDiff       Habit = "diff"        // a unified diff
+	HabitBlankLine  Habit = "blank_line"  // blank lines before the header
+	HabitDirective  Habit = "directive"   // a directive spelled slightly wrong
+	HabitJavaScript Habit = "javascript"  // Code Mode JavaScript (A16)
+)
+
+// ForeignSyntax reports an input written for another tool: a Markdown
+// fence, a JSON object or array, an apply_patch envelope or a unified
+// diff, judged by its first non-blank line (JSON: the whole input), and
+// the 1-based line where it starts. Package retain asks it for hpatch
+// input; Translate answers each kind for shell.
+func ForeignSyntax(input string) (Habit, int) {
+	off, line := firstNonBlank(input)
+	if off == len(input) {
+		return HabitNone, 0
+	}
+	first, _, after := rows.Cut(input[off:])
+	t := trimBlank(first)
+	switch {
+	case strings.HasPrefix(t, "```"):
+		return HabitFence, line
+	case strings.HasPrefix(t, "*** Begin Patch"):
+		return HabitApplyPatch, line
+	case (t[0] == '{' || t[0] == '[') && json.Valid([]byte(input[off:])):
+		return HabitJSON, line
+	case strings.HasPrefix(t, "diff --git "):
+		return HabitDiff, line
+	case strings.HasPrefix(t, "--- "):
+		second, _, _ := rows.Cut(after)
+		if strings.HasPrefix(second, "+++ ") {
+			return HabitDiff, line
+		}
+	}
+	return HabitNone, 0
+}
+
+// firstNonBlank is the offset and 1-based number of the first line that
+// holds more than ASCII spaces and tabs (len(s) when there is none).
+func firstNonBlank(s string) (off, line int) {
+	line = 1
+	for rest := s; len(rest) > 0; line++ {
+		text, _, after := rows.Cut(rest)
+		if trimBlank(text) != "" {
+			return len(s) - len(rest), line
+		}
+		rest = after
+	}
+	return len(s), line
+}
+
+// foreignDiag is the shell diagnostic for a foreign input other than a
+// recoverable fence.
+func foreignDiag(h Habit, line int, input string) *Diagnostic {
+	switch h {
+	case HabitJSON:
+		return habitDiag(h, line, "shell takes the program itself, not JSON: send "+jsonProgramHint(input)+" as the whole input, or a shebang line and the body")
+	case HabitApplyPatch:
+		return habitDiag(h, line, "this is an apply_patch envelope, which Bash would run (*** expands to file names); edit workspace files with the workspace's own patch tool (apply_patch), retained @shell/<id> scripts with hpatch")
+	case HabitDiff:
+		return habitDiag(h, line, "this is a unified diff, not a program; edit workspace files with the workspace's own patch tool (apply_patch), retained @shell/<id> scripts with hpatch")
+	}
+	return habitDiag(h, line, "shell takes the program itself; send its text")
+}
+
+// programKeys are the members a model puts its program in, in the order
+// they are looked for.
+var programKeys = [...]string{"cmd", "command", "input", "script", "code", "program", "source"}
+
+// jsonProgramHint names the program inside a JSON wrapper when it is short
+// enough to quote on the diagnostic's one line: `ls -la` for
+// {"cmd":"ls -la"}, `ls` for {"command":["bash","-lc","ls"]}; otherwise it
+// says which member holds it.
+func jsonProgramHint(input string) string {
+	var v any
+	if json.Unmarshal([]byte(input), &v) != nil {
+		return "the command (e.g. ls -la)"
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		if s, ok := programText(v); ok && quotable(s) {
+			return "`" + s + "`"
+		}
+		return "the command (e.g. ls -la)"
+	}
+	for _, k := range programKeys {
+		val, ok := obj[k]
+		if !ok {
+			continue
+		}
+		if s, ok := programText(val); ok {
+			if !quotable(s) {
+				return fmt.Sprintf("the text of %q itself", k)
+			}
+			return "`" + s + "`"
+		}
+		return fmt.Sprintf("the program in %q itself", k)
+	}
+	return "the command (e.g. ls -la)"
+}
+
+// quotable reports a program short and plain enough to show on the
+// diagnostic's one line.
+func quotable(s string) bool {
+	return s != "" && !strings.ContainsAny(s, "\r\n`") && utf8.RuneCountInString(s) <= 80
+}
+
+// programText is the program a JSON value holds: a string, or an argv
+// array whose shell wrapper (bash -lc X, sh -c X) is dropped.
+func programText(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case []any:
+		words := make([]string, 0, len(v))
+		for _, w := range v {
+			s, ok := w.(string)
+			if !ok {
+				return "", false
+			}
+			words = append(words, s)
+		}
+		if len(words) == 3 && shellFamily(words[0]) != "" && (words[1] == "-c" || words[1] == "-lc") {
+			return words[2], true
+		}
+		for i, w := range words {
+			if q, err := syntax.Quote(w, syntax.LangBash); err == nil {
+				words[i] = q
+			}
+		}
+		return strings.Join(words, " "), len(words) > 0
+	}
+	return "", false
+}
+
+// fenceInterpreters maps a fence's language (its info string's first word,
+// lower case) to the interpreter the fenced program runs with: "" for
+// Bash (no shebang). Markdown tags name highlighters, and `sh` highlights
+// the Bash models write under it, so sh, shell and bash all mean Bash.
+// Other tags (json, diff, text, go, …) name no interpreter and refuse.
+var fenceInterpreters = map[string]string{
+	"": "", "bash": "", "sh": "", "shell": "",
+	"python": "python3", "python3": "python3", "py": "python3",
+	"javascript": "node", "js": "node", "node": "node", "mjs": "node",
+	"ruby": "ruby", "rb": "ruby", "perl": "perl", "lua": "lua", "zsh": "zsh", "fish": "fish",
+}
+
+// fence is a Markdown code fence that is the whole input.
+type fence struct {
+	line  int    // line of the opening ```
+	lang  string // first word of the info string, lower case
+	inner string // the lines between the fences, byte for byte
+}
+
+// parseFence reads the fence that opens on line (the first non-blank
+// line): its closing fence must be the last non-blank line, with no other
+// fence line between them.
+func parseFence(input string, line int) (fence, error) {
+	off, _ := firstNonBlank(input)
+	open, _, after := rows.Cut(input[off:])
+	next := len(input) - len(after)
+	t := trimBlank(open)
+	ticks := len(t) - len(strings.TrimLeft(t, "`"))
+	f := fence{line: line}
+	if w := fields(t[ticks:]); len(w) > 0 {
+		f.lang = strings.ToLower(w[0])
+	}
+	closeOff, closeLine := -1, 0
+	for off, num := next, line+1; off < len(input); num++ {
+		text, _, rest := rows.Cut(input[off:])
+		after := len(input) - len(rest)
+		if c := trimBlank(text); c != "" {
+			if closeOff >= 0 {
+				return f, habitDiag(HabitFence, num, fmt.Sprintf("text after the Markdown fence that closes on line %d; send one program per call, without ``` lines", closeLine))
+			}
+			if n := len(c) - len(strings.TrimLeft(c, "`")); n >= ticks && n == len(c) {
+				closeOff, closeLine = off, num
+			}
+		}
+		off = after
+	}
+	if closeOff < 0 {
+		return f, habitDiag(HabitFence, line, "a Markdown fence opens here and never closes; send the program itself without ``` lines (a shebang such as #!python3 picks the interpreter)")
+	}
+	f.inner = input[next:closeOff]
+	return f, nil
+}
+
+// translateFence recovers a fenced program whose language names an
+// interpreter or nothing: the fence lines are dropped, and a language
+// without a shebang inside becomes that shebang.
+func translateFence(input string, line int, opts Options) (*Plan, error) {
+	f, err := parseFence(input, line)
+	if err != nil {
+		return nil, err
+	}
+	if h, l := ForeignSyntax(f.inner); h != HabitNone {
+		if h == HabitFence {
+			return nil, habitDiag(HabitFence, l+f.line, "a Markdown fence inside a fence; send the program itself without ``` lines")
+		}
+		return nil, foreignDiag(h, l+f.line, f.inner)
+	}
+	interp, ok := fenceInterpreters[f.lang]
+	if !ok {
+		return nil, habitDiag(HabitFence, f.line, fmt.Sprintf("the fence's language %q names no interpreter shell runs; send the program itself, with a shebang such as #!python3 for its interpreter", clipTag(f.lang)))
+	}
+	src, shift := f.inner, f.line
+	if first, _, _ := rows.Cut(f.inner); interp != "" && !strings.HasPrefix(trimBlank(first), "#!") {
+		src, shift = "#!"+interp+"\n"+f.inner, f.line-1
+	}
+	p, err := translateHeader(src, opts)
+	if err != nil {
+		return nil, shiftDiag(err, shift)
+	}
+	ran := p.Interpreter
+	if ran == "" {
+		ran = "Code Mode JavaScript"
+	}
+	p.recovered(HabitFence, "shell: note: the input was a Markdown fence, so its ``` lines were dropped and it ran as "+ran+"; send the program itself (a shebang such as #!python3 picks the interpreter).")
+	return p, nil
+}
+
+func clipTag(s string) string {
+	if len(s) > 24 {
+		s = s[:24]
+	}
+	return strings.ToValidUTF8(s, "")
+}
+
+// translateHeader tolerates blank lines before a header, then translates.
+func translateHeader(input string, opts Options) (*Plan, error) {
+	if off, line, ok := blankBeforeHeader(input); ok {
+		return recoverSub(input[off:], line-1, HabitBlankLine,
+			fmt.Sprintf("shell: note: the blank line(s) before the #! line %d were ignored; start the input with the #! line.", line), opts)
+	}
+	return translate(input, opts)
+}
+
+// blankBeforeHeader finds a shebang or a leading directive that follows
+// only blank lines (leading blanks on the line are tolerated already, so
+// blank lines are too). A #!script= rerun is left alone: it must be the
+// whole input, and its note says so.
+func blankBeforeHeader(input string) (off, line int, ok bool) {
+	off, line = firstNonBlank(input)
+	if line == 1 || off == len(input) {
+		return 0, 0, false
+	}
+	text, _, _ := rows.Cut(input[off:])
+	t := trimBlank(text)
+	kind, _, _ := classifyDirective(t)
+	switch {
+	case kind == dirScript:
+		return 0, 0, false
+	case strings.HasPrefix(t, "#!"), kind != dirNone, isNearMiss(t):
+		return off, line, true
+	}
+	return 0, 0, false
+}
+
+// recoverSub translates the part of an input that starts at its header,
+// shift lines down, and marks the plan recovered.
+func recoverSub(src string, shift int, h Habit, note string, opts Options) (*Plan, error) {
+	p, err := translate(src, opts)
+	if err != nil {
+		return nil, shiftDiag(err, shift)
+	}
+	p.recovered(h, note)
+	return p, nil
+}
+
+// shiftDiag moves a diagnostic of a part of the input to the input's own
+// line numbers.
+func shiftDiag(err error, shift int) error {
+	if d, ok := err.(*Diagnostic); ok && d.Line > 0 {
+		d.Line += shift
+	}
+	return err
+}
+
+// recovered marks a plan as the program the model meant rather than the
+// text it sent. Like recovered JavaScript (A16), it is not retained (the
+// model resends it in the right form), metrics count it as recovered, and
+// replay restores the model's own call; notes come first.
+func (p *Plan) recovered(h Habit, notes ...string) {
+	p.Kind, p.Habit, p.Retainable = KindRecovered, h, false
+	p.Warnings = append(slices.Clip(notes), p.Warnings...)
+}
