@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"hpatch-router/rows"
@@ -190,11 +191,15 @@ func verify(s *Section, baseRows []rows.Row) error {
 			return nil
 		}
 		if p.Line > len(baseRows) {
-			return errAt(op.Line, "row %d is past the end of %s (%d rows); cite rows from `hread %s` or the last report", p.Line, ref, len(baseRows), ref)
+			last := ""
+			if n := len(baseRows); n > 0 {
+				last = "; the last is " + citeRow(baseRows[n-1])
+			}
+			return errAt(op.Line, "row %d is past the end of %s (%d rows%s); cite rows from `hread %s` or the last report", p.Line, ref, len(baseRows), last, ref)
 		}
 		r := baseRows[p.Line-1]
 		if h := rows.Hash(r.Text); h != p.Hash {
-			return errAt(op.Line, "%s is stale: row %d of %s is now `%s %s`; nothing was changed", p, p.Line, ref, r.Cite(), clip(string(r.Text)))
+			return errAt(op.Line, "%s is stale: row %d of %s is now %s%s; nothing was changed", p, p.Line, ref, citeRow(r), near(baseRows, p))
 		}
 		return nil
 	}
@@ -247,6 +252,39 @@ func verify(s *Section, baseRows []rows.Row) error {
 	}
 	return nil
 }
+
+// staleWindow is how far from a stale row near looks for the cited text.
+const staleWindow = 20
+
+// near describes the rows around a stale citation p: its neighbours, and
+// the nearest row within staleWindow that still has the cited hash (the
+// row moved when lines were added or removed above it).
+func near(baseRows []rows.Row, p Pos) string {
+	var b strings.Builder
+	i := p.Line - 1
+	var around []string
+	if i > 0 {
+		around = append(around, citeRow(baseRows[i-1]))
+	}
+	if i+1 < len(baseRows) {
+		around = append(around, citeRow(baseRows[i+1]))
+	}
+	if len(around) > 0 {
+		b.WriteString(" (around it: " + strings.Join(around, ", ") + ")")
+	}
+	for d := 1; d <= staleWindow; d++ {
+		for _, j := range []int{i - d, i + d} {
+			if j >= 0 && j < len(baseRows) && rows.Hash(baseRows[j].Text) == p.Hash {
+				b.WriteString("; the cited text may now be row " + citeRow(baseRows[j]))
+				return b.String()
+			}
+		}
+	}
+	return b.String()
+}
+
+// citeRow renders a row for a diagnostic: `LINE:HASH TEXT`, clipped.
+func citeRow(r rows.Row) string { return "`" + r.Cite() + " " + clip(string(r.Text)) + "`" }
 
 func span(op *Op) string {
 	if op.From.Line == op.To.Line {

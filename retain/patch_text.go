@@ -74,7 +74,7 @@ func countError(s *Section, op Op, baseRows []rows.Row, matches []int) error {
 		if k > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("`" + baseRows[i].Cite() + " " + clip(string(baseRows[i].Text)) + "`")
+		b.WriteString(citeRow(baseRows[i]))
 	}
 	return errAt(op.Line, "%s matches %d rows of %s, not %s: %s; cite one as LINE:HASH or give the COUNT; nothing was changed", clip(target), len(matches), s.Name(), want, b.String())
 }

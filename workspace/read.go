@@ -1,0 +1,155 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"syscall"
+	"unicode/utf8"
+)
+
+// errOutside is a path that leads out of its root through a symlink.
+var errOutside = errors.New("leads out of the workspace root through a symlink")
+
+// roots opens each workspace root once per resolution or write.
+type roots map[string]*os.Root
+
+func (rs roots) open(dir string) (*os.Root, error) {
+	if r := rs[dir]; r != nil {
+		return r, nil
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root %s cannot be opened (%v)", clip(dir), cause(err))
+	}
+	rs[dir] = r
+	return r, nil
+}
+
+func (rs roots) close() {
+	for _, r := range rs {
+		r.Close()
+	}
+}
+
+// lstat is Root.Lstat with an escape through a symlink reported as
+// errOutside.
+func lstat(r *os.Root, rel string) (fs.FileInfo, error) {
+	fi, err := r.Lstat(rel)
+	return fi, outside(err)
+}
+
+// outside maps os.Root's refusal of a name that leaves the root (it has no
+// exported sentinel) to errOutside.
+func outside(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent" {
+		return errOutside
+	}
+	return err
+}
+
+// fileState is what a read found: the bytes and the permission bits.
+type fileState struct {
+	data []byte
+	mode fs.FileMode
+	info fs.FileInfo
+}
+
+// readRegular reads rel under r whole: a regular file (not a symlink,
+// directory or device), opened without blocking, at most MaxFileBytes,
+// valid UTF-8. The file is checked before the open, so a device or FIFO is
+// never opened, and again after it, so a swap in between is refused.
+func readRegular(ctx context.Context, r *os.Root, rel string) (fileState, error) {
+	before, err := lstat(r, rel)
+	if err != nil {
+		return fileState{}, err
+	}
+	if err := regular(before); err != nil {
+		return fileState{}, err
+	}
+	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return fileState{}, outside(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return fileState{}, err
+	case !os.SameFile(before, fi):
+		return fileState{}, errors.New("was replaced while being read; read it again")
+	case fi.Size() > MaxFileBytes:
+		return fileState{}, fmt.Errorf("is %d bytes; hpatch edits files of at most %d bytes", fi.Size(), MaxFileBytes)
+	}
+	if err := ctx.Err(); err != nil {
+		return fileState{}, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	switch {
+	case err != nil:
+		return fileState{}, err
+	case len(data) > MaxFileBytes:
+		return fileState{}, fmt.Errorf("grew past %d bytes while being read", MaxFileBytes)
+	case !utf8.Valid(data):
+		return fileState{}, errors.New("is not UTF-8 text; hpatch edits UTF-8 text files only")
+	}
+	return fileState{data: data, mode: fi.Mode().Perm(), info: fi}, nil
+}
+
+// regular refuses anything but a regular file, naming what it is.
+func regular(fi fs.FileInfo) error {
+	switch t := fi.Mode().Type(); {
+	case t.IsRegular():
+		return nil
+	case t&fs.ModeSymlink != 0:
+		return errors.New("is a symlink; hpatch edits the file itself, so name the file the link points to")
+	case t&fs.ModeDir != 0:
+		return errors.New("is a directory, not a file")
+	}
+	return errors.New("is not a regular file")
+}
+
+// absent checks that rel does not exist under r and that its parent, if
+// it exists, is a directory inside the root.
+func absent(r *os.Root, rel string) error {
+	_, err := lstat(r, rel)
+	switch {
+	case err == nil:
+		return fs.ErrExist
+	case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+		return err
+	}
+	for dir := path.Dir(rel); dir != "."; dir = path.Dir(dir) {
+		fi, err := r.Stat(dir)
+		switch {
+		case errors.Is(outside(err), errOutside):
+			return errOutside
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return err
+		case !fi.IsDir():
+			return fmt.Errorf("cannot be created: %s is not a directory", dir)
+		}
+		return nil
+	}
+	return nil
+}
+
+// cause is err without Go's operation and path prefix.
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
