@@ -17,8 +17,7 @@
 // directory as *os.Root values for an operation (retain, resolve, apply,
 // expiry, Close); code that reads or writes scripts receives those Roots,
 // never path strings. A thread the store owns scripts in keeps them open
-// (with scripts/ as a file for unnamed files: three descriptors) for its
-// next operation, which then only checks that both names still lead to
+// (two descriptors) for its next operation, which then only checks that both names still lead to
 // those directories and that they are still safe (two lstats); at most 16
 // threads stay open (the least recently used is closed first),
 // and a thread unused for one to two seconds is closed, so an idle thread
@@ -37,15 +36,9 @@
 // Retain writes the complete shell input to a new file (0600) before the
 // file has its artifact id and then links it in under that id, so the
 // content is complete when the name appears and an existing name is never
-// replaced (a link fails on any existing entry). On Linux the file is
-// unnamed (O_TMPFILE), opened as "." through a descriptor of scripts/ that
-// the scripts Root itself opened, and linked by its descriptor (or, where
-// the kernel refuses that, by its /proc/self/fd name) into that directory
-// descriptor under the id, a single component ident.Artifact accepted: both
-// ends are the verified directory, so the confinement is the Roots'. Where
-// the file system refuses unnamed files the store writes a temporary file
-// (.hpatch-tmp-…) through the Root instead, hard-links it and removes the
-// temporary name. Artifacts expire after the TTL (one hour by default,
+// replaced (a link fails on any existing entry): it writes a temporary file
+// (.hpatch-tmp-…) through the scripts Root, hard-links it under the id and
+// removes the temporary name (createExclusive). Artifacts expire after the TTL (one hour by default,
 // counted from retention; edits do not extend it). Close stops every timer
 // and removes the files the store wrote, and scripts/ when it created it.
 //

@@ -200,9 +200,8 @@ func TestIdleThreadsHoldNoDescriptors(t *testing.T) {
 // TestRetainedThreadsHoldBoundedDescriptors: a thread that owns artifacts
 // is remembered (its expiry timers live), but only the maxOpenThreads most
 // recently used keep their directories open between operations: 300
-// retained threads hold at most 3×maxOpenThreads descriptors (thread
-// directory, scripts/ as a Root and, for unnamed files, as a file; 2 where
-// the file system has no unnamed files), none once two idle sweeps found
+// retained threads hold at most 2×maxOpenThreads descriptors (thread
+// directory and scripts/), none once two idle sweeps found
 // them unused, and expiry and Close still find every artifact.
 func TestRetainedThreadsHoldBoundedDescriptors(t *testing.T) {
 	const threads = 300
@@ -222,10 +221,7 @@ func TestRetainedThreadsHoldBoundedDescriptors(t *testing.T) {
 	if n := openThreads(e.store); n != threads {
 		t.Fatalf("%d threads remembered, want %d", n, threads)
 	}
-	perThread := 3
-	if e.store.threads[ids[threads-1]].noUnnamed {
-		perThread = 2
-	}
+	const perThread = 2
 	if after := openFDs(t); after != before+perThread*maxOpenThreads {
 		t.Fatalf("%d descriptors open after retaining in %d threads, %d before; want the %d most recent threads open, %d descriptors each", after, threads, before, maxOpenThreads, perThread)
 	}

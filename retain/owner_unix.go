@@ -29,15 +29,6 @@ func checkOwner(fi fs.FileInfo, uid int) error {
 	return nil
 }
 
-// idOf returns the identity of fi.
-func idOf(fi fs.FileInfo) fileID {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileID{}
-	}
-	return fileID{dev: uint64(st.Dev), ino: st.Ino}
-}
-
 // linkCount returns the number of hard links of fi, or 1 when unknown.
 func linkCount(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {

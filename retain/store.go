@@ -51,7 +51,6 @@ type Store struct {
 	ttl       time.Duration
 	log       *slog.Logger
 	afterFunc func(time.Duration, func()) Timer
-	unnamed   unnamedCalls
 
 	mu      sync.Mutex
 	closed  bool
@@ -64,26 +63,23 @@ type Store struct {
 // there. dir and scripts are open during an operation (threadLocked or
 // reopen until releaseLocked) and, for a recently used thread, between
 // operations (keepOpenLocked); dirInfo and scriptsInfo identify the
-// directories first opened. scriptsFile is scripts/ opened through scripts
-// for unnamed files (linkUnnamedLocked), open only while scripts is.
+// directories first opened.
 type threadStore struct {
 	thread         string
 	dir            *os.Root
 	dirInfo        fs.FileInfo
 	scripts        *os.Root
 	scriptsInfo    fs.FileInfo
-	scriptsFile    *os.File
-	noUnnamed      bool // the file system refused an unnamed file: use temporary names
 	createdScripts bool
 	used           bool // used since the last closeIdle sweep
 	owned          map[string]*artifact
 }
 
-// artifact is a script this Store wrote: the identity and content digest
-// of the file it put in place, and its expiry timer. Inode numbers are
+// artifact is a script this Store wrote: the file it put in place (for
+// os.SameFile), its content digest and its expiry timer. Inode numbers are
 // reused, so removal checks the digest as well as the identity.
 type artifact struct {
-	id    fileID
+	file  fs.FileInfo
 	sum   [sha256.Size]byte
 	timer Timer
 }
@@ -104,7 +100,6 @@ func NewStore(root string, opts ...Option) (*Store, error) {
 			return time.AfterFunc(d, fn)
 		},
 		threads: map[string]*threadStore{},
-		unnamed: unnamedCalls{open: openUnnamedFile, linkFD: linkByDescriptor},
 	}
 	for _, o := range opts {
 		o(s)
@@ -165,14 +160,14 @@ func (s *Store) RetainSeen(ctx context.Context, thread, id, content string, seen
 	}
 	defer s.releaseLocked(ts)
 	ref := shebang.FormatRef(id)
-	fid, err := s.createLocked(ts, id, []byte(content))
+	fi, err := createExclusive(ts.scripts, id, []byte(content))
 	if errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("%s already exists in this thread; not overwriting it: %w", ref, fs.ErrExist)
 	}
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", ref, err)
 	}
-	a := &artifact{id: fid, sum: sha256.Sum256([]byte(content))}
+	a := &artifact{file: fi, sum: sha256.Sum256([]byte(content))}
 	a.timer = s.afterFunc(s.ttl, func() { s.expire(ts, id, a) })
 	ts.owned[id] = a
 	s.log.Info("retained script", "thread", thread, "ref", ref, "bytes", len(content))

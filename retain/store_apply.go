@@ -110,5 +110,5 @@ func (s *Store) trackLocked(ts *threadStore, id string, content []byte) {
 	if err != nil {
 		return
 	}
-	a.id, a.sum = idOf(fi), sha256.Sum256(content)
+	a.file, a.sum = fi, sha256.Sum256(content)
 }

@@ -158,7 +158,7 @@ func (ts *threadStore) removeOwned(id string, a *artifact) error {
 	if err != nil {
 		return err
 	}
-	if !sameFile(fi, a.id) {
+	if !os.SameFile(fi, a.file) {
 		return fmt.Errorf("%s is no longer the file the store wrote; leaving it", shebang.FormatRef(id))
 	}
 	data, err := ReadScript(ts.scripts, id)
@@ -189,16 +189,13 @@ func (s *Store) releaseLocked(ts *threadStore) {
 
 // close closes the directories opened by openThread or reopen.
 func (ts *threadStore) close() {
-	if ts.scriptsFile != nil {
-		ts.scriptsFile.Close()
-	}
 	if ts.scripts != nil {
 		ts.scripts.Close()
 	}
 	if ts.dir != nil {
 		ts.dir.Close()
 	}
-	ts.dir, ts.scripts, ts.scriptsFile = nil, nil, nil
+	ts.dir, ts.scripts = nil, nil
 }
 
 // isOpen reports whether ts holds its directories open.
