@@ -113,7 +113,8 @@ func doctorMain(ctx context.Context, args []string, env doctorEnv, s stdio) int 
 func runChecks(ctx context.Context, o doctorOptions, env doctorEnv) []check {
 	path := env.getenv("PATH")
 	var out []check
-	helper := checkHelperOnPath(path)
+	self, _ := env.selfExe()
+	helper := checkHelperOnPath(path, self)
 	out = append(out, helper, checkHelperBuild(helper, env))
 	health := checkRouterHealth(ctx, o.router, env.client)
 	out = append(out, checkRuntimeRoot(env), checkRegisteredLaunchers(env, health.OK), checkLoginShell(ctx, env), checkBashOnPath(path))

@@ -33,12 +33,43 @@ func lookPathIn(name, path string) (string, bool) {
 	return "", false
 }
 
-func checkHelperOnPath(path string) check {
+// goInstallName is the name `go install …/cmd/shell-helper@VERSION` gives
+// the helper. No carrier calls it: Codex runs `shell`.
+const goInstallName = "shell-helper"
+
+// misnamedHelper finds a helper `go install` left under its package's
+// name: on PATH, else beside this router (go install puts both in one
+// directory, GOBIN).
+func misnamedHelper(path, self string) (string, bool) {
+	if p, ok := lookPathIn(goInstallName, path); ok {
+		return p, true
+	}
+	if self == "" {
+		return "", false
+	}
+	return lookPathIn(goInstallName, filepath.Dir(self))
+}
+
+// renameFix says which file to rename or link so that Codex finds the
+// misnamed helper as `shell`.
+func renameFix(misnamed string) string {
+	dir := filepath.Dir(misnamed)
+	shell := filepath.Join(dir, "shell")
+	return "`go install` named the helper " + misnamed + ": rename it (mv " + misnamed + " " + shell +
+		") or link it (ln -s " + goInstallName + " " + shell + "), and keep " + dir + " on Codex's PATH"
+}
+
+// checkHelperOnPath finds `shell` on path; self is this router's
+// executable, beside which `go install` would have put a misnamed helper.
+func checkHelperOnPath(path, self string) check {
 	c := check{Name: "helper", Title: "shell helper on PATH", Required: true}
 	p, ok := lookPathIn("shell", path)
 	if !ok {
 		c.Detail = "no executable named shell on PATH"
 		c.Fix = "run `make install` (installs hpatch-router and shell into $(go env GOBIN), or $(go env GOPATH)/bin when GOBIN is unset) and put that directory on PATH for Codex"
+		if m, ok := misnamedHelper(path, self); ok {
+			c.Fix = renameFix(m)
+		}
 		return c
 	}
 	c.OK, c.Detail = true, p
@@ -63,19 +94,41 @@ func checkHelperBuild(helper check, env doctorEnv) check {
 		return c
 	}
 	theirs, err := readBuildID(helper.Detail)
-	if err != nil {
+	switch {
+	case err != nil:
 		c.Detail = helper.Detail + " is not a Go build of hpatch-router: " + err.Error()
 		c.Fix = "reinstall the helper from the router's checkout: `make install`"
-		return c
-	}
-	diff := mine.diff(theirs)
-	if len(diff) > 0 {
-		c.Detail = fmt.Sprintf("build %s differs from the router's %s (%s)", theirs.short(), mine.short(), joinMax(diff, 3))
+	case len(mine.diff(theirs)) > 0:
+		c.Detail = fmt.Sprintf("build %s differs from the router's %s (%s)", theirs.short(), mine.short(), joinMax(mine.diff(theirs), 3))
 		c.Fix = "install the router and the helper from one checkout in one step: `make install`"
+	default:
+		c.OK = true
+		c.Detail = "build " + mine.short() + mine.note()
 		return c
 	}
-	c.OK = true
-	c.Detail = "build " + mine.short() + mine.note()
+	// A helper of this build that `go install` misnamed is the fix at hand.
+	if m, ok := misnamedHelper(env.getenv("PATH"), self); ok {
+		if id, err := readBuildID(m); err == nil && len(mine.diff(id)) == 0 {
+			c.Fix = renameFix(m)
+			if filepath.Dir(m) != filepath.Dir(helper.Detail) {
+				c.Fix += ", ahead of " + filepath.Dir(helper.Detail)
+			}
+		}
+	}
+	return c
+}
+
+// helperProblem is what serve warns about at startup when the PATH it
+// runs with (Codex's too, when both start from one session) has no
+// `shell` helper of this build, so that every worker shell call would
+// fail: doctor's two helper checks, the first that fails (OK when both
+// pass).
+func helperProblem(env doctorEnv) check {
+	self, _ := env.selfExe()
+	c := checkHelperOnPath(env.getenv("PATH"), self)
+	if c.OK {
+		c = checkHelperBuild(c, env)
+	}
 	return c
 }
 

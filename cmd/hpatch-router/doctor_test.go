@@ -199,17 +199,54 @@ func TestDoctorTextOutput(t *testing.T) {
 func TestDoctorHelperBuild(t *testing.T) {
 	m := newFakeMachine(t)
 	m.install("shell", []byte("#!/bin/sh\necho not a go binary\n"))
-	c := checkHelperBuild(checkHelperOnPath(m.bin), m.doctorEnv())
+	c := checkHelperBuild(checkHelperOnPath(m.bin, m.self), m.doctorEnv())
 	if c.OK || !strings.Contains(c.Detail, "is not a Go build") || c.Fix == "" {
 		t.Fatalf("script helper: %+v", c)
 	}
 	m.installSameBuildHelper()
-	c = checkHelperBuild(checkHelperOnPath(m.bin), m.doctorEnv())
+	c = checkHelperBuild(checkHelperOnPath(m.bin, m.self), m.doctorEnv())
 	if !c.OK || !strings.HasPrefix(c.Detail, "build ") {
 		t.Fatalf("same build: %+v", c)
 	}
-	if c := checkHelperBuild(checkHelperOnPath(""), m.doctorEnv()); c.OK || !strings.Contains(c.Detail, "skipped") {
+	if c := checkHelperBuild(checkHelperOnPath("", m.self), m.doctorEnv()); c.OK || !strings.Contains(c.Detail, "skipped") {
 		t.Fatalf("no helper: %+v", c)
+	}
+}
+
+// TestDoctorMisnamedHelper (issue 24): `go install` names the helper
+// shell-helper, which no carrier calls. With no `shell` on PATH, doctor
+// names the file to rename or link, whether shell-helper is on PATH or only
+// beside the router; with an old `shell` of another build ahead of it, the
+// fix is the misnamed helper of this build.
+func TestDoctorMisnamedHelper(t *testing.T) {
+	m := newFakeMachine(t)
+	self, err := os.ReadFile(m.self)
+	must(t, err)
+	m.install(goInstallName, self)
+	misnamed := filepath.Join(m.bin, goInstallName)
+	want := "mv " + misnamed + " " + filepath.Join(m.bin, "shell")
+	if c := checkHelperOnPath(m.bin, m.self); c.OK || !strings.Contains(c.Fix, want) || !strings.Contains(c.Fix, "ln -s shell-helper "+filepath.Join(m.bin, "shell")) {
+		t.Errorf("shell-helper on PATH: %+v; want a fix with %q", c, want)
+	}
+	beside := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(beside, "hpatch-router"), self, 0o755))
+	must(t, os.WriteFile(filepath.Join(beside, goInstallName), self, 0o755))
+	must(t, os.Remove(misnamed))
+	wantBeside := "mv " + filepath.Join(beside, goInstallName) + " " + filepath.Join(beside, "shell")
+	if c := checkHelperOnPath(m.bin, filepath.Join(beside, "hpatch-router")); c.OK || !strings.Contains(c.Fix, wantBeside) {
+		t.Errorf("shell-helper beside the router: %+v; want a fix with %q", c, wantBeside)
+	}
+	m.install(goInstallName, self)
+	m.install("shell", []byte("#!/bin/sh\necho an older helper\n"))
+	if c := checkHelperBuild(checkHelperOnPath(m.bin, m.self), m.doctorEnv()); c.OK || !strings.Contains(c.Fix, want) {
+		t.Errorf("an old shell ahead of shell-helper: %+v; want a fix with %q", c, want)
+	}
+	if c := helperProblem(m.doctorEnv()); c.OK || !strings.Contains(c.Fix, want) {
+		t.Errorf("serve's startup check: %+v", c)
+	}
+	m.installSameBuildHelper()
+	if c := helperProblem(m.doctorEnv()); !c.OK {
+		t.Errorf("serve's startup check with the right helper: %+v", c)
 	}
 }
 

@@ -44,7 +44,8 @@ type routerSpec struct {
 	stateDir                     string   // "" → a fresh t.TempDir()
 	extra                        []string // more serve flags, e.g. --mode passthrough
 	// as runs the router as this user with its environment plus env;
-	// runtimeDir "" then leaves the root to the default rule.
+	// runtimeDir "" then leaves the root to the default rule. Without as,
+	// env is added to the test's cleaned environment.
 	as  *testuser.User
 	env []string
 }
@@ -92,7 +93,7 @@ func tryStartRouter(t testing.TB, spec routerSpec) (*routerProc, error) {
 	args = append(args, spec.extra...)
 	p.cmd = exec.Command(filepath.Join(spec.binDir, "hpatch-router"), args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.Output, p.Output
-	p.cmd.Env = append(testenv.FreshHome(t).Environ(cleanEnv()), "HPATCH_RUNTIME_DIR="+spec.runtimeDir)
+	p.cmd.Env = append(append(testenv.FreshHome(t).Environ(cleanEnv()), "HPATCH_RUNTIME_DIR="+spec.runtimeDir), spec.env...)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if spec.as != nil {
 		p.cmd.Env = append(spec.as.Env(cleanEnv()...), spec.env...)

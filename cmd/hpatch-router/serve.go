@@ -163,6 +163,11 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	}
 	tuneGC(env.getenv)
 	log := slog.New(slog.NewTextHandler(s.err, &slog.HandlerOptions{Level: cfg.logLevel}))
+	if cfg.mode == router.ModeHPatch {
+		if c := helperProblem(osDoctorEnv()); !c.OK {
+			log.Warn("no shell helper of this build on PATH: Codex's worker shell calls will fail", "found", c.Detail, "fix", c.Fix)
+		}
+	}
 	if err := serve(ctx, cfg, log, nil); err != nil {
 		// One plain line, as for a bad flag: a log record would quote it.
 		fmt.Fprintf(s.err, "hpatch-router serve: %v\n", err)
