@@ -97,11 +97,10 @@ func (rt *Router) upstreamURL(r *http.Request) *url.URL {
 
 // outboundRequest builds the upstream request. body nil streams r.Body
 // through; otherwise body's pieces are sent in order, with their exact
-// total length; from is the pooled buffer they alias, if any (see
-// piecesReader; the caller holds a reference to it while this runs).
-// identity asks the upstream for an unencoded response (the rewrite path
+// total length (each reader, the body and every GetBody, reads its own
+// copy of the piece list: net.Buffers.Read consumes it). identity asks the upstream for an unencoded response (the rewrite path
 // must read it).
-func (rt *Router) outboundRequest(ctx context.Context, r *http.Request, body net.Buffers, from *bodyBuffer, identity bool) (*http.Request, error) {
+func (rt *Router) outboundRequest(ctx context.Context, r *http.Request, body net.Buffers, identity bool) (*http.Request, error) {
 	// A shallow copy (not r.Clone, which would copy the header and URL
 	// only for them to be replaced here): the URL and header are built
 	// anew, and what else the transport reads is copied as Clone copies
@@ -125,19 +124,21 @@ func (rt *Router) outboundRequest(ctx context.Context, r *http.Request, body net
 		for _, p := range body {
 			n += len(p)
 		}
-		rc, err := piecesReader(body, from)
-		if err != nil {
-			return nil, err
-		}
-		out.Body = rc
+		out.Body = piecesReader(body)
 		out.ContentLength = int64(n)
-		out.GetBody = func() (io.ReadCloser, error) { return piecesReader(body, from) }
+		out.GetBody = func() (io.ReadCloser, error) { return piecesReader(body), nil }
 		out.Header.Set("Content-Length", strconv.Itoa(n))
 	} else if r.ContentLength == 0 {
 		out.Body = nil
 	}
 	out.Close = false
 	return out, nil
+}
+
+// piecesReader reads body's pieces in order without consuming body.
+func piecesReader(body net.Buffers) io.ReadCloser {
+	b := slices.Clone(body)
+	return io.NopCloser(&b)
 }
 
 // roundTrip sends out and waits for the response headers at most the
@@ -207,9 +208,9 @@ func redactURLError(err error) string {
 }
 
 // forward relays r to the upstream unchanged (body nil: stream r.Body;
-// otherwise send body's pieces, which alias from when it is set) and the
-// response back unchanged, flushing as bytes arrive.
-func (rt *Router) forward(w http.ResponseWriter, r *http.Request, body net.Buffers, from *bodyBuffer) {
+// otherwise send body's pieces) and the response back unchanged, flushing
+// as bytes arrive.
+func (rt *Router) forward(w http.ResponseWriter, r *http.Request, body net.Buffers) {
 	if body == nil && r.Body != nil && r.Body != http.NoBody {
 		if r.ContentLength > rt.cfg.maxRequestBody {
 			rt.requestBodyFailed(w, r, errBodyTooLarge)
@@ -224,7 +225,7 @@ func (rt *Router) forward(w http.ResponseWriter, r *http.Request, body net.Buffe
 		_ = http.NewResponseController(w).EnableFullDuplex()
 	}
 	resp, cancel, err := rt.roundTrip(r.Context(), func(ctx context.Context) (*http.Request, error) {
-		return rt.outboundRequest(ctx, r, body, from, false)
+		return rt.outboundRequest(ctx, r, body, false)
 	})
 	if err != nil {
 		rt.upstreamFailed(w, r, err)

@@ -7,25 +7,6 @@ import (
 	"unsafe"
 )
 
-// mentionsCustomToolCall reports whether body contains the bytes
-// "custom_tool_call" (quotes included), as bytes.Contains would, twice as
-// fast on a conversation: bytes.Index looks for a needle's first byte
-// first, and a quote is on every few bytes of JSON; an underscore is not.
-// It scans every request of a thread, up to the whole body.
-func mentionsCustomToolCall(body []byte) bool {
-	const head, tail = `"custom`, `_tool_call"`
-	for {
-		i := bytes.Index(body, []byte(tail))
-		if i < 0 {
-			return false
-		}
-		if i >= len(head) && string(body[i-len(head):i]) == head {
-			return true
-		}
-		body = body[i+1:]
-	}
-}
-
 // CodeReplayMismatch: the request echoes a carrier whose input differs from
 // the one the router emitted for that call.
 const CodeReplayMismatch = "replay_mismatch"
@@ -45,7 +26,7 @@ const CodeReplayMismatch = "replay_mismatch"
 // that repeats its last one is walked only past that one's input
 // (replay_resume.go).
 func (rt *Router) restoreEdits(thread string, body []byte) ([]edit, error) {
-	if thread == "" || !mentionsCustomToolCall(body) {
+	if thread == "" || !bytes.Contains(body, []byte(`"custom_tool_call"`)) {
 		return nil, nil
 	}
 	var (

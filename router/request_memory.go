@@ -66,10 +66,8 @@ const readChunk = 64 << 10
 // bodyCopies times what it allocates against l before allocating it. size
 // is the Content-Length (-1 when unknown): a known size is held and
 // allocated at once, so an over-budget request is refused before a byte is
-// read. alloc (nil: make) gives the buffer for a known size, which l
-// holds when alloc is called; alloc holds against l whatever more it
-// hands out.
-func readBounded(r io.Reader, size, limit int64, l *lease, alloc func(n int, l *lease) []byte) ([]byte, error) {
+// read.
+func readBounded(r io.Reader, size, limit int64, l *lease) ([]byte, error) {
 	if size > limit {
 		return nil, errBodyTooLarge
 	}
@@ -77,12 +75,7 @@ func readBounded(r io.Reader, size, limit int64, l *lease, alloc func(n int, l *
 		if err := l.grow(bodyCopies * size); err != nil {
 			return nil, err
 		}
-		var buf []byte
-		if alloc != nil {
-			buf = alloc(int(size), l)
-		} else {
-			buf = make([]byte, size)
-		}
+		buf := make([]byte, size)
 		if _, err := io.ReadFull(r, buf); err != nil {
 			return nil, err
 		}

@@ -141,7 +141,7 @@ func TestReadBoundedHoldsWhatItAllocates(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := &heldBytes{limit: c.budget}
 			l := &lease{h: h}
-			got, err := readBounded(iotest.HalfReader(bytes.NewReader(data)), c.size, c.limit, l, nil)
+			got, err := readBounded(iotest.HalfReader(bytes.NewReader(data)), c.size, c.limit, l)
 			if err != c.wantErr {
 				t.Fatalf("err %v, want %v", err, c.wantErr)
 			}

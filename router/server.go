@@ -27,7 +27,6 @@ type Router struct {
 	// restoreWalk remembers where each thread's restore walk stood.
 	restoreWalk *restoreResume
 	held        heldBytes // request body bytes in memory (see MaxRequestMemory)
-	bodies      bodyPool  // buffers request bodies are read into
 	sse         sseReaderPool
 }
 
@@ -125,7 +124,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.serveCompact(w, r)
 	case strings.HasPrefix(path, "/v1/"):
 		rt.metrics.request("forward")
-		rt.forward(w, r, nil, nil)
+		rt.forward(w, r, nil)
 	default:
 		rt.metrics.request("not_found")
 		writeRouterError(w, http.StatusNotFound, "invalid_request_error", "not_found",

@@ -17,18 +17,16 @@ import (
 // the response.
 func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 	if rt.cfg.mode == ModePassthrough {
-		rt.forward(w, r, nil, nil)
+		rt.forward(w, r, nil)
 		return
 	}
 	if rt.encodedRequest(r) {
-		rt.forward(w, r, nil, nil)
+		rt.forward(w, r, nil)
 		return
 	}
 	held := &lease{h: &rt.held}
 	defer held.release()
-	from := rt.bodies.newBody()
-	defer from.release()
-	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody, held, from.alloc)
+	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody, held)
 	if err != nil {
 		rt.requestBodyFailed(w, r, err)
 		return
@@ -53,7 +51,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		rt.metrics.rewrite()
 	}
 	resp, cancel, err := rt.roundTrip(r.Context(), func(ctx context.Context) (*http.Request, error) {
-		return rt.outboundRequest(ctx, r, out, from, facts.Owned)
+		return rt.outboundRequest(ctx, r, out, facts.Owned)
 	})
 	if err != nil {
 		rt.upstreamFailed(w, r, err)
@@ -90,14 +88,12 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 // tools are not rewritten and the response is relayed as it is.
 func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
 	if rt.cfg.mode == ModePassthrough || rt.encodedRequest(r) {
-		rt.forward(w, r, nil, nil)
+		rt.forward(w, r, nil)
 		return
 	}
 	held := &lease{h: &rt.held}
 	defer held.release()
-	from := rt.bodies.newBody()
-	defer from.release()
-	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody, held, from.alloc)
+	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody, held)
 	if err != nil {
 		rt.requestBodyFailed(w, r, err)
 		return
@@ -108,7 +104,7 @@ func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
 		rt.answerError(w, thread, err)
 		return
 	}
-	rt.forward(w, r, splice(body, restored), from)
+	rt.forward(w, r, splice(body, restored))
 }
 
 // encodedRequest reports (and counts) a content-encoded request body: a
