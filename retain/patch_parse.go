@@ -144,6 +144,9 @@ func ParsePatch(text string) (*Patch, error) {
 	if strings.IndexByte(text, 0) >= 0 {
 		return nil, errAt(0, "edit contains a NUL byte")
 	}
+	if err := foreignEdit(text); err != nil {
+		return nil, err
+	}
 	ps := &patchParser{rows: rows.Split([]byte(text)), p: &Patch{}, byID: map[string]*Section{}}
 	for ps.i = 0; ps.i < len(ps.rows); ps.i++ {
 		line := trimBlank(string(ps.rows[ps.i].Text))

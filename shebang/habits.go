@@ -95,9 +95,9 @@ func foreignDiag(h Habit, line int, input string) *Diagnostic {
 	case HabitJSON:
 		return habitDiag(h, line, "shell takes the program itself, not JSON: send "+jsonProgramHint(input)+" as the whole input, or a shebang line and the body")
 	case HabitApplyPatch:
-		return habitDiag(h, line, "this is an apply_patch envelope, which Bash would run (*** expands to file names); edit workspace files with the workspace's own patch tool (apply_patch), retained @shell/<id> scripts with hpatch")
+		return habitDiag(h, line, "this is an apply_patch envelope, which Bash would run (*** expands to file names); send it to the workspace's own patch tool (apply_patch), or edit files and @shell/<id> scripts with hpatch")
 	case HabitDiff:
-		return habitDiag(h, line, "this is a unified diff, not a program; edit workspace files with the workspace's own patch tool (apply_patch), retained @shell/<id> scripts with hpatch")
+		return habitDiag(h, line, "this is a unified diff, not a program; edit workspace files with the workspace's own patch tool (apply_patch), or edit files and @shell/<id> scripts with hpatch")
 	}
 	return habitDiag(h, line, "shell takes the program itself; send its text")
 }
