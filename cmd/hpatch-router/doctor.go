@@ -18,7 +18,9 @@ import (
 
 const doctorUsage = "Usage: hpatch-router doctor [--json] [--router URL] [--codex-home DIR]\n\n" +
 	"Check the installation: the shell helper, the runtime root, the shell Codex runs\n" +
-	"commands with (from your passwd entry) and bash, optional tools, Codex's config.toml\n" +
+	"commands with (from your passwd entry) and bash, a worker command run inside\n" +
+	"`codex sandbox` as Codex runs it (when codex is on PATH and a router serves),\n" +
+	"optional tools, Codex's config.toml\n" +
 	"(read only), the running router (that you own the process at its address) and the\n" +
 	"upstream behind it. Exit status 0 only when every required check passes; advisory\n" +
 	"checks never change it.\n\nFlags:\n"
@@ -117,7 +119,8 @@ func runChecks(ctx context.Context, o doctorOptions, env doctorEnv) []check {
 	helper := checkHelperOnPath(path, self)
 	out = append(out, helper, checkHelperBuild(helper, env))
 	health := checkRouterHealth(ctx, o.router, env.client)
-	out = append(out, checkRuntimeRoot(env), checkRegisteredLaunchers(env, health.OK), checkLoginShell(ctx, env), checkBashOnPath(path))
+	out = append(out, checkRuntimeRoot(env), checkRegisteredLaunchers(env, health.OK), checkLoginShell(ctx, env), checkBashOnPath(path),
+		checkInCodexSandbox(ctx, o, env))
 	out = append(out, checkTools(path)...)
 	out = append(out, checkCodexConfig(o, env)...)
 	out = append(out, checkRouterOwner(ctx, o.router, env.uid, env.serverOwner), health, checkUpstreamModels(ctx, o.router, env.client))

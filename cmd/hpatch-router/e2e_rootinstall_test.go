@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -199,4 +201,54 @@ func rootInstall(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+// TestE2EDoctorInCodexSandbox (issue 24): doctor runs a worker command
+// the way Codex does, inside `codex sandbox`, through the router's
+// registered launcher. With a root-owned install (which shows uid 65534
+// inside the sandbox) it passes; with the installed binary made
+// group-writable after the router started, doctor shows the helper's
+// refusal and its fix. Its probe thread directory is gone afterwards.
+func TestE2EDoctorInCodexSandbox(t *testing.T) {
+	codex := codexBin(t)
+	bin := rootInstall(t)
+	u := testuser.New(t, "/bin/sh")
+	env := []string{"TMPDIR=" + u.Dir(t, "tmp"), "PATH=" + bin + ":" + filepath.Dir(codex) + ":" + os.Getenv("PATH")}
+	up := routertest.NewUpstream(t, routertest.Scenario{})
+	rp := startRouter(t, routerSpec{binDir: bin, upstream: up.URL(), stateDir: u.Dir(t, "state"), as: &u, env: env})
+	home := u.Dir(t, "codex")
+	writeCodexConfig(t, home, configCatalog, rp.URL+"/v1")
+	u.Own(t, home)
+	doctor := func() check {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(bin, "hpatch-router"), "doctor", "--json", "--router", rp.URL)
+		cmd.Env = append(u.Env(cleanEnv()...), append(env, "CODEX_HOME="+home)...)
+		cmd.SysProcAttr = u.SysProcAttr()
+		cmd.Dir = u.Home
+		out, _ := cmd.Output() // exit 1 when a required check fails
+		var checks []check
+		if err := json.Unmarshal(out, &checks); err != nil {
+			t.Fatalf("doctor --json: %v\n%s", err, out)
+		}
+		for _, c := range checks {
+			if c.Name == "sandbox" {
+				return c
+			}
+		}
+		t.Fatalf("doctor has no sandbox check:\n%s", out)
+		return check{}
+	}
+	if c := doctor(); !c.OK || !strings.Contains(c.Detail, "ran through /bin/sh in `codex sandbox`") {
+		t.Errorf("root-owned install: %+v", c)
+	}
+	must(t, os.Chmod(filepath.Join(bin, "hpatch-router"), 0o775))
+	c := doctor()
+	if c.OK || !strings.Contains(c.Detail, "refused inside Codex's sandbox: shell: launcher target "+filepath.Join(bin, "hpatch-router")+" is writable by group or others") ||
+		c.Fix != "fix it and restart hpatch-router" {
+		t.Errorf("group-writable binary: %+v", c)
+	}
+	root := filepath.Join(u.Home, "tmp", "hpatch-router-"+strconv.Itoa(u.UID))
+	if left, _ := filepath.Glob(filepath.Join(root, "hpatch-doctor-*")); len(left) > 0 {
+		t.Errorf("doctor left its probe threads: %q", left)
+	}
 }
