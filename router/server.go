@@ -1,6 +1,7 @@
 package router
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -82,6 +83,9 @@ func New(opts ...Option) (*Router, error) {
 	rt.metrics.gauge("hpatch_router_request_bytes_held", "Request body bytes held in memory now.", rt.held.used.Load)
 	rt.metrics.gauge("hpatch_router_request_bytes_limit", "Bound on the request body bytes held in memory at once (beyond it: 503).",
 		func() int64 { return rt.held.limit })
+	if cfg.mode == ModeHPatch {
+		rt.prepareRecentThreads(context.Background(), time.Now())
+	}
 	return rt, nil
 }
 

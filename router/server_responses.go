@@ -16,6 +16,8 @@ import (
 // restore replayed carriers, rewrite the request, forward it and rewrite
 // the response.
 func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
+	thread := rt.threadID(r)
+	rt.ensureRuntime(r.Context(), thread)
 	if rt.cfg.mode == ModePassthrough {
 		rt.forward(w, r, nil)
 		return
@@ -31,7 +33,6 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		rt.requestBodyFailed(w, r, err)
 		return
 	}
-	thread := rt.threadID(r)
 	if !isJSONObject(body) {
 		rt.answerError(w, thread, &Error{Status: http.StatusBadRequest, Type: "invalid_request_error",
 			Code: CodeInvalidJSON, Message: "the request body is not a JSON object"})
@@ -87,6 +88,8 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 // compaction model must see what the model emitted, not carriers); the
 // tools are not rewritten and the response is relayed as it is.
 func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
+	thread := rt.threadID(r)
+	rt.ensureRuntime(r.Context(), thread)
 	if rt.cfg.mode == ModePassthrough || rt.encodedRequest(r) {
 		rt.forward(w, r, nil)
 		return
@@ -98,7 +101,6 @@ func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
 		rt.requestBodyFailed(w, r, err)
 		return
 	}
-	thread := rt.threadID(r)
 	restored, err := rt.restoreEdits(thread, body)
 	if err != nil {
 		rt.answerError(w, thread, err)

@@ -42,6 +42,7 @@ type routerProc struct {
 type routerSpec struct {
 	binDir, upstream, runtimeDir string
 	stateDir                     string   // "" → a fresh t.TempDir()
+	listen                       string   // "" → a free loopback port
 	extra                        []string // more serve flags, e.g. --mode passthrough
 	// as runs the router as this user with its environment plus env;
 	// runtimeDir "" then leaves the root to the default rule. Without as,
@@ -78,7 +79,10 @@ func startRouter(t testing.TB, spec routerSpec) *routerProc {
 }
 
 func tryStartRouter(t testing.TB, spec routerSpec) (*routerProc, error) {
-	addr, err := freeAddr()
+	addr, err := spec.listen, error(nil)
+	if addr == "" {
+		addr, err = freeAddr()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,88 @@
+package router
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"hpatch-router/ident"
+	"hpatch-router/retain"
+)
+
+// recentThreadWindow is how long after its journal was last written a
+// thread's runtime is prepared again when the router starts: the retained
+// scripts' lifetime, the longest a carrier, a script reference or a cell
+// of that thread is expected to outlive the response that sent it.
+const recentThreadWindow = retain.DefaultTTL
+
+// ensureRuntime makes sure the runtime of thread (a valid thread id from
+// the request's thread-id header, or "") exists and links to this router.
+// Every request does it, not only one whose response carries a worker
+// carrier: Codex may run a carrier this thread got earlier (a cell that
+// resumes after a restart, a carrier sent while the router was stopping)
+// with no shell call in the response at hand. Once verified it costs the
+// runtime two lstats. A failure is logged; the request goes on, and a
+// worker carrier of its response reports the cause to the model.
+func (rt *Router) ensureRuntime(ctx context.Context, thread string) {
+	if thread == "" || rt.cfg.runtime == nil {
+		return
+	}
+	if _, err := rt.cfg.runtime.PrepareThreadSeen(ctx, thread); err != nil {
+		rt.log.Warn("cannot prepare the thread runtime", "err", err)
+	}
+}
+
+// prepareRecentThreads prepares, when the router starts, the runtime of
+// every thread whose replay journal was written since the window before
+// now: a carrier sent before a restart (graceful, kill -9 or an upgrade)
+// then finds its runtime even when Codex runs it before the thread's next
+// request reaches this router. The journals are the router's only record
+// of which threads it served; without a state directory there is nothing
+// to prepare.
+func (rt *Router) prepareRecentThreads(ctx context.Context, now time.Time) {
+	if rt.cfg.runtime == nil {
+		return
+	}
+	threads := rt.replay.recentThreads(now.Add(-recentThreadWindow))
+	prepared := 0
+	for _, thread := range threads {
+		if _, err := rt.cfg.runtime.PrepareThreadSeen(ctx, thread); err != nil {
+			rt.log.Warn("cannot prepare the runtime of a recent thread", "thread", thread, "err", err)
+			continue
+		}
+		prepared++
+	}
+	if len(threads) > 0 {
+		rt.log.Info("prepared the runtime of recent threads", "threads", prepared, "window", recentThreadWindow)
+	}
+}
+
+// recentThreads lists the threads whose journal was last written after
+// since. A memory-only store has none.
+func (s *replayStore) recentThreads(since time.Time) []string {
+	if s.root == nil {
+		return nil
+	}
+	d, err := s.root.Open(".")
+	if err != nil {
+		s.log.Warn("cannot list the replay journals", "err", err)
+		return nil
+	}
+	defer d.Close()
+	entries, err := d.ReadDir(-1)
+	if err != nil {
+		s.log.Warn("cannot list the replay journals", "err", err)
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		thread, ok := strings.CutSuffix(e.Name(), replayJournalSuffix)
+		if !ok || !e.Type().IsRegular() || ident.Thread(thread) != nil {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.ModTime().After(since) {
+			out = append(out, thread)
+		}
+	}
+	return out
+}
