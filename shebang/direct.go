@@ -75,12 +75,15 @@ const (
 	Hgrep       = "hgrep"
 	Hsymbol     = "hsymbol"
 	InspectFile = "inspect_file"
+	// HpatchWrite is the write half of a workspace hpatch edit: the
+	// router's carrier runs it; the model is not told about it.
+	HpatchWrite = "hpatch-write"
 )
 
 // IsPrivateCommand reports one of the private command names.
 func IsPrivateCommand(name string) bool {
 	switch name {
-	case Hread, Hgrep, Hsymbol, InspectFile:
+	case Hread, Hgrep, Hsymbol, InspectFile, HpatchWrite:
 		return true
 	}
 	return false

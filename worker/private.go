@@ -12,6 +12,7 @@ import (
 
 	"hpatch-router/shebang"
 	"hpatch-router/worker/hgrep"
+	"hpatch-router/worker/hpatchwrite"
 	"hpatch-router/worker/hread"
 	"hpatch-router/worker/hsymbol"
 	"hpatch-router/worker/inspect"
@@ -35,6 +36,7 @@ func privateCommands(symbols *hsymbol.Sessions) map[string]privateCommand {
 		shebang.Hgrep:       {hgrep.Run, privcmd.Bounds(shebang.Hgrep)},
 		shebang.Hsymbol:     {symbols.Run, privcmd.Bounds(shebang.Hsymbol)},
 		shebang.InspectFile: {inspect.Run, privcmd.Bounds(shebang.InspectFile)},
+		shebang.HpatchWrite: {hpatchwrite.Run, privcmd.Bounds(shebang.HpatchWrite)},
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 	"syscall"
 	"unicode/utf8"
 )
@@ -43,11 +44,11 @@ func lstat(r *os.Root, rel string) (fs.FileInfo, error) {
 	return fi, outside(err)
 }
 
-// outside maps os.Root's refusal of a name that leaves the root (it has no
-// exported sentinel) to errOutside.
+// outside maps os.Root's refusal of a name that leaves the root to
+// errOutside. Root has no exported sentinel for it, and MkdirAll nests the
+// refusal inside another *fs.PathError, so the text is what is compared.
 func outside(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Err.Error() == "path escapes from parent" {
+	if err != nil && strings.HasSuffix(err.Error(), ": path escapes from parent") {
 		return errOutside
 	}
 	return err

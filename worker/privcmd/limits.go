@@ -102,6 +102,16 @@ const (
 	// MiB long, far past anything a row can show.
 	HgrepMemory = 1 << 30
 
+	// HpatchWriteInput: the files of a workspace edit, as the router read
+	// them (workspace.MaxFileBytes each).
+	HpatchWriteInput = 8 << 20
+	// HpatchWriteOutput: the report the router predicted; the edit that
+	// produces it came through one exec call, so it is bounded by that.
+	HpatchWriteOutput = 4 << 20
+	// HpatchWriteTime: reading, writing and renaming a few files; 30 s
+	// covers a slow network file system.
+	HpatchWriteTime = 30 * time.Second
+
 	// HsymbolInput: the document hsymbol verifies and sends to the server
 	// (didOpen carries it whole); source files past 8 MiB are generated.
 	HsymbolInput = 8 << 20
@@ -123,6 +133,10 @@ func Bounds(name string) Limits {
 			Memory: InspectMemory, Depth: InspectDepth}
 	case shebang.Hgrep:
 		return Limits{Input: HgrepInput, Output: HgrepOutput, Time: HgrepTime, Memory: HgrepMemory}
+	case shebang.HpatchWrite:
+		// It reads and writes the files of one edit, each bounded by
+		// workspace.MaxFileBytes, and prints the edit's report.
+		return Limits{Input: HpatchWriteInput, Output: HpatchWriteOutput, Time: HpatchWriteTime}
 	case shebang.Hsymbol:
 		// Its def rows are expanded through inspect_file's outline, which
 		// runs under inspect_file's memory and depth limits.
