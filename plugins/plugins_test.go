@@ -96,6 +96,7 @@ func TestPluginShellDescription(t *testing.T) {
 		{"§7: hsymbol syntax", "hsymbol def|refs PATH LINE:HASH SYMBOL [N]"},
 		{"§7: inspect_file", "inspect_file PATH"},
 		{"A10: input limit", "131071"},
+		{"issue 25: no wrappers or patches, files go to hpatch", "no JSON, quoting, code fences or patches: edit files with hpatch"},
 	}
 	for _, m := range must {
 		if !strings.Contains(d, m.text) {

@@ -20,7 +20,7 @@ export const INPUT_LIMIT = 131071;
 // the result's fields it reads anyway) is left out, as every byte is sent
 // with every request.
 const shellDescription = [
-  `Run a program: the input is its text (UTF-8, at most ${INPUT_LIMIT} bytes; no JSON, quoting or code fences).`,
+  `Run a program: the input is its text (UTF-8, at most ${INPUT_LIMIT} bytes; no JSON, quoting, code fences or patches: edit files with hpatch).`,
   "The first line may pick the interpreter: `#!python3` (a name on PATH), `#!/opt/py/bin/python3` or `#!/usr/bin/env -S python3 -u`; without one the input is bash (`#!sh`: POSIX sh). Never wrap code in `python3 -c`, `node -e`, `bash -c` or a heredoc: use a shebang.",
   "Directive lines may come next (first if there is no shebang):",
   "- `#!cmd=curl -fsSL URL | {.} | jq .`: run inside a command; `{.}` (once) is the script, which reads the curl output on stdin.",
