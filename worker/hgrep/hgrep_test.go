@@ -13,6 +13,7 @@ import (
 
 	"hpatch-router/internal/testenv"
 	"hpatch-router/rows"
+	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -65,7 +66,7 @@ func checkRows(t *testing.T, dir, stdout string) []string {
 }
 
 func TestRun(t *testing.T) {
-	dir := workspace(t)
+	dir := workspacetest.Copy(t)
 	tests := []struct {
 		name     string
 		args     []string
@@ -115,7 +116,7 @@ func TestRun(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, errOut, code := runCmd(t, Run, dir, append([]string{"hgrep"}, tc.args...)...)
+			out, errOut, code := hgrepIn(t, dir, append([]string{"hgrep"}, tc.args...)...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr %q", code, tc.code, errOut)
 			}
@@ -149,12 +150,12 @@ func TestRun(t *testing.T) {
 // match is dropped as if the file had changed. --no-encoding, which would
 // turn rg's stripping back on, changes nothing.
 func TestRunByteOrderMark(t *testing.T) {
-	dir := workspace(t)
+	dir := workspacetest.Copy(t)
 	if err := os.WriteFile(filepath.Join(dir, "bom.txt"), []byte("\ufeffneedle first\nneedle second\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"needle", "bom.txt"}, {"--no-encoding", "needle", "bom.txt"}} {
-		out, errOut, code := runCmd(t, Run, dir, append([]string{"hgrep"}, args...)...)
+		out, errOut, code := hgrepIn(t, dir, append([]string{"hgrep"}, args...)...)
 		keys := checkRows(t, dir, out)
 		if code != 0 || errOut != "" || strings.Join(keys, " ") != "bom.txt:1 bom.txt:2" {
 			t.Errorf("%q: exit %d, rows %v, stderr %q; want rows 1 and 2 and no stderr", args, code, keys, errOut)
@@ -172,15 +173,15 @@ func indexFrom(keys []string, k string, from int) int {
 }
 
 func TestRunRelativeToEnvDirNotProcessCwd(t *testing.T) {
-	dir := workspace(t)
-	out, _, code := runCmd(t, Run, filepath.Join(dir, "util"), "hgrep", "func Twice")
+	dir := workspacetest.Copy(t)
+	out, _, code := hgrepIn(t, filepath.Join(dir, "util"), "hgrep", "func Twice")
 	if code != 0 || !strings.HasPrefix(out, `"crlf.go":5:`) {
 		t.Fatalf("exit %d, out %q", code, out)
 	}
 }
 
 func TestRunMissingRipgrepNamesIt(t *testing.T) {
-	dir := workspace(t)
+	dir := workspacetest.Copy(t)
 	var out, errb strings.Builder
 	env := newEnv(dir, &out, &errb, []string{"PATH=" + t.TempDir()})
 	code := Run(t.Context(), env, []string{"hgrep", "x"})
@@ -190,7 +191,7 @@ func TestRunMissingRipgrepNamesIt(t *testing.T) {
 }
 
 func TestRunHugeOutputHitsBoundWithoutCuttingARow(t *testing.T) {
-	dir := workspace(t)
+	dir := workspacetest.Copy(t)
 	var b strings.Builder
 	for i := range 20000 {
 		fmt.Fprintf(&b, "needle row %06d with some padding text\n", i)
@@ -198,7 +199,7 @@ func TestRunHugeOutputHitsBoundWithoutCuttingARow(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "huge.txt"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code := runCmd(t, Run, dir, "hgrep", "needle row", "huge.txt")
+	out, errOut, code := hgrepIn(t, dir, "hgrep", "needle row", "huge.txt")
 	if code != privcmd.ExitTruncated {
 		t.Fatalf("exit %d, want %d (cut): %s", code, privcmd.ExitTruncated, errOut)
 	}
@@ -214,7 +215,7 @@ func TestRunHugeOutputHitsBoundWithoutCuttingARow(t *testing.T) {
 
 func TestRunReaderGoneStopsQuietly(t *testing.T) {
 	testenv.NeedTool(t, "rg")
-	dir := workspace(t)
+	dir := workspacetest.Copy(t)
 	var b strings.Builder
 	for i := range 5000 {
 		fmt.Fprintf(&b, "needle %d\n", i)
@@ -240,7 +241,7 @@ func TestRunEveryRowVerifiesOnARealTree(t *testing.T) {
 	if _, err := os.Stat(src); err != nil {
 		t.Skip("no GOROOT/src/strings")
 	}
-	out, errOut, code := runCmd(t, Run, src, "hgrep", "-C2", `func \w+\(`)
+	out, errOut, code := hgrepIn(t, src, "hgrep", "-C2", `func \w+\(`)
 	if !(code == 0 && errOut == "" || code == privcmd.ExitTruncated && strings.HasPrefix(errOut, "hgrep: output truncated at")) {
 		t.Fatalf("exit %d stderr %q", code, errOut)
 	}
@@ -257,9 +258,17 @@ func TestRunNonUTF8FileNameIsSkippedWithAWarning(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "good.txt"), []byte("needle\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code := runCmd(t, Run, dir, "hgrep", "needle")
+	out, errOut, code := hgrepIn(t, dir, "hgrep", "needle")
 	if code != 0 || out != `"good.txt":1:`+rows.Hash([]byte("needle"))+" needle\n" ||
 		errOut != "hgrep: skipped 1 file(s) whose names are not UTF-8: they cannot be cited as rows\n" {
 		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
 	}
+}
+
+// hgrepIn runs hgrep in dir and returns stdout, stderr and the status;
+// hgrep needs rg on PATH.
+func hgrepIn(t testing.TB, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	testenv.NeedTool(t, "rg")
+	return workspacetest.Run(t, Run, dir, args...)
 }

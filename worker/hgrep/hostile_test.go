@@ -36,13 +36,13 @@ func TestRunRefusesNamedSpecialFiles(t *testing.T) {
 		{[]string{"--ignore-file=fifo", "needle"}, "hgrep: fifo is a named pipe, not a file or directory; hgrep searches files\n"},
 	}
 	for _, c := range cases {
-		out, errOut, code := runCmd(t, Run, dir, append([]string{"hgrep"}, c.args...)...)
+		out, errOut, code := hgrepIn(t, dir, append([]string{"hgrep"}, c.args...)...)
 		if out != "" || errOut != c.err || code != 2 {
 			t.Errorf("%v: exit %d stdout %q stderr %q", c.args, code, out, errOut)
 		}
 	}
 	// The directory holding them is searched; rg passes them by.
-	out, errOut, code := runCmd(t, Run, dir, "hgrep", "needle")
+	out, errOut, code := hgrepIn(t, dir, "hgrep", "needle")
 	if want := `"a.txt":1:` + rows.Hash([]byte("needle")) + " needle\n"; out != want || errOut != "" || code != 0 {
 		t.Errorf("directory: exit %d stdout %q stderr %q", code, out, errOut)
 	}
@@ -103,7 +103,7 @@ func TestRunSkipsLinesTooLongToPrint(t *testing.T) {
 	}
 	var out, errOut string
 	var code int
-	alloc := workspacetest.Allocated(func() { out, errOut, code = runCmd(t, Run, dir, "hgrep", "--sort=path", "needle") })
+	alloc := workspacetest.Allocated(func() { out, errOut, code = hgrepIn(t, dir, "hgrep", "--sort=path", "needle") })
 	want := `"short.txt":1:` + rows.Hash([]byte("needle")) + " needle\n"
 	if code != 0 || out != want || errOut != "hgrep: skipped 1 line(s) too long to print: they cannot be cited as rows\n" {
 		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
@@ -138,7 +138,7 @@ func TestRunManyMatchesStopEarly(t *testing.T) {
 	}
 	var out, errOut string
 	var code int
-	alloc := workspacetest.Allocated(func() { out, errOut, code = runCmd(t, Run, dir, "hgrep", "needle", "many.txt") })
+	alloc := workspacetest.Allocated(func() { out, errOut, code = hgrepIn(t, dir, "hgrep", "needle", "many.txt") })
 	keys := checkRows(t, dir, out)
 	want := fmt.Sprintf("hgrep: output truncated at %d bytes after %d rows (no row was cut); narrow the pattern or the paths\n", privcmd.HgrepOutput, len(keys))
 	if code != privcmd.ExitTruncated || errOut != want || len(keys) < 1000 {
@@ -158,7 +158,7 @@ func TestRunGrowingFile(t *testing.T) {
 	dir := t.TempDir()
 	workspacetest.Grow(t, filepath.Join(dir, "log"), 500_000, func(i int) string { return fmt.Sprintf("needle %06d", i) })
 	for range 5 {
-		out, errOut, code := runCmd(t, Run, dir, "hgrep", "needle", "log")
+		out, errOut, code := hgrepIn(t, dir, "hgrep", "needle", "log")
 		if code != 0 && code != privcmd.ExitTruncated {
 			t.Fatalf("exit %d stderr %q", code, errOut)
 		}

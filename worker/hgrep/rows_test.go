@@ -3,6 +3,7 @@ package hgrep
 import (
 	"bytes"
 	"hpatch-router/rows"
+	"hpatch-router/worker/internal/workspacetest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -28,7 +29,7 @@ func rgHits(data []byte) []hit {
 }
 
 func TestVerifiedRowsSameWhetherReadWholeOrByOffset(t *testing.T) {
-	dir := workspace(t)
+	dir := workspacetest.Copy(t)
 	files := map[string]string{
 		"crlf.txt":     "a\r\nb\r\nc",
 		"lonecr.txt":   "a\rb\nc\rd\n",

@@ -116,7 +116,7 @@ func TestHsymbolGo(t *testing.T) {
 	}
 	testenv.NeedTool(t, "gopls")
 	path, writable := os.Getenv("PATH"), writableMachine(t)
-	dir := workspace(t)
+	dir := workspacetest.Copy(t)
 	tests := []struct {
 		name     string
 		cwd      string
@@ -178,7 +178,7 @@ func TestHsymbolGo(t *testing.T) {
 	t.Run("one run: a file changed between calls is in the next answer", func(t *testing.T) {
 		// gopls is not told of changes on disk to files it has not opened:
 		// the same server would still answer from what it read first.
-		dir := workspace(t)
+		dir := workspacetest.Copy(t)
 		refs := []string{"refs", "main.go", "18:5817", "Add"}
 		before := `"main.go":18:5817 	c.Add(2)` + "\n" + `"main.go":19:4859 	c.Add(3)` + "\n" +
 			`"util/util.go":29:d85f func (c *Counter) Add(n int) {` + "\n"
@@ -297,7 +297,7 @@ func checkSharedRun(t *testing.T, m *machine, path string, cases []shared, serve
 }
 
 func TestHsymbolErrors(t *testing.T) {
-	dir := workspace(t)
+	dir := workspacetest.Copy(t)
 	workspacetest.SpecialFiles(t, dir)
 	if err := os.WriteFile(filepath.Join(dir, "big.go"), []byte("package big\n"+strings.Repeat("//\n", 3<<20)), 0o644); err != nil {
 		t.Fatal(err)
@@ -379,7 +379,7 @@ func TestHsymbolPythonAndTypeScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts language servers")
 	}
-	dir := workspace(t)
+	dir := workspacetest.Copy(t)
 	path := os.Getenv("PATH")
 	tests := []struct {
 		name   string

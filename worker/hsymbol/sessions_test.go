@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -35,7 +36,7 @@ type fakeRun struct {
 
 func newFakeRun(t *testing.T, vars ...string) *fakeRun {
 	m := writableMachine(t)
-	f := &fakeRun{pool: newSessions(m.settings()), m: m, dir: workspace(t), path: fakeServerPath(t),
+	f := &fakeRun{pool: newSessions(m.settings()), m: m, dir: workspacetest.Copy(t), path: fakeServerPath(t),
 		log: fakeLog(filepath.Join(t.TempDir(), "servers.log"))}
 	// A -race test binary, as the fake servers are, sleeps a second at exit
 	// unless told not to.

@@ -203,7 +203,7 @@ func TestInspectGrowingFile(t *testing.T) {
 	path := filepath.Join(dir, "log.md")
 	workspacetest.Grow(t, path, 20_000, func(i int) string { return fmt.Sprintf("# heading %d\ntext %d", i, i) })
 	for range 5 {
-		out, errOut, code := runCmd(t, Run, dir, "inspect_file", "log.md")
+		out, errOut, code := workspacetest.Run(t, Run, dir, "inspect_file", "log.md")
 		var env gotEnvelope
 		if err := json.Unmarshal([]byte(out), &env); err != nil || code != env.okStatus() || errOut != "" {
 			t.Fatalf("exit %d: %.300q %q", code, out, errOut)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"hpatch-router/rows"
+	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -54,7 +55,7 @@ func inspect(t *testing.T, dir, path string) (gotEnvelope, string, int) {
 // inspectWith is inspect with the command given.
 func inspectWith(t *testing.T, command privcmd.Func, dir, path string) (gotEnvelope, string, int) {
 	t.Helper()
-	out, errOut, code := runCmd(t, command, dir, "inspect_file", path)
+	out, errOut, code := workspacetest.Run(t, command, dir, "inspect_file", path)
 	if errOut != "" {
 		t.Fatalf("stderr %q", errOut)
 	}
@@ -104,7 +105,7 @@ func summary(entries []Entry) []string {
 }
 
 func TestInspect(t *testing.T) {
-	dir := workspace(t)
+	dir := workspacetest.Copy(t)
 	tests := []struct {
 		name     string
 		path     string
@@ -198,7 +199,7 @@ func TestInspect(t *testing.T) {
 }
 
 func TestInspectErrors(t *testing.T) {
-	dir := workspace(t)
+	dir := workspacetest.Copy(t)
 	write := func(name, data string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
@@ -224,7 +225,7 @@ func TestInspectErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, errOut, code := runCmd(t, Run, dir, tc.args...)
+			out, errOut, code := workspacetest.Run(t, Run, dir, tc.args...)
 			var env gotEnvelope
 			if err := json.Unmarshal([]byte(out), &env); err != nil || errOut != "" {
 				t.Fatalf("out %q err %q", out, errOut)
@@ -255,7 +256,7 @@ func TestInspectErrors(t *testing.T) {
 }
 
 func TestInspectHugeOutlineHitsBoundWithoutCuttingAnEntry(t *testing.T) {
-	dir := workspace(t)
+	dir := workspacetest.Copy(t)
 	var b strings.Builder
 	b.WriteString("package huge\n\n")
 	for i := range 5000 {
@@ -295,7 +296,7 @@ func TestBoundedOutputLimit(t *testing.T) {
 }
 
 func TestInspectJSONDeepAndWideStaysBounded(t *testing.T) {
-	dir := workspace(t)
+	dir := workspacetest.Copy(t)
 	deep := strings.Repeat("[", 200000) + strings.Repeat("]", 200000)
 	wide := "[" + strings.Repeat("{\"k\": 1},\n", 20000) + "0]"
 	for name, data := range map[string]string{"deep.json": deep, "wide.json": wide} {
