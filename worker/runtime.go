@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"hpatch-router/ident"
+	"hpatch-router/retain"
 	"hpatch-router/worker/snapshot"
 )
 
@@ -35,12 +36,21 @@ type Runtime struct {
 	manifest snapshot.Manifest
 	snapID   fileID
 
-	now func() time.Time // when a verification starts (a test seam)
+	now       func() time.Time // when a verification starts and a thread was last used (a test seam)
+	lifetime  time.Duration    // how long a thread directory may stay idle (WithThreadLifetime)
+	afterFunc func(time.Duration, func()) sweepTimer
 
 	mu      sync.Mutex
 	closed  bool
 	threads map[string]verifiedThread // thread dir name → what PrepareThread last verified there
 	held    []string                  // thread dir names whose record holds the directory, least recent first
+	sweep   sweepTimer                // the next idle sweep (sweepIdle); nil until armed
+}
+
+// sweepTimer is the idle sweep's timer; *time.Timer satisfies it.
+type sweepTimer interface {
+	Stop() bool
+	Reset(time.Duration) bool
 }
 
 // fileID identifies a directory we created, so Close removes only that
@@ -51,9 +61,11 @@ type fileID struct{ dev, ino uint64 }
 type Option func(*runtimeConfig)
 
 type runtimeConfig struct {
-	exe string
-	log *slog.Logger
-	now func() time.Time
+	exe       string
+	log       *slog.Logger
+	now       func() time.Time
+	lifetime  time.Duration
+	afterFunc func(time.Duration, func()) sweepTimer
 }
 
 // WithExecutable names the launcher target instead of the running
@@ -73,7 +85,8 @@ func WithLogger(l *slog.Logger) Option { return func(c *runtimeConfig) { c.log =
 // snapshot.ExecutableProblem, as the helper will check it before every
 // exec. Call Close on shutdown.
 func NewRuntime(root string, opts ...Option) (*Runtime, error) {
-	cfg := runtimeConfig{log: slog.Default(), now: time.Now}
+	cfg := runtimeConfig{log: slog.Default(), now: time.Now, lifetime: retain.DefaultTTL,
+		afterFunc: func(d time.Duration, f func()) sweepTimer { return time.AfterFunc(d, f) }}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -92,12 +105,14 @@ func NewRuntime(root string, opts ...Option) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open runtime root: %w", err)
 	}
-	rt := &Runtime{root: root, dir: dir, log: cfg.log, uid: os.Getuid(), manifest: m, now: cfg.now, threads: map[string]verifiedThread{}}
+	rt := &Runtime{root: root, dir: dir, log: cfg.log, uid: os.Getuid(), manifest: m, now: cfg.now,
+		lifetime: cfg.lifetime, afterFunc: cfg.afterFunc, threads: map[string]verifiedThread{}}
 	rt.reclaim()
 	if err := rt.createSnapshot(); err != nil {
 		dir.Close()
 		return nil, err
 	}
+	rt.scheduleSweepLocked()
 	return rt, nil
 }
 
@@ -268,9 +283,14 @@ func (rt *Runtime) PrepareThreadSeen(ctx context.Context, thread string) (snapsh
 		if seen.Dir != nil {
 			seen.Thread = thread
 		}
+		rt.touchLocked(name)
 		return seen, nil
 	}
-	return snapshot.ThreadSeen{}, rt.verifyLocked(name)
+	if err := rt.verifyLocked(name); err != nil {
+		return snapshot.ThreadSeen{}, err
+	}
+	rt.touchLocked(name)
+	return snapshot.ThreadSeen{}, nil
 }
 
 // verifyLocked creates or verifies the thread directory name in full and
@@ -345,6 +365,9 @@ func (rt *Runtime) Close() error {
 		return nil
 	}
 	rt.closed = true
+	if rt.sweep != nil {
+		rt.sweep.Stop()
+	}
 	var errs []error
 	want := snapshot.LinkTarget(rt.digest)
 	for name, v := range rt.threads {

@@ -41,6 +41,7 @@ type verifiedThread struct {
 	scripts dirStatus // only dev, ino, mode and uid
 	settled bool      // dir was taken long enough after its last change to compare it
 	held    *os.Root  // the directory itself while among the last verified (holdLocked); else nil
+	used    time.Time // the last PrepareThread of the thread (touchLocked): its idle time starts there
 }
 
 // maxHeldThreads bounds the thread directories the runtime holds open:
