@@ -30,6 +30,11 @@ func parsePatchSeeds() []string {
 		"in @shell/s\ntype \"a\" 1 \"A\"\nadd \"d\" \"D\"",
 		"in @shell/../x\n",
 		"type 1:0000 \"x\"",
+		// Edits written for other tools (issue 25).
+		"*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** End Patch\n",
+		"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+		"{\"in\":\"@shell/s\",\"type\":\"1:abcd\"}",
+		"```\nin @shell/s\ntype 1:abcd \"x\"\n```",
 		"in @shell/s\r\ntype " + c(1) + " \"\\u00e9\\r\\n\"\r\n",
 		"",
 		"in @shell/s\ntype 99:ffff..100:ffff \"x\"",
