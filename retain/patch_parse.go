@@ -346,7 +346,7 @@ func parsePath(s string) (string, error) {
 	}
 	var p string
 	if err := json.Unmarshal([]byte(s), &p); err != nil {
-		return "", fmt.Errorf("path %s is not one JSON string (%v)", clip(s), err)
+		return "", fmt.Errorf("path %s is not one JSON string (%w)", clip(s), err)
 	}
 	if p == "" || strings.IndexByte(p, 0) >= 0 {
 		return "", fmt.Errorf("path %s is empty or holds a NUL", clip(s))
@@ -495,7 +495,7 @@ func parseText(s string) (Pos, error) {
 	end := jsonStringEnd(s)
 	var text string
 	if err := json.Unmarshal([]byte(s[:end]), &text); err != nil {
-		return Pos{}, fmt.Errorf("text target %s is not one JSON string (%v)", clip(s[:end]), err)
+		return Pos{}, fmt.Errorf("text target %s is not one JSON string (%w)", clip(s[:end]), err)
 	}
 	switch {
 	case text == "":

@@ -127,7 +127,7 @@ func prepareRoot(root string) error {
 		return err
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
-		return fmt.Errorf("cannot create runtime root %s: %v; set %s to a directory of yours, for hpatch-router and Codex alike",
+		return fmt.Errorf("cannot create runtime root %s: %w; set %s to a directory of yours, for hpatch-router and Codex alike",
 			root, err, snapshot.RootEnv)
 	}
 	return snapshot.CheckRoot(root, os.Getuid())

@@ -25,7 +25,7 @@ func (rs roots) open(dir string) (*os.Root, error) {
 	}
 	r, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, fmt.Errorf("workspace root %s cannot be opened (%v)", clip(dir), cause(err))
+		return nil, fmt.Errorf("workspace root %s cannot be opened (%w)", clip(dir), cause(err))
 	}
 	rs[dir] = r
 	return r, nil

@@ -44,7 +44,7 @@ func (p *Plan) Write(ctx context.Context) error {
 			continue
 		}
 		if st[i], err = stage(r, f); err != nil {
-			return fmt.Errorf("cannot write %s (%v); nothing was changed", f.target(), cause(err))
+			return fmt.Errorf("cannot write %s (%w); nothing was changed", f.target(), cause(err))
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -58,7 +58,7 @@ func (p *Plan) Write(ctx context.Context) error {
 	for i, f := range p.Files {
 		if err := f.put(st[i]); err != nil {
 			restore(p.Files[:i], st[:i])
-			return fmt.Errorf("cannot write %s (%v); nothing was changed", f.target(), cause(err))
+			return fmt.Errorf("cannot write %s (%w); nothing was changed", f.target(), cause(err))
 		}
 		st[i].temp = "" // in place; its new directories stay unless a rollback empties them
 	}

@@ -57,7 +57,7 @@ func codexConfigMain(args []string, getenv func(string) string, s stdio) int {
 func baseURLFor(listen string) (string, error) {
 	host, port, err := net.SplitHostPort(listen)
 	if err != nil {
-		return "", fmt.Errorf("--listen %q is not HOST:PORT: %v", listen, err)
+		return "", fmt.Errorf("--listen %q is not HOST:PORT: %w", listen, err)
 	}
 	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
 		return "", fmt.Errorf("--listen %q needs a numeric port (1-65535)", listen)

@@ -170,7 +170,7 @@ func normalizeRouterURL(raw string) (string, error) {
 	}
 	u, err := parseHTTPURL(s)
 	if err != nil {
-		return "", fmt.Errorf("%q: %v", raw, err)
+		return "", fmt.Errorf("%q: %w", raw, err)
 	}
 	p := strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/v1")
 	if p != "" {

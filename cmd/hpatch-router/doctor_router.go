@@ -154,12 +154,12 @@ func httpGet(ctx context.Context, client *http.Client, u string, limit int64) (i
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, "", fmt.Errorf("GET %s: %v", u, unwrapURLError(err))
+		return 0, "", fmt.Errorf("GET %s: %w", u, unwrapURLError(err))
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, limit))
 	if err != nil {
-		return resp.StatusCode, "", fmt.Errorf("GET %s: reading the body: %v", u, err)
+		return resp.StatusCode, "", fmt.Errorf("GET %s: reading the body: %w", u, err)
 	}
 	return resp.StatusCode, string(b), nil
 }

@@ -24,7 +24,7 @@ func Build(out, pkg string, flags ...string) error {
 	cmd := exec.Command(goBin, append(args, pkg)...)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s: %v\n%s", pkg, err, msg)
+		return fmt.Errorf("go build %s: %w\n%s", pkg, err, msg)
 	}
 	return nil
 }

@@ -41,23 +41,23 @@ func netlinkLookup(client, server netip.AddrPort) (owner, error) {
 	}
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
 	if err != nil {
-		return owner{}, fmt.Errorf("%w: %v", errNetlinkUnavailable, err)
+		return owner{}, fmt.Errorf("%w: %w", errNetlinkUnavailable, err)
 	}
 	defer unix.Close(fd)
 	// A reply is immediate; the timeout only keeps a broken kernel from
 	// hanging a connection.
 	tv := unix.Timeval{Sec: 1}
 	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
-		return owner{}, fmt.Errorf("%w: %v", errNetlinkUnavailable, err)
+		return owner{}, fmt.Errorf("%w: %w", errNetlinkUnavailable, err)
 	}
 	const seq = 1
 	if err := unix.Sendto(fd, diagRequest(client, server, seq), 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return owner{}, fmt.Errorf("%w: %v", errNetlinkUnavailable, err)
+		return owner{}, fmt.Errorf("%w: %w", errNetlinkUnavailable, err)
 	}
 	buf := make([]byte, netlinkReplyBytes)
 	n, _, err := unix.Recvfrom(fd, buf, 0)
 	if err != nil {
-		return owner{}, fmt.Errorf("sock_diag reply: %v", err)
+		return owner{}, fmt.Errorf("sock_diag reply: %w", err)
 	}
 	return parseDiagReply(buf[:n], seq)
 }
@@ -110,9 +110,9 @@ func parseDiagReply(b []byte, seq uint32) (owner, error) {
 			return owner{}, nil
 		}
 		if errno == unix.EINVAL || errno == unix.EOPNOTSUPP || errno == unix.EPROTONOSUPPORT {
-			return owner{}, fmt.Errorf("%w: %v", errNetlinkUnavailable, errno)
+			return owner{}, fmt.Errorf("%w: %w", errNetlinkUnavailable, errno)
 		}
-		return owner{}, fmt.Errorf("sock_diag: %v", errno)
+		return owner{}, fmt.Errorf("sock_diag: %w", errno)
 	case sockDiagByFamily:
 		if len(body) < diagMsgLen {
 			return owner{}, errors.New("sock_diag answer is truncated")

@@ -40,7 +40,7 @@ func findProcNet(r io.Reader, client, server netip.AddrPort) (owner, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return owner{}, fmt.Errorf("read the socket table: %v", err)
+		return owner{}, fmt.Errorf("read the socket table: %w", err)
 	}
 	return owner{}, nil
 }
@@ -71,11 +71,11 @@ func parseProcNetRow(line string) (procNetRow, error) {
 	}
 	uid, err := strconv.ParseUint(f[7], 10, 32)
 	if err != nil {
-		return procNetRow{}, fmt.Errorf("socket table uid %q: %v", f[7], err)
+		return procNetRow{}, fmt.Errorf("socket table uid %q: %w", f[7], err)
 	}
 	inode, err := strconv.ParseUint(f[9], 10, 64)
 	if err != nil {
-		return procNetRow{}, fmt.Errorf("socket table inode %q: %v", f[9], err)
+		return procNetRow{}, fmt.Errorf("socket table inode %q: %w", f[9], err)
 	}
 	return procNetRow{local: local, remote: remote, uid: uint32(uid), inode: inode}, nil
 }
@@ -90,11 +90,11 @@ func parseProcNetAddr(s string) (netip.AddrPort, error) {
 	}
 	port, err := strconv.ParseUint(p, 16, 16)
 	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("socket table port %q: %v", p, err)
+		return netip.AddrPort{}, fmt.Errorf("socket table port %q: %w", p, err)
 	}
 	words, err := hex.DecodeString(a)
 	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("socket table address %q: %v", a, err)
+		return netip.AddrPort{}, fmt.Errorf("socket table address %q: %w", a, err)
 	}
 	raw := make([]byte, len(words))
 	for i := 0; i < len(words); i += 4 {

@@ -163,7 +163,7 @@ func stream(r io.Reader, dir string, stripDot bool, out *output, l privcmd.Limit
 		if len(bytes.TrimSpace(line)) > 0 {
 			var m rgMessage
 			if jerr := json.Unmarshal(line, &m); jerr != nil {
-				return c, fmt.Errorf("ripgrep printed a line that is not its JSON format (%v); check that rg is ripgrep 13 or newer", jerr)
+				return c, fmt.Errorf("ripgrep printed a line that is not its JSON format (%w); check that rg is ripgrep 13 or newer", jerr)
 			}
 			switch m.Type {
 			case "begin":
@@ -198,7 +198,7 @@ func stream(r io.Reader, dir string, stripDot bool, out *output, l privcmd.Limit
 			break
 		}
 		if err != nil {
-			return c, fmt.Errorf("reading ripgrep's output: %v", err)
+			return c, fmt.Errorf("reading ripgrep's output: %w", err)
 		}
 	}
 	if path != nil && !out.truncated && out.err == nil {
@@ -281,7 +281,7 @@ func (o *output) drain() {
 func (o *output) flush() error {
 	o.drain()
 	if o.err != nil {
-		return fmt.Errorf("writing rows: %v", o.err)
+		return fmt.Errorf("writing rows: %w", o.err)
 	}
 	return nil
 }

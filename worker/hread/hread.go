@@ -207,7 +207,7 @@ func read(ctx context.Context, env *privcmd.Env, name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is %d bytes, over hread's %s input limit; find rows with hgrep PATTERN %s, or print a part with sed -n 'START,ENDp' %s",
 			name, tooLarge.Size, privcmd.Size(tooLarge.Limit), privcmd.Word(name), privcmd.Word(name))
 	case errors.Is(err, privcmd.ErrChanged):
-		return nil, fmt.Errorf("%s was %v", name, err)
+		return nil, fmt.Errorf("%s was %w", name, err)
 	}
 	return nil, openError(name, err)
 }

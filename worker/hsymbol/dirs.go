@@ -74,7 +74,7 @@ func newServerDirs(env *privcmd.Env, srv server, roots []string) (*serverDirs, e
 	for _, dir := range set {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			d.remove()
-			return nil, fmt.Errorf("cannot prepare %s for %s: %v", dir, srv.name, err)
+			return nil, fmt.Errorf("cannot prepare %s for %s: %w", dir, srv.name, err)
 		}
 	}
 	d.environ = withVars(env.Environ, set)

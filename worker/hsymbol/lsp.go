@@ -180,7 +180,7 @@ func (c *client) call(ctx context.Context, method string, params, result any) er
 		c.mu.Unlock()
 	}()
 	if err := c.send(message{ID: json.RawMessage(id), Method: method, Params: raw}); err != nil {
-		return fmt.Errorf("%s stopped reading requests: %v", c.name, err)
+		return fmt.Errorf("%s stopped reading requests: %w", c.name, err)
 	}
 	var m message
 	select {
@@ -198,7 +198,7 @@ func (c *client) call(ctx context.Context, method string, params, result any) er
 			if errors.Is(err, io.EOF) {
 				err = errors.New("it exited")
 			}
-			return fmt.Errorf("%s ended the session during %s: %v", c.name, method, err)
+			return fmt.Errorf("%s ended the session during %s: %w", c.name, method, err)
 		}
 	}
 	if m.Error != nil {
@@ -211,7 +211,7 @@ func (c *client) call(ctx context.Context, method string, params, result any) er
 }
 
 func (c *client) late(ctx context.Context, method string) error {
-	return fmt.Errorf("%s did not answer %s in time: %v", c.name, method, context.Cause(ctx))
+	return fmt.Errorf("%s did not answer %s in time: %w", c.name, method, context.Cause(ctx))
 }
 
 // answer replies to a server request: configuration gets one null per item,

@@ -116,7 +116,7 @@ func startSession(ctx context.Context, env *privcmd.Env, q query, roots []string
 	}
 	if err != nil {
 		dirs.remove()
-		return nil, fmt.Errorf("cannot start %s: %v", q.srv.name, err)
+		return nil, fmt.Errorf("cannot start %s: %w", q.srv.name, err)
 	}
 	go func() { waitExited(cmd.Process.Pid); close(s.exited) }()
 	stop := context.AfterFunc(ctx, s.kill)
@@ -162,7 +162,7 @@ func (s *session) ask(ctx context.Context, q query) ([]location, error) {
 	defer stop()
 	docURI := fileURI(q.file)
 	if err := s.open(docURI, q.text); err != nil {
-		return nil, s.explain(fmt.Errorf("%s stopped reading: %v", s.srv.name, err))
+		return nil, s.explain(fmt.Errorf("%s stopped reading: %w", s.srv.name, err))
 	}
 	params := map[string]any{
 		"textDocument": map[string]any{"uri": docURI},
@@ -214,7 +214,7 @@ func (s *session) explain(err error) error {
 		return err
 	}
 	if last := s.stderr.last(); last != "" {
-		return fmt.Errorf("%v (%s said: %s)", err, s.srv.name, last)
+		return fmt.Errorf("%w (%s said: %s)", err, s.srv.name, last)
 	}
 	return err
 }
@@ -299,11 +299,11 @@ func parseLocations(raw json.RawMessage) ([]location, error) {
 	if raw[0] == '{' {
 		var one item
 		if err := json.Unmarshal(raw, &one); err != nil {
-			return nil, fmt.Errorf("unreadable location: %v", err)
+			return nil, fmt.Errorf("unreadable location: %w", err)
 		}
 		items = []item{one}
 	} else if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, fmt.Errorf("unreadable locations: %v", err)
+		return nil, fmt.Errorf("unreadable locations: %w", err)
 	}
 	var out []location
 	for _, it := range items {

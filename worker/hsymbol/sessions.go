@@ -125,7 +125,7 @@ func (pool *Sessions) acquire(ctx context.Context, env *privcmd.Env, sl *slot, q
 	select {
 	case sl.turn <- struct{}{}:
 	case <-ctx.Done():
-		return nil, false, fmt.Errorf("%s did not start in time: %v", q.srv.name, context.Cause(ctx))
+		return nil, false, fmt.Errorf("%s did not start in time: %w", q.srv.name, context.Cause(ctx))
 	}
 	defer func() { <-sl.turn }()
 	if s := pool.current(sl); s != nil {

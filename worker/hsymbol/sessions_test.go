@@ -6,7 +6,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -452,4 +454,17 @@ func TestSessionsEndWithAKilledWorker(t *testing.T) {
 	}
 	gone(t, starts[0])
 	groupGone(t, starts[0])
+}
+
+// A server that cannot be started says why in a way callers can test: the
+// cause (here a missing executable) survives errors.Is.
+func TestStartSessionKeepsTheCause(t *testing.T) {
+	srv, _ := serverFor("go")
+	root := t.TempDir()
+	q := query{srv: srv, bin: filepath.Join(root, "no-such-gopls"), root: root}
+	env := &privcmd.Env{Dir: root}
+	_, err := startSession(context.Background(), env, q, []string{t.TempDir()})
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "cannot start gopls") {
+		t.Fatalf("err = %v, want cannot start gopls wrapping fs.ErrNotExist", err)
+	}
 }

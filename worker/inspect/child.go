@@ -100,7 +100,7 @@ func runChild(ctx context.Context, lang string, data []byte, l privcmd.Limits) (
 func decodeAnswer(out []byte) (Result, error) {
 	var a answer[wireEntry]
 	if err := json.Unmarshal(out, &a); err != nil {
-		return Result{}, fmt.Errorf("the outline process answered %.100q: %v", out, err)
+		return Result{}, fmt.Errorf("the outline process answered %.100q: %w", out, err)
 	}
 	if a.Error != "" {
 		return Result{}, errors.New(a.Error)

@@ -230,7 +230,7 @@ func (s Session) session(ctx context.Context, c *conn, prompts []string) (Result
 		} `json:"thread"`
 	}
 	if err := json.Unmarshal(m.Result, &started); err != nil || started.Thread.ID == "" {
-		return res, fmt.Errorf("thread/start result %s: %v", m.Result, err)
+		return res, fmt.Errorf("thread/start result %s: %w", m.Result, err)
 	}
 	res.ThreadID = started.Thread.ID
 	bound := s.TurnBound
