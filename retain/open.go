@@ -3,8 +3,6 @@ package retain
 import (
 	"slices"
 	"time"
-
-	"hpatch-router/worker/snapshot"
 )
 
 // An operation on a thread needs its thread and scripts directories open
@@ -23,13 +21,13 @@ const (
 )
 
 // openLocked readies ts for an operation: it rechecks the directories ts
-// holds open (on seen when it is a look, see recheck), or opens them by
-// name again (reopen). On error ts holds nothing open. s.mu must be held.
-func (s *Store) openLocked(ts *threadStore, seen snapshot.ThreadSeen) error {
+// holds open (recheck), or opens them by name again (reopen). On error ts
+// holds nothing open. s.mu must be held.
+func (s *Store) openLocked(ts *threadStore) error {
 	if !ts.isOpen() {
 		return ts.reopen(s.runtime, s.uid)
 	}
-	if err := ts.recheck(s.runtime, s.uid, seen); err != nil {
+	if err := ts.recheck(s.runtime, s.uid); err != nil {
 		s.closeLocked(ts)
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"hpatch-router/internal/testuser"
-	"hpatch-router/worker/snapshot"
 )
 
 // TestOpenThreadIsRecheckedEveryOperation: a thread the store keeps open
@@ -59,137 +58,32 @@ func TestOpenThreadIsRecheckedEveryOperation(t *testing.T) {
 			must(e.t, os.WriteFile(e.scriptsDir("T1"), nil, 0o600))
 		}},
 	}
-	// Each change is checked with the store's own look and with a look
-	// the runtime hands over (RetainSeen), taken after the change.
 	for _, c := range changes {
-		for _, given := range []bool{false, true} {
-			name := c.name
-			if given {
-				name += "/look given"
-			}
-			t.Run(name, func(t *testing.T) {
-				e := newEnv(t, "T1")
-				e.t = t
-				_, err := e.retain("T1", "call_1", py)
-				must(t, err)
-				if !e.store.threads["T1"].isOpen() {
-					t.Fatal("the thread was not kept open after retaining")
-				}
-				c.change(e)
-				var seen snapshot.ThreadSeen
-				if given {
-					seen = e.look("T1")
-				}
-				_, got := e.store.RetainSeen(context.Background(), "T1", "call_2", py, seen)
-				switch {
-				case c.refused == "" && got != nil:
-					t.Fatalf("retain after the change failed: %v", got)
-				case c.refused != "" && (got == nil || !strings.Contains(got.Error(), c.refused)):
-					t.Fatalf("retain after the change: %v; want a refusal saying %q", got, c.refused)
-				}
-				fresh, err := NewStore(e.runtime)
-				must(t, err)
-				defer fresh.Close()
-				_, want := fresh.Retain(context.Background(), "T1", "call_3", py)
-				if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
-					t.Fatalf("retain in the open thread: %v; in a fresh store: %v", got, want)
-				}
-				if _, err := os.Lstat(filepath.Join(e.scriptsDir("T1"), "call_2")); got == nil && err != nil {
-					t.Fatalf("retained, but not where the thread's scripts are now: %v", err)
-				}
-			})
-		}
-	}
-}
-
-// look is what the worker runtime's PrepareThreadSeen would hand over for
-// thread now: the lstat of its directory and of its scripts/, or no look
-// when either is missing.
-func (e *env) look(thread string) snapshot.ThreadSeen {
-	dir, err := os.Lstat(e.threadDir(thread))
-	if err != nil {
-		return snapshot.ThreadSeen{}
-	}
-	scripts, err := os.Lstat(e.scriptsDir(thread))
-	if err != nil {
-		return snapshot.ThreadSeen{}
-	}
-	return snapshot.ThreadSeen{Thread: thread, Dir: dir, Scripts: scripts}
-}
-
-// TestRetainSeenChecksTheLook: a look handed to RetainSeen replaces the
-// store's own two lstats for a thread it keeps open, and gets the same
-// checks: a look at an unsafe or another directory fails the recheck, so
-// the store opens the thread anew from its path with every check (and
-// retains there, since the storage itself is fine), which shows the look
-// was used rather than a fresh lstat; a look at another thread, or one
-// missing a part, is no look.
-func TestRetainSeenChecksTheLook(t *testing.T) {
-	seenAs := func(e *env, part string, fi func() string) snapshot.ThreadSeen {
-		seen := e.look("T1")
-		info, err := os.Lstat(fi())
-		must(e.t, err)
-		if part == "dir" {
-			seen.Dir = info
-		} else {
-			seen.Scripts = info
-		}
-		return seen
-	}
-	unsafe := func(e *env) snapshot.ThreadSeen {
-		return seenAs(e, "scripts", func() string {
-			open := filepath.Join(e.base, "open")
-			must(e.t, os.Mkdir(open, 0o700))
-			must(e.t, os.Chmod(open, 0o777))
-			return open
-		})
-	}
-	for _, c := range []struct {
-		name     string
-		reopened bool
-		seen     func(e *env) snapshot.ThreadSeen
-	}{
-		{"the look itself", false, func(e *env) snapshot.ThreadSeen { return e.look("T1") }},
-		{"scripts/ seen writable by others", true, unsafe},
-		{"thread dir seen as a symlink", true, func(e *env) snapshot.ThreadSeen {
-			return seenAs(e, "dir", func() string {
-				link := filepath.Join(e.base, "link")
-				must(e.t, os.Symlink(e.threadDir("T1"), link))
-				return link
-			})
-		}},
-		{"another scripts directory seen", true, func(e *env) snapshot.ThreadSeen {
-			return seenAs(e, "scripts", func() string {
-				other := filepath.Join(e.base, "other")
-				must(e.t, os.Mkdir(other, 0o700))
-				return other
-			})
-		}},
-		{"a look at another thread", false, func(e *env) snapshot.ThreadSeen {
-			seen := unsafe(e)
-			seen.Thread = "T2"
-			return seen
-		}},
-		{"a look without the thread directory", false, func(e *env) snapshot.ThreadSeen {
-			seen := unsafe(e)
-			seen.Dir = nil
-			return seen
-		}},
-	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, "T1")
 			e.t = t
 			_, err := e.retain("T1", "call_1", py)
 			must(t, err)
-			before := e.store.threads["T1"]
-			if _, err := e.store.RetainSeen(context.Background(), "T1", "call_2", py, c.seen(e)); err != nil {
-				t.Fatalf("retain with the look: %v", err)
+			if !e.store.threads["T1"].isOpen() {
+				t.Fatal("the thread was not kept open after retaining")
 			}
-			if _, err := os.Lstat(filepath.Join(e.scriptsDir("T1"), "call_2")); err != nil {
-				t.Fatalf("retained, but not in the thread's scripts: %v", err)
+			c.change(e)
+			_, got := e.store.Retain(context.Background(), "T1", "call_2", py)
+			switch {
+			case c.refused == "" && got != nil:
+				t.Fatalf("retain after the change failed: %v", got)
+			case c.refused != "" && (got == nil || !strings.Contains(got.Error(), c.refused)):
+				t.Fatalf("retain after the change: %v; want a refusal saying %q", got, c.refused)
 			}
-			if reopened := e.store.threads["T1"] != before; reopened != c.reopened {
-				t.Fatalf("the store opened the thread anew: %v, want %v", reopened, c.reopened)
+			fresh, err := NewStore(e.runtime)
+			must(t, err)
+			defer fresh.Close()
+			_, want := fresh.Retain(context.Background(), "T1", "call_3", py)
+			if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
+				t.Fatalf("retain in the open thread: %v; in a fresh store: %v", got, want)
+			}
+			if _, err := os.Lstat(filepath.Join(e.scriptsDir("T1"), "call_2")); got == nil && err != nil {
+				t.Fatalf("retained, but not where the thread's scripts are now: %v", err)
 			}
 		})
 	}

@@ -35,6 +35,9 @@ func TTL(d time.Duration) Option { return func(s *Store) { s.ttl = d } }
 // Logger sets the structured logger. Script bodies are never logged.
 func Logger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
 
+// Clock replaces time.Now for the age of staged changes (a test seam).
+func Clock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
 // AfterFunc replaces time.AfterFunc for expiry callbacks (a test seam).
 func AfterFunc(f func(d time.Duration, fn func()) Timer) Option {
 	return func(s *Store) { s.afterFunc = f }
@@ -51,12 +54,14 @@ type Store struct {
 	ttl       time.Duration
 	log       *slog.Logger
 	afterFunc func(time.Duration, func()) Timer
+	now       func() time.Time
 
 	mu      sync.Mutex
 	closed  bool
 	threads map[string]*threadStore
-	open    []*threadStore // threads whose directories stay open, least recently used first
-	idle    Timer          // the next closeIdle sweep; nil while no thread is open
+	open    []*threadStore             // threads whose directories stay open, least recently used first
+	idle    Timer                      // the next closeIdle sweep; nil while no thread is open
+	staged  map[string][]*stagedChange // per thread, changes waiting for their calls, in order
 }
 
 // threadStore is one thread's storage and the artifacts this Store wrote
@@ -99,7 +104,9 @@ func NewStore(root string, opts ...Option) (*Store, error) {
 		afterFunc: func(d time.Duration, fn func()) Timer {
 			return time.AfterFunc(d, fn)
 		},
+		now:     time.Now,
 		threads: map[string]*threadStore{},
+		staged:  map[string][]*stagedChange{},
 	}
 	for _, o := range opts {
 		o(s)
@@ -112,70 +119,70 @@ func NewStore(root string, opts ...Option) (*Store, error) {
 }
 
 // Retain stores content, the complete shell input as the model wrote it,
-// as artifact id of thread and returns "@shell/<id>". Any error means
+// as artifact id of thread now and returns "@shell/<id>". Any error means
 // retained:false and nothing was written: an unsafe thread or artifact id,
 // missing or unsafe thread storage, an existing artifact of that name
 // (never overwritten), content that is not UTF-8, too large, or itself a
-// sole `#!script=` reference.
+// sole `#!script=` reference. The router stages a retention instead
+// (Stage) and commits it when the call ran.
 func (s *Store) Retain(ctx context.Context, thread, id, content string) (string, error) {
-	return s.RetainSeen(ctx, thread, id, content, snapshot.ThreadSeen{})
-}
-
-// RetainSeen is Retain given seen, what the worker runtime's two lstats of
-// thread's directory and its scripts/ found a moment before in the same
-// shell call (worker.Runtime.PrepareThreadSeen): a thread the store keeps
-// open is then checked on seen, with the checks its own two lstats would
-// get (a real directory of the current user that group and others cannot
-// write, and still the directory the store opened), instead of looking
-// again. A zero seen, or one of another thread, is no look: the store
-// looks itself. seen is for this retain only; every other operation looks
-// again.
-func (s *Store) RetainSeen(ctx context.Context, thread, id, content string, seen snapshot.ThreadSeen) (string, error) {
-	if err := ctx.Err(); err != nil {
+	if err := checkRetain(ctx, thread, id, content); err != nil {
 		return "", err
-	}
-	if err := checkThread(thread); err != nil {
-		return "", err
-	}
-	if err := ident.Artifact(id); err != nil {
-		return "", err
-	}
-	switch {
-	case len(content) > MaxScriptBytes:
-		return "", fmt.Errorf("script is %d bytes; at most %d are retained", len(content), MaxScriptBytes)
-	case !utf8.ValidString(content):
-		return "", errors.New("script is not valid UTF-8")
-	}
-	if _, ok := shebang.ScriptReference(content); ok {
-		return "", errors.New("a sole #!script= reference is not retained; retain the resolved body")
-	}
-	if seen.Thread != thread {
-		seen = snapshot.ThreadSeen{}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ts, err := s.threadLocked(thread, true, seen)
+	return s.retainLocked(thread, id, []byte(content), s.ttl)
+}
+
+// checkRetain is what makes content, as artifact id of thread, ineligible
+// for retention before any storage is looked at.
+func checkRetain(ctx context.Context, thread, id, content string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkThread(thread); err != nil {
+		return err
+	}
+	if err := ident.Artifact(id); err != nil {
+		return err
+	}
+	switch {
+	case len(content) > MaxScriptBytes:
+		return fmt.Errorf("script is %d bytes; at most %d are retained", len(content), MaxScriptBytes)
+	case !utf8.ValidString(content):
+		return errors.New("script is not valid UTF-8")
+	}
+	if _, ok := shebang.ScriptReference(content); ok {
+		return errors.New("a sole #!script= reference is not retained; retain the resolved body")
+	}
+	return nil
+}
+
+// retainLocked writes content as artifact id of thread, expiring after
+// ttl; s.mu is held.
+func (s *Store) retainLocked(thread, id string, content []byte, ttl time.Duration) (string, error) {
+	ts, err := s.threadLocked(thread, true)
 	if err != nil {
 		return "", err
 	}
 	defer s.releaseLocked(ts)
 	ref := shebang.FormatRef(id)
-	fi, err := createExclusive(ts.scripts, id, []byte(content))
+	fi, err := createExclusive(ts.scripts, id, content)
 	if errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("%s already exists in this thread; not overwriting it: %w", ref, fs.ErrExist)
 	}
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", ref, err)
 	}
-	a := &artifact{file: fi, sum: sha256.Sum256([]byte(content))}
-	a.timer = s.afterFunc(s.ttl, func() { s.expire(ts, id, a) })
+	a := &artifact{file: fi, sum: sha256.Sum256(content)}
+	a.timer = s.afterFunc(ttl, func() { s.expire(ts, id, a) })
 	ts.owned[id] = a
 	s.log.Info("retained script", "thread", thread, "ref", ref, "bytes", len(content))
 	return ref, nil
 }
 
 // Resolve returns the current content of reference ref ("@shell/<id>") in
-// thread. The reference must be strict, name a regular UTF-8 file in the
+// thread: its newest staged version (Stage, StageEdit), or else the file. The reference must be strict, name a regular UTF-8 file in the
 // thread's scripts directory, and that content must not itself be a sole
 // `#!script=` reference (reruns resolve one level; self references and
 // chains are rejected as cyclic).
@@ -192,12 +199,10 @@ func (s *Store) Resolve(ctx context.Context, thread, ref string) (string, error)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ts, err := s.threadLocked(thread, false, snapshot.ThreadSeen{})
-	if err != nil {
-		return "", threadMissing(err, ref)
+	if s.closed {
+		return "", ErrClosed
 	}
-	defer s.releaseLocked(ts)
-	data, err := ReadScript(ts.scripts, id)
+	data, err := s.currentLocked(thread, id, ref)
 	if err != nil {
 		return "", err
 	}
@@ -208,6 +213,20 @@ func (s *Store) Resolve(ctx context.Context, thread, ref string) (string, error)
 		return "", fmt.Errorf("%s is itself a rerun of %s; reruns do not chain, rerun that script directly", ref, shebang.FormatRef(inner))
 	}
 	return string(data), nil
+}
+
+// currentLocked returns the newest staged version of artifact id (named
+// ref) of thread, or else its content on disk; s.mu is held.
+func (s *Store) currentLocked(thread, id, ref string) ([]byte, error) {
+	if c, v := s.stagedLocked(thread, id); c != nil {
+		return v, nil
+	}
+	ts, err := s.threadLocked(thread, false)
+	if err != nil {
+		return nil, threadMissing(err, ref)
+	}
+	defer s.releaseLocked(ts)
+	return ReadScript(ts.scripts, id)
 }
 
 // Close cancels every expiry callback and removes the scripts this Store
@@ -223,6 +242,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	clear(s.staged)
 	if s.idle != nil {
 		s.idle.Stop()
 	}
@@ -280,7 +300,7 @@ func (s *Store) expire(ts *threadStore, id string, a *artifact) {
 		return
 	}
 	defer s.releaseLocked(ts)
-	if err := s.openLocked(ts, snapshot.ThreadSeen{}); err != nil {
+	if err := s.openLocked(ts); err != nil {
 		s.log.Warn("thread storage changed; not expiring", "thread", ts.thread, "ref", shebang.FormatRef(id), "err", err)
 		return
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"hpatch-router/shebang"
-	"hpatch-router/worker/snapshot"
 )
 
 // Apply runs one hpatch edit against thread's retained scripts and returns
@@ -29,7 +28,7 @@ func (s *Store) Apply(ctx context.Context, thread, patch string) (string, error)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ts, err := s.threadLocked(thread, false, snapshot.ThreadSeen{})
+	ts, err := s.threadLocked(thread, false)
 	if err != nil {
 		sec := p.Sections[0]
 		return "", wrapAt(sec.Line, threadMissing(err, shebang.FormatRef(sec.ID)))

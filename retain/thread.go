@@ -20,10 +20,8 @@ import (
 // reachable by the worker) and opened from the path anew, with the full
 // checks. With create, a missing scripts directory is created (0700)
 // inside the thread directory; the thread directory itself is never
-// created here. seen, when not zero, is a look at the thread's storage
-// taken a moment before (RetainSeen) that a recheck checks instead of
-// looking again. s.mu must be held.
-func (s *Store) threadLocked(thread string, create bool, seen snapshot.ThreadSeen) (*threadStore, error) {
+// created here. s.mu must be held.
+func (s *Store) threadLocked(thread string, create bool) (*threadStore, error) {
 	if s.closed {
 		return nil, ErrClosed
 	}
@@ -31,7 +29,7 @@ func (s *Store) threadLocked(thread string, create bool, seen snapshot.ThreadSee
 		return nil, err
 	}
 	if ts := s.threads[thread]; ts != nil {
-		err := s.openLocked(ts, seen)
+		err := s.openLocked(ts)
 		if err == nil {
 			return ts, nil
 		}
@@ -107,34 +105,21 @@ func (ts *threadStore) reopen(runtime *os.Root, uid int) error {
 
 // recheck reports an error unless the names of ts's open directories
 // still lead to them and they still pass checkDir: the checks reopen
-// makes, without opening anything. It takes the two lstats, or checks
-// what seen found when it holds both (RetainSeen).
-func (ts *threadStore) recheck(runtime *os.Root, uid int, seen snapshot.ThreadSeen) error {
-	if seen.Dir == nil || seen.Scripts == nil {
-		seen = snapshot.ThreadSeen{}
-	}
+// makes, without opening anything (two lstats).
+func (ts *threadStore) recheck(runtime *os.Root, uid int) error {
 	name := snapshot.ThreadDirName(ts.thread)
-	fi, err := safeDirInfo(runtime, name, "thread directory "+name, uid, seen.Dir)
+	fi, err := lstatSafeDir(runtime, name, "thread directory "+name, uid)
 	if err != nil {
 		return err
 	}
 	if err := stillOpened(fi, ts.dirInfo, "thread directory "+name); err != nil {
 		return err
 	}
-	fi, err = safeDirInfo(ts.dir, snapshot.ScriptsDirName, "scripts directory", uid, seen.Scripts)
+	fi, err = lstatSafeDir(ts.dir, snapshot.ScriptsDirName, "scripts directory", uid)
 	if err != nil {
 		return err
 	}
 	return stillOpened(fi, ts.scriptsInfo, "the scripts directory")
-}
-
-// safeDirInfo is lstatSafeDir, or checkDir of seen, what an lstat of the
-// same name found a moment before, when it is not nil.
-func safeDirInfo(parent *os.Root, name, what string, uid int, seen fs.FileInfo) (fs.FileInfo, error) {
-	if seen == nil {
-		return lstatSafeDir(parent, name, what, uid)
-	}
-	return seen, checkDir(seen, what, uid)
 }
 
 // stillOpened reports an error unless fi is the directory what names that

@@ -80,16 +80,19 @@ func sweepCaches(buf []byte) {
 	}
 }
 
-// retainOne does what a response with one retained shell call does to its
-// thread: prepare the runtime, retain the script with what the runtime saw.
+// retainOne does what a response with one retained shell call, and the
+// request after it that carries the call's output, do to its thread:
+// prepare the runtime, stage the script, then write it.
 func retainOne(b *testing.B, ctx context.Context, rt *worker.Runtime, store *retain.Store, thread, id string) {
 	const script = "#!python3\nimport sys\nfor i in range(3):\n    print(i, file=sys.stderr)\n"
-	seen, err := rt.PrepareThreadSeen(ctx, thread)
-	if err != nil {
+	if _, err := rt.PrepareThreadSeen(ctx, thread); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := store.RetainSeen(ctx, thread, id, script, seen); err != nil {
+	if _, err := store.Stage(ctx, thread, id, script); err != nil {
 		b.Fatal(err)
+	}
+	if ran := store.Settle(ctx, thread, func(string) retain.CallState { return retain.CallRan }); len(ran) != 1 {
+		b.Fatalf("%d changes written, want 1", len(ran))
 	}
 }
 

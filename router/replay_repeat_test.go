@@ -1,8 +1,12 @@
 package router
 
 import (
+	"context"
+	"maps"
 	"strings"
 	"testing"
+
+	"hpatch-router/retain"
 )
 
 // carrierInput is the input of the carrier item out holds for callID.
@@ -45,12 +49,12 @@ func TestRepeatedCallGetsTheSameCarrier(t *testing.T) {
 			if again != first {
 				t.Fatalf("carrier sent again\n%s\nwant the first one\n%s", again, first)
 			}
-			if len(scripts.seen)+len(scripts.applied) != 1 {
-				t.Fatalf("%d retains and %d edits for one call sent twice", len(scripts.seen), len(scripts.applied))
+			if len(scripts.staged) != 1 {
+				t.Fatalf("%d retentions and edits staged for one call sent twice", len(scripts.staged))
 			}
 			// Another thread's call of the same id is its own call.
 			rewriteStream(t, rt, "thread-2", facts, oneCall("ctc_1", "call_1", tc.tool, tc.input))
-			if len(scripts.seen)+len(scripts.applied) != 2 {
+			if len(scripts.staged) != 2 {
 				t.Fatal("a call of another thread was answered from this thread's carriers")
 			}
 		})
@@ -97,5 +101,44 @@ func TestEveryCarrierOfACallIDRestores(t *testing.T) {
 	}
 	if !strings.Contains(carriers[2], "echo three") {
 		t.Fatalf("the third carrier is not the third call's: %q", carriers[2])
+	}
+}
+
+// settle reads what became of each staged call from the request input:
+// an output that is not "aborted" ran, Codex's "aborted" (a string or one
+// text item) did not, a call without its output is pending, and a call
+// missing from the input is gone, unless a response of the thread is
+// still streaming.
+func TestSettleReadsTheInput(t *testing.T) {
+	out := func(id, output string) string {
+		return `{"type":"custom_tool_call_output","call_id":"` + id + `","output":` + output + `}`
+	}
+	body := `{"input":[` + strings.Join([]string{
+		echoOf("ctc_1", "call_ran", "functions", "c"), out("call_ran", `[{"type":"input_text","text":"Script completed\n"},{"type":"input_text","text":"aborted"}]`),
+		echoOf("ctc_2", "call_str", "functions", "c"), out("call_str", `"aborted"`),
+		echoOf("ctc_3", "call_arr", "functions", "c"), out("call_arr", `[{"type":"input_text","text":"aborted"}]`),
+		echoOf("ctc_4", "call_wait", "functions", "c"),
+	}, ",") + `]}`
+	want := map[string]retain.CallState{
+		"call_ran": retain.CallRan, "call_str": retain.CallAborted, "call_arr": retain.CallAborted,
+		"call_wait": retain.CallPending, "call_gone": retain.CallGone,
+	}
+	scripts := newFakeScripts()
+	scripts.staged = []string{"call_ran", "call_str", "call_arr", "call_wait", "call_gone"}
+	rt := newTestRouter(t, WithScripts(scripts))
+	rt.settle(context.Background(), "thread-1", []byte(body))
+	if !maps.Equal(scripts.settled, want) {
+		t.Fatalf("settled %v, want %v", scripts.settled, want)
+	}
+	rt.streams.begin("thread-1")
+	rt.settle(context.Background(), "thread-1", []byte(body))
+	if scripts.settled["call_gone"] != retain.CallPending {
+		t.Fatalf("a call missing while the thread streams is %v, want pending", scripts.settled["call_gone"])
+	}
+	rt.streams.end("thread-1")
+	scripts.settled = nil
+	rt.settle(context.Background(), "", []byte(body))
+	if scripts.settled != nil {
+		t.Fatal("a request without a thread settled something")
 	}
 }

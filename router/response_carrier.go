@@ -11,7 +11,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"hpatch-router/shebang"
-	"hpatch-router/worker/snapshot"
 )
 
 // rewriteSession holds what one upstream response's rewrite needs: the
@@ -128,7 +127,7 @@ func (s *rewriteSession) sentBefore(callID string, item gjson.Result) (string, b
 	if ok && item.Get("name").String() == toolShell {
 		// The carrier may run the worker: its runtime must exist, also
 		// after a restart.
-		_, _ = s.prepareRuntime()
+		_ = s.prepareRuntime()
 	}
 	if ok {
 		s.rt.metrics.replay("resent")
@@ -208,9 +207,8 @@ func (s *rewriteSession) translateShell(callID, input string, ev *CallEvent) str
 	if err != nil {
 		return s.reject(ev, "translate", err, true)
 	}
-	var seen snapshot.ThreadSeen // the runtime's look at the thread, for this call's retain only
 	if plan.RunsWorker() {
-		if seen, err = s.prepareRuntime(); err != nil {
+		if err = s.prepareRuntime(); err != nil {
 			return s.reject(ev, "runtime", err, false)
 		}
 	}
@@ -220,7 +218,7 @@ func (s *rewriteSession) translateShell(callID, input string, ev *CallEvent) str
 	s.rt.metrics.shellCall(string(plan.Kind), plan.Interpreter, len(plan.Warnings))
 	var ret shebang.Retention
 	if plan.Retainable && s.rt.cfg.scripts != nil && s.thread != "" && callID != "" {
-		ref, err := s.rt.cfg.scripts.RetainSeen(s.ctx, s.thread, callID, content, seen)
+		ref, err := s.rt.cfg.scripts.Stage(s.ctx, s.thread, callID, content)
 		if err == nil {
 			ret = shebang.Retention{Retained: true, ScriptRef: ref}
 		} else {
@@ -263,27 +261,25 @@ func (s *rewriteSession) resolve(id string) (string, error) {
 }
 
 // prepareRuntime calls Runtime.PrepareThreadSeen once per response, before
-// the first carrier that runs the worker, and returns what it saw of the
-// thread's storage to that call alone: a later call of the response gets
-// the zero ThreadSeen, so its retain looks again.
-func (s *rewriteSession) prepareRuntime() (snapshot.ThreadSeen, error) {
+// the first carrier that runs the worker.
+func (s *rewriteSession) prepareRuntime() error {
 	if s.prepared {
-		return snapshot.ThreadSeen{}, s.prepErr
+		return s.prepErr
 	}
 	s.prepared = true
 	if s.rt.cfg.runtime == nil || s.thread == "" {
-		return snapshot.ThreadSeen{}, nil
+		return nil
 	}
-	seen, err := s.rt.cfg.runtime.PrepareThreadSeen(s.ctx, s.thread)
-	if err != nil {
+	if _, err := s.rt.cfg.runtime.PrepareThreadSeen(s.ctx, s.thread); err != nil {
 		s.rt.log.Error("cannot prepare the thread runtime", "err", err)
 		s.prepErr = fmt.Errorf("the router could not prepare this thread's runtime: %w", err)
 	}
-	return seen, s.prepErr
+	return s.prepErr
 }
 
-// hpatchCarrier applies one hpatch edit and returns a carrier that only
-// prints the report (or the one-line error).
+// hpatchCarrier checks and stages one hpatch edit and returns a carrier
+// that only prints the report (or the one-line error). The edit is written
+// when a later request shows that the carrier ran (settle).
 func (s *rewriteSession) hpatchCarrier(callID, input string) string {
 	s.rt.metrics.hpatchCall()
 	switch {
@@ -292,7 +288,7 @@ func (s *rewriteSession) hpatchCarrier(callID, input string) string {
 	case s.thread == "":
 		return s.hpatchFailed(callID, errors.New("the request carried no thread id, so no retained script can be edited"), false)
 	}
-	report, err := s.rt.cfg.scripts.Apply(s.ctx, s.thread, input)
+	report, err := s.rt.cfg.scripts.StageEdit(s.ctx, s.thread, callID, input)
 	if err != nil {
 		// A stale or mismatched row is reported with its current text.
 		return s.hpatchFailed(callID, err, true)

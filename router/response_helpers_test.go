@@ -10,10 +10,12 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"hpatch-router/retain"
 	"hpatch-router/shebang"
 	"hpatch-router/worker/snapshot"
 )
@@ -62,21 +64,24 @@ func (fakeTranslator) AnnotateExec(js string) (string, bool) {
 	return notice + js, true
 }
 
-// fakeScripts is an in-memory Scripts.
+// fakeScripts is an in-memory Scripts: a staged retention is retained at
+// once (Resolve sees it), an edit is recorded; Settle records the states
+// its state function gives the staged calls.
 type fakeScripts struct {
 	retained map[string]string // thread/id → content
+	staged   []string          // call ids, retentions and edits, in order
 	applied  []string
 	failRet  bool
-	seen     []snapshot.ThreadSeen // what each retain was given
+	settled  map[string]retain.CallState
 }
 
 func newFakeScripts() *fakeScripts { return &fakeScripts{retained: map[string]string{}} }
 
-func (f *fakeScripts) RetainSeen(_ ctxT, thread, id, content string, seen snapshot.ThreadSeen) (string, error) {
-	f.seen = append(f.seen, seen)
+func (f *fakeScripts) Stage(_ ctxT, thread, id, content string) (string, error) {
 	if f.failRet {
 		return "", errors.New("no")
 	}
+	f.staged = append(f.staged, id)
 	f.retained[thread+"/"+id] = content
 	return "@shell/" + id, nil
 }
@@ -89,12 +94,28 @@ func (f *fakeScripts) Resolve(_ ctxT, thread, ref string) (string, error) {
 	return c, nil
 }
 
-func (f *fakeScripts) Apply(_ ctxT, thread, patch string) (string, error) {
+func (f *fakeScripts) StageEdit(_ ctxT, thread, callID, patch string) (string, error) {
 	if strings.HasPrefix(patch, "fail") {
 		return "", errors.New("line 1: no such target\nsecond line")
 	}
+	f.staged = append(f.staged, callID)
 	f.applied = append(f.applied, patch)
 	return "1:abcd edited", nil
+}
+
+func (f *fakeScripts) Staged(string) bool { return len(f.staged) > 0 }
+
+func (f *fakeScripts) StagedCall(_, callID string) bool { return slices.Contains(f.staged, callID) }
+
+func (f *fakeScripts) Settle(_ ctxT, _ string, state func(string) retain.CallState) []string {
+	f.settled = map[string]retain.CallState{}
+	var ran []string
+	for _, id := range f.staged {
+		if f.settled[id] = state(id); f.settled[id] == retain.CallRan {
+			ran = append(ran, id)
+		}
+	}
+	return ran
 }
 
 // fakeRuntime counts PrepareThreadSeen calls; each returns seen with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 
+	"hpatch-router/retain"
 	"hpatch-router/shebang"
 	"hpatch-router/worker/snapshot"
 )
@@ -22,19 +23,28 @@ type Runtime interface {
 	PrepareThreadSeen(ctx context.Context, thread string) (snapshot.ThreadSeen, error)
 }
 
-// Scripts is the retained-script store (package retain implements it).
+// Scripts is the retained-script store (package retain implements it). A
+// retention or edit is staged while its call streams and settled when a
+// later request of the thread says whether the call ran (DESIGN §8).
 type Scripts interface {
-	// RetainSeen stores content as artifact id of thread and returns its
-	// reference "@shell/<id>", checking seen (the runtime's look at the
-	// thread's storage in the same call, or zero) instead of looking
-	// again. Any error means retained:false; execution of the call is not
-	// changed by it.
-	RetainSeen(ctx context.Context, thread, id, content string, seen snapshot.ThreadSeen) (ref string, err error)
-	// Resolve returns the current content of a "@shell/<id>" reference.
+	// Stage stages content as artifact id of thread and returns its
+	// reference "@shell/<id>". Any error means retained:false; execution
+	// of the call is not changed by it.
+	Stage(ctx context.Context, thread, id, content string) (ref string, err error)
+	// Resolve returns the current content of a "@shell/<id>" reference:
+	// its newest staged version, or else the retained file.
 	Resolve(ctx context.Context, thread, ref string) (content string, err error)
-	// Apply runs one hpatch edit text against the thread's retained scripts
-	// atomically and returns the report the model sees.
-	Apply(ctx context.Context, thread, patch string) (report string, err error)
+	// StageEdit checks hpatch edit patch of call callID and stages it; it
+	// returns the report the model sees.
+	StageEdit(ctx context.Context, thread, callID, patch string) (report string, err error)
+	// Staged reports whether thread has changes waiting for their calls.
+	Staged(thread string) bool
+	// StagedCall reports whether call callID of thread has a change staged.
+	StagedCall(thread, callID string) bool
+	// Settle writes the staged changes whose calls ran, discards those
+	// aborted or gone (with what was staged on top) and returns the calls
+	// whose changes were written.
+	Settle(ctx context.Context, thread string, state func(callID string) retain.CallState) []string
 }
 
 // requestRewriteFunc is the request rewrite seam, given the request's

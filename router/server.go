@@ -25,6 +25,8 @@ type Router struct {
 	transport http.RoundTripper
 	metrics   *metrics
 	replay    *replayStore
+	// streams counts each thread's responses being rewritten (settle).
+	streams threadStreams
 	// restoreWalk remembers where each thread's restore walk stood.
 	restoreWalk *restoreResume
 	held        heldBytes // request body bytes in memory (see MaxRequestMemory)

@@ -38,6 +38,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 			Code: CodeInvalidJSON, Message: "the request body is not a JSON object"})
 		return
 	}
+	rt.settle(r.Context(), thread, body)
 	restored, err := rt.restoreEdits(thread, body)
 	if err != nil {
 		rt.answerError(w, thread, err)
@@ -71,6 +72,10 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := rt.newRewriteSession(r.Context(), thread, facts)
+	if thread != "" {
+		rt.streams.begin(thread)
+		defer rt.streams.end(thread)
+	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "text/event-stream":
@@ -101,6 +106,7 @@ func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
 		rt.requestBodyFailed(w, r, err)
 		return
 	}
+	rt.settle(r.Context(), thread, body)
 	restored, err := rt.restoreEdits(thread, body)
 	if err != nil {
 		rt.answerError(w, thread, err)

@@ -1,0 +1,100 @@
+package router
+
+import (
+	"context"
+	"sync"
+
+	"github.com/tidwall/gjson"
+
+	"hpatch-router/retain"
+)
+
+// settle tells the retained-script store what became of the calls whose
+// retentions and edits it staged (DESIGN §8, "When an edit counts"), from
+// the input of a request of their thread: a call whose output is there
+// and is not Codex's "aborted" ran, and its change is written; an aborted
+// call, or one no longer in the input, is discarded with what was staged
+// on top of it. The body is read only when the thread has staged changes.
+// While a response of the thread still streams, a call missing from the
+// input may be one of its own, so nothing is taken as gone.
+func (rt *Router) settle(ctx context.Context, thread string, body []byte) {
+	sc := rt.cfg.scripts
+	if sc == nil || thread == "" || !sc.Staged(thread) {
+		return
+	}
+	calls := map[string]bool{}
+	outputs := map[string]retain.CallState{}
+	gjson.GetBytes(body, "input").ForEach(func(_, item gjson.Result) bool {
+		id := item.Get("call_id").String()
+		switch item.Get("type").String() {
+		case "custom_tool_call":
+			calls[id] = true
+		case "custom_tool_call_output":
+			outputs[id] = outputState(item.Get("output"))
+		}
+		return true
+	})
+	streaming := rt.streams.active(thread)
+	committed := sc.Settle(ctx, thread, func(callID string) retain.CallState {
+		if st, ok := outputs[callID]; ok {
+			return st
+		}
+		if calls[callID] || streaming {
+			return retain.CallPending
+		}
+		return retain.CallGone
+	})
+	if len(committed) > 0 {
+		rt.metrics.committed(len(committed))
+	}
+}
+
+// abortedOutput is the output Codex records for a call it did not run
+// because the turn was interrupted.
+const abortedOutput = "aborted"
+
+// outputState reads a custom_tool_call_output's output: Codex's "aborted"
+// (a plain string, or one text item) says the call did not run.
+func outputState(out gjson.Result) retain.CallState {
+	text := out.String()
+	if out.IsArray() {
+		items := out.Array()
+		if len(items) != 1 {
+			return retain.CallRan
+		}
+		text = items[0].Get("text").String()
+	}
+	if text == abortedOutput {
+		return retain.CallAborted
+	}
+	return retain.CallRan
+}
+
+// threadStreams counts the responses of each thread being rewritten.
+type threadStreams struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (ts *threadStreams) begin(thread string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.n == nil {
+		ts.n = map[string]int{}
+	}
+	ts.n[thread]++
+}
+
+func (ts *threadStreams) end(thread string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.n[thread]--; ts.n[thread] <= 0 {
+		delete(ts.n, thread)
+	}
+}
+
+func (ts *threadStreams) active(thread string) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.n[thread] > 0
+}
