@@ -126,6 +126,9 @@ func (s *Store) StageEdit(ctx context.Context, thread, callID, patch string) (st
 	if err != nil {
 		return "", err
 	}
+	if p.Workspace {
+		return "", workspaceInStore(p)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.stageableLocked(thread); err != nil {

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"hpatch-router/internal/testenv"
-	"hpatch-router/retain"
 	"hpatch-router/router/routertest"
+	"hpatch-router/rows"
 )
 
 // The scripts the staged-edit tests retain and edit: one python3 row
@@ -25,7 +25,7 @@ const (
 
 // editStep is an hpatch call that replaces the script's second row.
 func editStep(callID, target, text string) routertest.Step {
-	input := "in @shell/" + target + "\ntype 2:" + retain.Hash([]byte(stagedRow)) + " \"" + text + "\"\n"
+	input := "in @shell/" + target + "\ntype 2:" + rows.Hash([]byte(stagedRow)) + " \"" + text + "\"\n"
 	return routertest.Step{CustomToolCall: &routertest.CustomToolCall{Name: "hpatch", Namespace: "functions", CallID: callID, ID: "ctc_" + callID, Input: input}}
 }
 
