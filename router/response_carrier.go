@@ -124,11 +124,6 @@ func (s *rewriteSession) sentBefore(callID string, item gjson.Result) (string, b
 		return "", false
 	}
 	carrier, ok := s.rt.replay.sent(s.thread, callID, item)
-	if ok && item.Get("name").String() == toolShell {
-		// The carrier may run the worker: its runtime must exist, also
-		// after a restart.
-		_ = s.prepareRuntime()
-	}
 	if ok {
 		s.rt.metrics.replay("resent")
 		s.rt.log.Info("call sent again; answering with the carrier sent before", "call_id", callID)
