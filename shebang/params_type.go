@@ -3,6 +3,7 @@ package shebang
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -21,6 +22,13 @@ type Param struct {
 // literal, or an array of a known element type. The zero ParamType is a
 // type the router cannot read (a named type, a function, any): it admits
 // every value, and Codex has the last word.
+//
+// A number is a whole number from 0 to 2^53-1. Every number Codex declares
+// for exec_command (max_output_tokens, yield_time_ms) is an unsigned
+// integer on its side: Codex 0.169.0 answers 1500.5 with "invalid type:
+// floating point `1500.5`, expected u64" and -5 with "invalid value:
+// integer `-5`, expected u64". The carrier is JavaScript, so 1e3 arrives
+// as 1000, and beyond 2^53-1 a JavaScript number is no longer exact.
 type ParamType struct {
 	alts []typeAlt
 }
@@ -209,6 +217,8 @@ func (a typeAlt) admits(raw []byte) bool {
 		return false
 	}
 	switch {
+	case a.kind == kindNumber:
+		return wholeNumber(raw)
 	case a.isLit:
 		var s string
 		return json.Unmarshal(raw, &s) == nil && s == a.literal
@@ -224,6 +234,17 @@ func (a typeAlt) admits(raw []byte) bool {
 		}
 	}
 	return true
+}
+
+// maxWholeNumber is the largest whole number a JavaScript number holds
+// exactly (Number.MAX_SAFE_INTEGER).
+const maxWholeNumber = 1<<53 - 1
+
+// wholeNumber reports whether the JSON number raw is a whole number from 0
+// to maxWholeNumber, however it is written (1000, 1e3, 1000.0, -0).
+func wholeNumber(raw []byte) bool {
+	f, err := strconv.ParseFloat(string(raw), 64)
+	return err == nil && f >= 0 && f <= maxWholeNumber && f == math.Trunc(f)
 }
 
 // kindOf is the JSON kind of a valid value by its first byte.
@@ -280,7 +301,7 @@ func (a typeAlt) noun(plural bool) string {
 			one, many = "the string "+jsonString(a.literal), "the string "+jsonString(a.literal)
 		}
 	case kindNumber:
-		one, many = "a number", "numbers"
+		one, many = "a whole number of 0 or more", "whole numbers of 0 or more"
 	case kindBool:
 		one, many = "a boolean", "booleans"
 	case kindNull:

@@ -13,13 +13,13 @@ import (
 var codexTypes = map[string]string{
 	"justification":       "a string",
 	"login":               "a boolean",
-	"max_output_tokens":   "a number",
+	"max_output_tokens":   "a whole number of 0 or more",
 	"prefix_rule":         "an array of strings",
 	"sandbox_permissions": `one of "use_default", "require_escalated"`,
 	"shell":               "a string",
 	"tty":                 "a boolean",
 	"workdir":             "a string",
-	"yield_time_ms":       "a number",
+	"yield_time_ms":       "a whole number of 0 or more",
 }
 
 // TestParamsShapeTypesAcrossCodexVersions reads the exec_command
@@ -102,22 +102,23 @@ func TestParamType(t *testing.T) {
 		denies []string
 	}{
 		{"boolean", "a boolean", []string{"true", "false"}, []string{`"yes"`, `"true"`, "1", "null", "[]", "{}"}},
-		{"number", "a number", []string{"0", "-1.5", "1e3"}, []string{`"10"`, "true", "null", "[1]"}},
+		{"number", "a whole number of 0 or more", []string{"0", "30000", "1e3", "1000.0", "-0", "9007199254740991"},
+			[]string{"-1", "1.5", "1500.5", "9007199254740992", "1e300", `"10"`, "true", "null", "[1]"}},
 		{"string", "a string", []string{`""`, `"/tmp"`}, []string{"1", "true", "null", `["a"]`, `{"a":1}`}},
 		{"Array<string>", "an array of strings", []string{"[]", `["git","pull"]`}, []string{`"git"`, `["git",1]`, `[["a"]]`, "null"}},
 		{"string[]", "an array of strings", []string{`["a"]`}, []string{"[true]"}},
-		{"Array<Array<number>>", "an array of arrays of numbers", []string{"[[1],[]]"}, []string{"[1]"}},
+		{"Array<Array<number>>", "an array of arrays of whole numbers of 0 or more", []string{"[[1],[]]"}, []string{"[1]", "[[0.5]]"}},
 		{"Array<Foo>", "an array", []string{`[1,"a",{}]`}, []string{"{}"}},
 		{`"use_default" | "require_escalated"`, `one of "use_default", "require_escalated"`, []string{`"use_default"`, `"require_escalated"`}, []string{`"USE_DEFAULT"`, `"other"`, "true"}},
 		{`'a' | "b"`, `one of "a", "b"`, []string{`"a"`, `"b"`}, []string{`"c"`}},
 		{`"only"`, `the string "only"`, []string{`"only"`}, []string{`"x"`}},
 		{"string | null", "a string or null", []string{`"x"`, "null"}, []string{"1"}},
-		{"number | undefined", "a number", []string{"3"}, []string{"null"}},
-		{"(string | number)", "a string or a number", []string{`"x"`, "2"}, []string{"true"}},
+		{"number | undefined", "a whole number of 0 or more", []string{"3"}, []string{"null"}},
+		{"(string | number)", "a string or a whole number of 0 or more", []string{`"x"`, "2"}, []string{"true"}},
 		{"Record<string, string>", "an object", []string{`{"A":"b"}`}, []string{"[]"}},
 		{"{ a: string; b?: number }", "an object", []string{"{}"}, []string{`"x"`}},
 		{"true", "a boolean", []string{"false"}, []string{"0"}},
-		{"42", "a number", []string{"7"}, []string{`"42"`}},
+		{"42", "a whole number of 0 or more", []string{"7"}, []string{`"42"`}},
 		{"Foo", "", []string{`"x"`, "1", "null"}, nil},
 		{"any", "", []string{"{}"}, nil},
 		{"string | Foo", "", []string{"1"}, nil},
@@ -154,9 +155,9 @@ func TestParamsShapeFieldTypes(t *testing.T) {
 		{"exec_command(args: {\n  cmd: string;\n  tty?: boolean; // pty\n  \"workdir\"?: string;\n  mode?: \"a;b\" | \"c,d\";\n  env?: Record<string, string>,\n  cb?: (x: number) => void;\n}): X",
 			`tty=a boolean,workdir=a string,mode=one of "a;b", "c,d",env=an object,cb=`},
 		{"exec_command(args: { cmd: string; n?: number /* ms */; list: Array<{\n a: string; }> }): X",
-			"n=a number,list=an array of objects"},
+			"n=a whole number of 0 or more,list=an array of objects"},
 		{"Parameters:\n- `cmd` (string): the command\n- `workdir` (string, optional): dir\n- `tty` (bool): pty\n- `yield_time_ms` (integer, optional): ms\n- `env` (map): vars\n- timeout?: seconds\n",
-			"workdir=a string,tty=a boolean,yield_time_ms=a number,env=,timeout="},
+			"workdir=a string,tty=a boolean,yield_time_ms=a whole number of 0 or more,env=,timeout="},
 	}
 	for _, tt := range tests {
 		var got []string
@@ -179,7 +180,9 @@ func TestParamsWrongType(t *testing.T) {
 		want string // the whole diagnostic; "" translates
 	}{
 		{"#!python3\n#!params={\"tty\":\"yes\"}\nprint(1)\n", `line 2: #!params key "tty" must be a boolean, as exec_command declares it, not the string "yes"`},
-		{"#!params={\"workdir\":\"/tmp\",\"yield_time_ms\":\"5000\"}\nls\n", `line 1: #!params key "yield_time_ms" must be a number, as exec_command declares it, not the string "5000"`},
+		{"#!params={\"workdir\":\"/tmp\",\"yield_time_ms\":\"5000\"}\nls\n", `line 1: #!params key "yield_time_ms" must be a whole number of 0 or more, as exec_command declares it, not the string "5000"`},
+		{"#!params={\"yield_time_ms\":1500.5}\nls\n", `line 1: #!params key "yield_time_ms" must be a whole number of 0 or more, as exec_command declares it, not the number 1500.5`},
+		{"#!params={\"max_output_tokens\":-5}\nls\n", `line 1: #!params key "max_output_tokens" must be a whole number of 0 or more, as exec_command declares it, not the number -5`},
 		{"#!bash\n#!params={\"workdir\":7}\necho hi\n", `line 2: #!params key "workdir" must be a string, as exec_command declares it, not the number 7`},
 		{"#!params={\"prefix_rule\":[\"git\",1]}\nls\n", `line 1: #!params key "prefix_rule" must be an array of strings, as exec_command declares it, not an array`},
 		{"#!params={\"sandbox_permissions\":\"escalated\"}\nls\n", `line 1: #!params key "sandbox_permissions" must be one of "use_default", "require_escalated", as exec_command declares it, not the string "escalated"`},
@@ -187,7 +190,7 @@ func TestParamsWrongType(t *testing.T) {
 		{"#!params={\"shell\":[\"bash\"]}\nls\n", `line 1: #!params key "shell" must be a string, as exec_command declares it, not an array`},
 		{"#!params={\"justification\":{\"why\":\"x\"}}\nls\n", `line 1: #!params key "justification" must be a string, as exec_command declares it, not an object`},
 		{"#!params={\"workdir\":\"" + strings.Repeat("d", 60) + "\",\"tty\":\"" + strings.Repeat("y", 60) + "\"}\nls\n", `line 1: #!params key "tty" must be a boolean, as exec_command declares it, not a string`},
-		{"#!python3\n#!params={\"tty\":true,\"yield_time_ms\":2000,\"prefix_rule\":[\"ls\"],\"sandbox_permissions\":\"use_default\",\"workdir\":\"/tmp\"}\nprint(1)\n", ""},
+		{"#!python3\n#!params={\"tty\":true,\"max_output_tokens\":1e3,\"yield_time_ms\":2000,\"prefix_rule\":[\"ls\"],\"sandbox_permissions\":\"use_default\",\"workdir\":\"/tmp\"}\nprint(1)\n", ""},
 	}
 	for _, tt := range tests {
 		_, err := Translate(tt.in, Options{Params: shape})
