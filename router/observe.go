@@ -135,18 +135,21 @@ func callRejection(thread, callID, code, tool string, err error, quotesScript bo
 // scriptFreeReason says that a call of tool was rejected, and on which
 // line of its input when the diagnostic tells, without any of its text.
 func scriptFreeReason(tool string, err error) string {
-	line := 0
+	line, habit := 0, shebang.HabitNone
 	var d *shebang.Diagnostic
 	var p *retain.PatchError
 	switch {
 	case errors.As(err, &d):
-		line = d.Line
+		line, habit = d.Line, d.Habit
 	case errors.As(err, &p):
 		line = p.Line
 	}
 	at := ""
 	if line > 0 {
 		at = "line " + strconv.Itoa(line) + ": "
+	}
+	if habit != shebang.HabitNone { // a fixed name, never the model's text
+		at += string(habit) + " "
 	}
 	return tool + ": " + at + "rejected (the diagnostic may quote the script, so it is shown only with bodies enabled)"
 }

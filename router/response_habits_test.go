@@ -1,10 +1,12 @@
 package router
 
 import (
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 
+	"hpatch-router/shebang"
 	"hpatch-router/worker/snapshot"
 )
 
@@ -25,9 +27,8 @@ func TestSSERewriteHabits(t *testing.T) {
 	s.call("ctc_2", "call_2", "shell", "functions", `{"cmd":"ls -la"}`, 1)
 	s.call("ctc_3", "call_3", "shell", "functions", "*** Begin Patch\n*** Update File: a.py\n*** End Patch\n", 1)
 	s.completed()
-	h := newHarness(t, sseHandler(s.String()), withRequestRewrite(ownedBy("functions")),
-		withTranslator(shebangTranslator{}), WithRuntime(rtm), WithScripts(scripts))
-	evs := parseEvents(t, []byte(readAll(t, h.post(`{"input":[]}`, "Thread-Id", "t9"))))
+	rt := newTestRouter(t, withTranslator(shebangTranslator{}), WithRuntime(rtm), WithScripts(scripts))
+	evs := parseEvents(t, rewriteStream(t, rt, "t9", RequestInfo{Owned: true, Namespace: "functions"}, s.String()))
 	if len(rtm.calls) != 1 {
 		t.Fatalf("PrepareThread calls %v; a recovered worker plan needs the runtime", rtm.calls)
 	}
@@ -46,7 +47,9 @@ func TestSSERewriteHabits(t *testing.T) {
 	if c := input("ctc_3"); !strings.Contains(c, "apply_patch envelope") || strings.Contains(c, "exec_command") {
 		t.Fatalf("apply_patch carrier %q", c)
 	}
-	got := readAll(t, h.do(mustReq("GET", h.front.URL+"/metrics")))
+	rec := httptest.NewRecorder()
+	rt.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	got := rec.Body.String()
 	for _, want := range []string{
 		`hpatch_router_shell_calls_total{kind="recovered",interpreter="python3"} 1`,
 		`hpatch_router_rejections_total{reason="translate"} 2`,
@@ -54,5 +57,18 @@ func TestSSERewriteHabits(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("metrics lack %q:\n%s", want, got)
 		}
+	}
+}
+
+// The dashboard's script-free reason names a refused habit by its fixed
+// name and never quotes the program the diagnostic shows the model.
+func TestScriptFreeReasonNamesTheHabit(t *testing.T) {
+	_, err := shebang.Translate(`{"cmd":"echo s3cret"}`, shebang.Options{})
+	if err == nil {
+		t.Fatal("a JSON wrapper was accepted")
+	}
+	got := scriptFreeReason("shell", err)
+	if !strings.HasPrefix(got, "shell: line 1: json rejected") || strings.Contains(got, "s3cret") {
+		t.Fatalf("reason %q", got)
 	}
 }

@@ -61,7 +61,7 @@ func ForeignSyntax(input string) (Habit, int) {
 		return HabitFence, line
 	case strings.HasPrefix(t, "*** Begin Patch"):
 		return HabitApplyPatch, line
-	case (t[0] == '{' || t[0] == '[') && json.Valid([]byte(input[off:])):
+	case (t[0] == '{' || t[0] == '[') && json.Valid([]byte(input[off:])) && !isTestCommand(t, input[off:]):
 		return HabitJSON, line
 	case strings.HasPrefix(t, "diff --git "):
 		return HabitDiff, line
@@ -72,6 +72,17 @@ func ForeignSyntax(input string) (Habit, int) {
 		}
 	}
 	return HabitNone, 0
+}
+
+// isTestCommand reports a JSON array that is also Bash's test command:
+// `[ ]`, `[ "a" ]` or `[ 1 ]` ("[" then a blank, at most one operand). A
+// wrapped argv has a comma, which no `[ … ]` test holds.
+func isTestCommand(first, input string) bool {
+	if len(first) < 2 || first[0] != '[' || first[1] != ' ' && first[1] != '\t' {
+		return false
+	}
+	var elems []json.RawMessage
+	return json.Unmarshal([]byte(input), &elems) == nil && len(elems) < 2
 }
 
 // firstNonBlank is the offset and 1-based number of the first line that
@@ -222,6 +233,9 @@ func parseFence(input string, line int) (fence, error) {
 		return f, habitDiag(HabitFence, line, "a Markdown fence opens here and never closes; send the program itself without ``` lines (a shebang such as #!python3 picks the interpreter)")
 	}
 	f.inner = input[next:closeOff]
+	if _, l := firstNonBlank(f.inner); l > rows.Count(f.inner) {
+		return f, habitDiag(HabitFence, line, "the Markdown fence holds no program; send the program itself")
+	}
 	return f, nil
 }
 

@@ -49,6 +49,7 @@ var habitCases = []tc{
 		errSub: "not JSON: send `ls`", line: 2},
 	{name: "fence: an apply_patch envelope inside is refused", in: "```diff\n*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n```",
 		errSub: "apply_patch envelope", line: 2},
+	{name: "fence: an empty fence is refused", in: "```python\n\n  \n```", errSub: "holds no program", line: 1},
 	{name: "fence: a fence inside a fence is refused", in: "````\n```python\nx\n```\n````", errSub: "inside a fence", line: 2},
 
 	// JSON wrappers: refused, with the program shown when it fits.
@@ -121,6 +122,9 @@ var lookAlikes = []string{
 	"[ -f x ]",
 	"[ -f x ] && echo yes\n",
 	"[[ -d /tmp ]] || mkdir -p /tmp\n",
+	"[ \"a\" ]",
+	"[ 1 ]",
+	"[ ]",
 	"echo '```'",
 	"echo \"\\`\\`\\`python\"",
 	"git diff --stat",
@@ -180,6 +184,10 @@ func TestForeignSyntax(t *testing.T) {
 		{"\n\n```", HabitFence, 3},
 		{`{"cmd":"ls"}`, HabitJSON, 1},
 		{"[1]", HabitJSON, 1},
+		{"[ \"bash\", \"-lc\", \"ls\" ]", HabitJSON, 1},
+		{"[\n  \"ls\"\n]", HabitJSON, 1},
+		{"[ \"ls\" ]", HabitNone, 0}, // Bash's test command with one operand
+		{"{}", HabitJSON, 1},
 		{"{\"cmd\":", HabitNone, 0}, // not JSON: Bash reads it, and says what is wrong
 		{"*** Begin Patch", HabitApplyPatch, 1},
 		{"--- a\n+++ b\n", HabitDiff, 1},
