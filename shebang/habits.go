@@ -26,9 +26,11 @@ import (
 //   - "*** Begin Patch": an apply_patch envelope (refused: Bash would
 //     expand *** to file names and run the first one).
 //   - "--- " followed by "+++ ", or "diff --git ": a unified diff (refused).
-//   - "#!" after blank lines, and the directive near-misses of header.go
-//     (`#!cmd TEMPLATE`, `!params {…}`): recovered or refused in
-//     parseHeader.
+//   - "#!" after blank lines (recovered, translateHeader), and the
+//     directive near misses of nearmiss.go (`#!cmd TEMPLATE`,
+//     `!params {…}`): recovered or refused in parseHeader.
+//
+// The fence rules are in fence.go.
 
 // Habit names the foreign shape an input was written in.
 type Habit string
@@ -113,10 +115,6 @@ func foreignDiag(h Habit, line int, input string) *Diagnostic {
 	return habitDiag(h, line, "shell takes the program itself; send its text")
 }
 
-// programKeys are the members a model puts its program in, in the order
-// they are looked for.
-var programKeys = [...]string{"cmd", "command", "input", "script", "code", "program", "source"}
-
 // jsonProgramHint names the program inside a JSON wrapper when it is short
 // enough to quote on the diagnostic's one line: `ls -la` for
 // {"cmd":"ls -la"}, `ls` for {"command":["bash","-lc","ls"]}; otherwise it
@@ -133,7 +131,8 @@ func jsonProgramHint(input string) string {
 		}
 		return "the command (e.g. ls -la)"
 	}
-	for _, k := range programKeys {
+	// The members a model puts its program in, in the order looked for.
+	for _, k := range []string{"cmd", "command", "input", "script", "code", "program", "source"} {
 		val, ok := obj[k]
 		if !ok {
 			continue
@@ -183,108 +182,11 @@ func programText(v any) (string, bool) {
 	return "", false
 }
 
-// fenceInterpreters maps a fence's language (its info string's first word,
-// lower case) to the interpreter the fenced program runs with: "" for
-// Bash (no shebang). Markdown tags name highlighters, and `sh` highlights
-// the Bash models write under it, so sh, shell and bash all mean Bash.
-// Other tags (json, diff, text, go, …) name no interpreter and refuse.
-var fenceInterpreters = map[string]string{
-	"": "", "bash": "", "sh": "", "shell": "",
-	"python": "python3", "python3": "python3", "py": "python3",
-	"javascript": "node", "js": "node", "node": "node", "mjs": "node",
-	"ruby": "ruby", "rb": "ruby", "perl": "perl", "lua": "lua", "zsh": "zsh", "fish": "fish",
-}
-
-// fence is a Markdown code fence that is the whole input.
-type fence struct {
-	line  int    // line of the opening ```
-	lang  string // first word of the info string, lower case
-	inner string // the lines between the fences, byte for byte
-}
-
-// parseFence reads the fence that opens on line (the first non-blank
-// line): its closing fence must be the last non-blank line, with no other
-// fence line between them.
-func parseFence(input string, line int) (fence, error) {
-	off, _ := firstNonBlank(input)
-	open, _, after := rows.Cut(input[off:])
-	next := len(input) - len(after)
-	t := trimBlank(open)
-	ticks := len(t) - len(strings.TrimLeft(t, "`"))
-	f := fence{line: line}
-	if w := fields(t[ticks:]); len(w) > 0 {
-		f.lang = strings.ToLower(w[0])
-	}
-	closeOff, closeLine := -1, 0
-	for off, num := next, line+1; off < len(input); num++ {
-		text, _, rest := rows.Cut(input[off:])
-		after := len(input) - len(rest)
-		if c := trimBlank(text); c != "" {
-			if closeOff >= 0 {
-				return f, habitDiag(HabitFence, num, fmt.Sprintf("text after the Markdown fence that closes on line %d; send one program per call, without ``` lines", closeLine))
-			}
-			if n := len(c) - len(strings.TrimLeft(c, "`")); n >= ticks && n == len(c) {
-				closeOff, closeLine = off, num
-			}
-		}
-		off = after
-	}
-	if closeOff < 0 {
-		return f, habitDiag(HabitFence, line, "a Markdown fence opens here and never closes; send the program itself without ``` lines (a shebang such as #!python3 picks the interpreter)")
-	}
-	f.inner = input[next:closeOff]
-	if _, l := firstNonBlank(f.inner); l > rows.Count(f.inner) {
-		return f, habitDiag(HabitFence, line, "the Markdown fence holds no program; send the program itself")
-	}
-	return f, nil
-}
-
-// translateFence recovers a fenced program whose language names an
-// interpreter or nothing: the fence lines are dropped, and a language
-// without a shebang inside becomes that shebang.
-func translateFence(input string, line int, opts Options) (*Plan, error) {
-	f, err := parseFence(input, line)
-	if err != nil {
-		return nil, err
-	}
-	if h, l := ForeignSyntax(f.inner); h != HabitNone {
-		if h == HabitFence {
-			return nil, habitDiag(HabitFence, l+f.line, "a Markdown fence inside a fence; send the program itself without ``` lines")
-		}
-		return nil, foreignDiag(h, l+f.line, f.inner)
-	}
-	interp, ok := fenceInterpreters[f.lang]
-	if !ok {
-		return nil, habitDiag(HabitFence, f.line, fmt.Sprintf("the fence's language %q names no interpreter shell runs; send the program itself, with a shebang such as #!python3 for its interpreter", clipTag(f.lang)))
-	}
-	src, shift := f.inner, f.line
-	if first, _, _ := rows.Cut(f.inner); interp != "" && !strings.HasPrefix(trimBlank(first), "#!") {
-		src, shift = "#!"+interp+"\n"+f.inner, f.line-1
-	}
-	p, err := translateHeader(src, opts)
-	if err != nil {
-		return nil, shiftDiag(err, shift)
-	}
-	ran := p.Interpreter
-	if ran == "" {
-		ran = "Code Mode JavaScript"
-	}
-	p.recovered(HabitFence, "shell: note: the input was a Markdown fence, so its ``` lines were dropped and it ran as "+ran+"; send the program itself (a shebang such as #!python3 picks the interpreter).")
-	return p, nil
-}
-
-func clipTag(s string) string {
-	if len(s) > 24 {
-		s = s[:24]
-	}
-	return strings.ToValidUTF8(s, "")
-}
-
 // translateHeader tolerates blank lines before a header, then translates.
 func translateHeader(input string, opts Options) (*Plan, error) {
 	if off, line, ok := blankBeforeHeader(input); ok {
 		return recoverSub(input[off:], line-1, HabitBlankLine,
-			fmt.Sprintf("shell: note: the blank line(s) before the #! line %d were ignored; start the input with the #! line.", line), opts)
+			fmt.Sprintf("shell: note: the blank line(s) before the header on line %d were ignored; start the input with it.", line), opts)
 	}
 	return translate(input, opts)
 }

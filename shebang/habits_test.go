@@ -74,9 +74,9 @@ var habitCases = []tc{
 	// Blank lines before the header.
 	{name: "blank line: the shebang after it selects python3", in: "\n#!/usr/bin/env python3\nprint(1)",
 		kind: KindRecovered, habit: HabitBlankLine, argv: []string{"python3", "print(1)"}, retain: -1,
-		warn: []string{"the blank line(s) before the #! line 2 were ignored"}},
+		warn: []string{"the blank line(s) before the header on line 2 were ignored"}},
 	{name: "blank line: blanks and several lines before the shebang", in: " \t\n\r\n#!python3\nprint(1)\n",
-		kind: KindRecovered, habit: HabitBlankLine, argv: []string{"python3", "print(1)\n"}, warn: []string{"#! line 3"}},
+		kind: KindRecovered, habit: HabitBlankLine, argv: []string{"python3", "print(1)\n"}, warn: []string{"header on line 3"}},
 	{name: "blank line: a leading directive after it", in: "\n\n#!params={\"tty\":true}\nls",
 		kind: KindRecovered, habit: HabitBlankLine, args: `{"cmd":"shell bash ls","tty":true,"login":false}`},
 	{name: "blank line: a diagnostic names the shebang's own line", in: "\n#!/usr/bin/env\nx", errSub: "names no executable", line: 2},

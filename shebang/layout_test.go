@@ -51,7 +51,7 @@ func TestTranslateBodyHeaderLines(t *testing.T) {
 			in: "#!python3\n\n#!timeout=5\nprint(1)\n", warn: []string{"line 3 looks like a #!timeout directive"}},
 		{name: "a shebang after a leading blank line selects its interpreter, with a note (issue 25)",
 			in: "\n#!python3\nprint(1)\n", kind: KindRecovered, habit: HabitBlankLine, argv: []string{"python3", "print(1)\n"},
-			warn: []string{"the blank line(s) before the #! line 2 were ignored"}},
+			warn: []string{"the blank line(s) before the header on line 2 were ignored"}},
 		{name: "a second shebang after a blank line names the first one's interpreter",
 			in: "#!python3\n\n#!/usr/bin/env node\n", warn: []string{"line 3 looks like a shebang but is script text: only the first line selects the interpreter, so the input runs as python3."}},
 		{name: "after a non-blank body line a directive is plain body data",
