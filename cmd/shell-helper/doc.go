@@ -8,8 +8,10 @@
 // hpatch-router-<uid> in the temp dir), verifies the root and the thread
 // runtime directory named by CODEX_THREAD_ID (owned by the current user,
 // writable by nobody else), opens the launcher target the snapshot
-// manifest registers and checks the opened file (owner you or root, not
-// writable by group/others, the registered device, inode, size and mtime),
+// manifest registers and checks the opened file (owner you or root — inside
+// Codex's sandbox, the overflow uid of a file the manifest recorded as
+// root's, unchanged since — not writable by group/others, the registered
+// device, inode, size and mtime),
 // decodes the body (-e: the escape form of package shebang/oneline, which
 // keeps the carrier on one line every POSIX shell reads alike) into a
 // sealed memfd, and execs exactly the checked file through

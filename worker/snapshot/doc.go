@@ -12,14 +12,16 @@
 // dir; CheckRoot: a private directory of the user), the snapshot manifest
 // and its digest, Locate, the one verification path from a thread id to
 // the launcher executable, the launcher target check before exec
-// (OpenLauncher, ExecutableProblem), the body handoff from the helper to
+// (OpenLauncher, ExecutableProblem; inside Codex's sandbox, where root's
+// files show the overflow uid, "root" is what the manifest recorded for
+// that very file: owner.go), the body handoff from the helper to
 // the worker on a sealed memfd (HandOver, TakeBody), and ThreadSeen, the
 // look at a thread's storage that the runtime hands to the store's retain
 // of the same shell call. Package retain imports the names; the ids
 // themselves are checked by package ident, whose reserved names (.runtime,
 // snapshot-) keep ids from colliding with these entries.
 //
-// The names and the manifest are portable. The rest, like the worker it
+// The names, the manifest and ErrNeedsLinux are portable. The rest, like the worker it
 // authenticates and the helper that calls it, is Linux-only (build tag
 // linux): the runtime it verifies only exists on Linux. It is a leaf with
 // small imports so the helper stays tiny and fast.

@@ -153,7 +153,17 @@ func readManifest(path string, uid int) ([]byte, *Refusal) {
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || int(st.Uid) != uid || st.Mode&0o022 != 0 {
 		return nil, refuse(ExitCannotRun, "runtime snapshot manifest "+path+" is not a private regular file of yours; remove the snapshot and restart hpatch-router")
 	}
-	data := make([]byte, maxManifest+1)
+	data, ok := readSmall(fd, maxManifest)
+	if !ok {
+		return nil, refuse(ExitCannotRun, "cannot read runtime snapshot manifest "+path)
+	}
+	return data, nil
+}
+
+// readSmall reads fd to its end through raw system calls; false when that
+// fails or there are more than max bytes.
+func readSmall(fd, max int) ([]byte, bool) {
+	data := make([]byte, max+1)
 	n := 0
 	for n < len(data) {
 		m, err := syscall.Read(fd, data[n:])
@@ -161,17 +171,14 @@ func readManifest(path string, uid int) ([]byte, *Refusal) {
 			continue
 		}
 		if err != nil {
-			return nil, refuse(ExitCannotRun, "cannot read runtime snapshot manifest "+path)
+			return nil, false
 		}
 		if m == 0 {
-			break
+			return data[:n], true
 		}
 		n += m
 	}
-	if n > maxManifest {
-		return nil, refuse(ExitCannotRun, "cannot read runtime snapshot manifest "+path)
-	}
-	return data[:n], nil
+	return nil, false
 }
 
 func errText(err error) string {

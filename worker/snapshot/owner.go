@@ -17,7 +17,7 @@ import (
 
 // nsView is how this process's user namespace shows file owners.
 type nsView struct {
-	rootMapped bool   // some uid of this namespace is root's
+	rootMapped bool   // uid 0 exists in this namespace (the initial one maps it)
 	overflow   uint32 // the uid unmapped owners show as
 }
 
@@ -86,28 +86,14 @@ func ownerProblem(st *syscall.Stat_t, uid int, reg *Manifest, view func() nsView
 	return "is owned by " + owner + ", neither you (uid " + strconv.Itoa(uid) + ") nor root"
 }
 
-// readProcFile reads a small /proc file through raw system calls (see
-// readManifest for why); false when it cannot be read whole.
+// readProcFile reads a small /proc file (see readManifest for why raw
+// system calls); false when it cannot be read whole.
 func readProcFile(path string) (string, bool) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return "", false
 	}
 	defer syscall.Close(fd)
-	buf := make([]byte, 4096)
-	n := 0
-	for n < len(buf) {
-		m, err := syscall.Read(fd, buf[n:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return "", false
-		}
-		if m == 0 {
-			return string(buf[:n]), true
-		}
-		n += m
-	}
-	return "", false
+	data, ok := readSmall(fd, 4096)
+	return string(data), ok
 }
