@@ -163,11 +163,6 @@ func runServe(ctx context.Context, args []string, s stdio) int {
 	}
 	tuneGC(env.getenv)
 	log := slog.New(slog.NewTextHandler(s.err, &slog.HandlerOptions{Level: cfg.logLevel}))
-	if cfg.mode == router.ModeHPatch {
-		if c := helperProblem(osDoctorEnv()); !c.OK {
-			log.Warn("no shell helper of this build on PATH: Codex's worker shell calls will fail", "found", c.Detail, "fix", c.Fix)
-		}
-	}
 	if err := serve(ctx, cfg, log, nil); err != nil {
 		// One plain line, as for a bad flag: a log record would quote it.
 		fmt.Fprintf(s.err, "hpatch-router serve: %v\n", err)
@@ -234,6 +229,13 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 	}
 	log.Info("hpatch-router listening", "addr", ln.Addr().String(), "upstream", redactedURL(cfg.upstream),
 		"mode", cfg.mode, "runtime_dir", cfg.runtimeDir, "state_dir", cfg.stateDir)
+	// Once serving (a refusal to start stays one line): a PATH without
+	// this build's `shell` helper means every worker call will fail.
+	if cfg.mode == router.ModeHPatch {
+		if c := helperProblem(osDoctorEnv()); !c.OK {
+			log.Warn("no shell helper of this build on PATH: Codex's worker shell calls will fail", "found", c.Detail, "fix", c.Fix)
+		}
+	}
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
