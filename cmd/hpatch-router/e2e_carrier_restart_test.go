@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"hpatch-router/internal/testenv"
 	"hpatch-router/router/routertest"
 )
 
@@ -66,7 +64,13 @@ func runCarrierAcrossRestart(t *testing.T, stop func(*routerProc)) {
 	cmd.Env = codexEnv(t, home, binDir, spec.runtimeDir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	done := make(chan codexRun, 1)
-	go func() { done <- finishCodexAsync(ctx, cmd) }()
+	go func() {
+		run, err := execCodex(ctx, cmd)
+		if err != nil {
+			run.ExitCode, run.Output = -1, run.Output+"\n("+err.Error()+")"
+		}
+		done <- run
+	}()
 
 	waitForFile(t, filepath.Join(ws, "started"), done)
 	stop(r1)
@@ -112,31 +116,4 @@ func waitForFile(t *testing.T, name string, done <-chan codexRun) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-}
-
-// finishCodexAsync is finishCodex for a run on another goroutine: it
-// reports a failure to start or a hang in the output instead of failing
-// the test from that goroutine.
-func finishCodexAsync(ctx context.Context, cmd *exec.Cmd) codexRun {
-	var out testenv.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	run := codexRun{Output: out.String()}
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr):
-		run.ExitCode = exitErr.ExitCode()
-	default:
-		run.ExitCode, run.Output = -1, run.Output+"\n(e2e: "+err.Error()+")"
-	}
-	if ctx.Err() != nil {
-		run.ExitCode, run.Output = -1, run.Output+"\n(e2e: codex did not finish within the bound)"
-	}
-	return run
 }

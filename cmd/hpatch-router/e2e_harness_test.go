@@ -277,7 +277,17 @@ func runCodex(t testing.TB, codex, home, binDir, runtimeDir, workspace, prompt s
 // collects its output; the whole group is killed when it outlives ctx.
 func finishCodex(t testing.TB, ctx context.Context, cmd *exec.Cmd) codexRun {
 	t.Helper()
-	argv := cmd.Args[1:]
+	run, err := execCodex(ctx, cmd)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, run.Output)
+	}
+	return run
+}
+
+// execCodex is finishCodex without a test to fail, for a run on another
+// goroutine: a failure to run codex, or a run that outlived ctx, is the
+// error.
+func execCodex(ctx context.Context, cmd *exec.Cmd) (codexRun, error) {
 	var out testenv.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -290,16 +300,15 @@ func finishCodex(t testing.TB, ctx context.Context, cmd *exec.Cmd) codexRun {
 	run := codexRun{Output: out.String()}
 	var exitErr *exec.ExitError
 	switch {
+	case ctx.Err() != nil:
+		return run, fmt.Errorf("e2e: codex did not finish within %s", codexRunBound)
 	case err == nil:
 	case errors.As(err, &exitErr):
 		run.ExitCode = exitErr.ExitCode()
 	default:
-		t.Fatalf("e2e: codex %s: %v\n%s", strings.Join(argv, " "), err, run.Output)
+		return run, fmt.Errorf("e2e: codex %s: %w", strings.Join(cmd.Args[1:], " "), err)
 	}
-	if ctx.Err() != nil {
-		t.Fatalf("e2e: codex did not finish within %s:\n%s", codexRunBound, run.Output)
-	}
-	return run
+	return run, nil
 }
 
 // codexEnv is the environment Codex runs in: the test's, without the
