@@ -10,7 +10,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"hpatch-router/retain"
 	"hpatch-router/shebang"
+	"hpatch-router/workspace"
 )
 
 // rewriteSession holds what one upstream response's rewrite needs: the
@@ -26,6 +28,9 @@ type rewriteSession struct {
 	prepared bool
 	prepErr  error
 	start    time.Time // when the upstream response started
+	// turn reads where the request's turn runs, for workspace hpatch
+	// calls (nil: the request is not at hand, so no workspace is known).
+	turn func() turnWorkspace
 }
 
 func (rt *Router) newRewriteSession(ctx context.Context, thread string, facts RequestInfo) *rewriteSession {
@@ -277,6 +282,9 @@ func (s *rewriteSession) prepareRuntime() error {
 // when a later request shows that the carrier ran (settle).
 func (s *rewriteSession) hpatchCarrier(callID, input string) string {
 	s.rt.metrics.hpatchCall()
+	if p, err := retain.ParsePatch(input); err == nil && p.Workspace {
+		return s.workspaceCarrier(callID, input, p)
+	}
 	switch {
 	case s.rt.cfg.scripts == nil:
 		return s.hpatchFailed(callID, errors.New("retained scripts are not available in this router, so there is nothing to edit"), false)
@@ -289,6 +297,37 @@ func (s *rewriteSession) hpatchCarrier(callID, input string) string {
 		return s.hpatchFailed(callID, err, true)
 	}
 	return printCarrier(report)
+}
+
+// workspaceCarrier resolves a workspace edit against the files as they
+// are now, in the workspace the request declared, and returns a carrier
+// that runs hpatch-write through tools.exec_command: the write happens in
+// Codex's sandbox and under its approvals, checked again there against
+// the digest of what was resolved here. Nothing is written or staged by
+// the router. A refusal (no workspace root, a path out of the workspace, a
+// stale row, …) is a carrier that only prints it.
+func (s *rewriteSession) workspaceCarrier(callID, input string, p *retain.Patch) string {
+	var tw turnWorkspace
+	if s.turn != nil {
+		tw = s.turn()
+	}
+	plan, err := workspace.Resolve(s.ctx, tw.env, p)
+	if err != nil {
+		return s.hpatchFailed(callID, err, true)
+	}
+	argv := []string{shebang.HpatchWrite, "--expect", plan.Digest(), "--cwd", tw.env.Cwd}
+	for _, r := range tw.env.Roots {
+		argv = append(argv, "--root", r)
+	}
+	call, err := shebang.PrivateCall(append(argv, input))
+	if err != nil {
+		return s.hpatchFailed(callID, err, true)
+	}
+	if err := s.prepareRuntime(); err != nil {
+		return s.hpatchFailed(callID, err, false)
+	}
+	s.rt.log.Info("workspace hpatch resolved", "call_id", callID, "files", len(plan.Files), "sandbox_mode", tw.sandbox)
+	return call.OutputCarrier()
 }
 
 // hpatchFailed is the carrier for a refused edit: the edge that adds

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"sync"
 
 	"hpatch-router/ident"
 )
@@ -76,6 +77,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		rt.streams.begin(thread)
 		defer rt.streams.end(thread)
 	}
+	s.turn = sync.OnceValue(func() turnWorkspace { return readTurnWorkspace(body, r.Header) })
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "text/event-stream":

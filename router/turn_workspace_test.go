@@ -1,0 +1,95 @@
+package router
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"hpatch-router/rows"
+	"hpatch-router/worker/snapshot"
+	"hpatch-router/workspace"
+)
+
+// envRequest is a /responses body whose input declares cwd and roots the
+// way Codex 0.169 does (captures/cli-bundled-sol), after an older
+// environment_context the later one replaces.
+func envRequest(cwd string, roots ...string) string {
+	ctx := func(cwd string, roots ...string) string {
+		var r strings.Builder
+		for _, root := range roots {
+			r.WriteString("<root>" + root + "</root>")
+		}
+		return "<environment_context>\n  <cwd>" + cwd + "</cwd>\n  <shell>bash</shell>\n  <filesystem><workspace_roots>" + r.String() +
+			"</workspace_roots><permission_profile type=\"managed\"></permission_profile></filesystem>\n</environment_context>"
+	}
+	msg := func(text string) map[string]any {
+		return map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": text}}}
+	}
+	b, _ := json.Marshal(map[string]any{"input": []any{msg(ctx("/old", "/old")), msg("hello"), msg(ctx(cwd, roots...))}})
+	return string(b)
+}
+
+func TestReadTurnWorkspace(t *testing.T) {
+	h := http.Header{}
+	h.Set("x-codex-turn-metadata", `{"thread_id":"t","sandbox_mode":"workspace-write"}`)
+	got := readTurnWorkspace([]byte(envRequest("/w/a &amp; b/src", "/w/a &amp; b", "/extra")), h)
+	want := turnWorkspace{env: workspace.Env{Cwd: "/w/a & b/src", Roots: []string{"/w/a & b", "/extra"}}, sandbox: "workspace-write"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	if got := readTurnWorkspace([]byte(`{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}]}`), http.Header{}); got.env.Cwd != "" || got.env.Roots != nil {
+		t.Fatalf("a request without environment_context gave %+v", got)
+	}
+}
+
+// A workspace hpatch call is resolved against the cwd and roots of the
+// request it answers, and its carrier runs hpatch-write through
+// exec_command with the resolved digest; the router writes nothing. A
+// request without a workspace root, and a stale row, get a carrier that
+// only prints the refusal.
+func TestSSERewriteWorkspaceHpatch(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\r\ntwo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	row2 := rows.Split([]byte("one\r\ntwo"))[1].Cite()
+	edit := "in a.txt\ntype " + row2 + " \"TWO\""
+	dirInfo, _ := os.Lstat(t.TempDir())
+	rtm := &fakeRuntime{seen: snapshot.ThreadSeen{Dir: dirInfo, Scripts: dirInfo}}
+	s := &stream{}
+	s.call("ctc_1", "call_1", "hpatch", "functions", edit, 2)
+	s.call("ctc_2", "call_2", "hpatch", "functions", "in a.txt\ntype 2:0000 \"x\"", 1)
+	s.completed()
+	h := newHarness(t, sseHandler(s.String()), withRequestRewrite(ownedBy("functions")),
+		withTranslator(shebangTranslator{}), WithRuntime(rtm), WithScripts(newFakeScripts()))
+	evs := parseEvents(t, []byte(readAll(t, h.post(envRequest(ws, ws), "Thread-Id", "t9"))))
+	input := func(id string) string {
+		return eventsOf(evs, "response.custom_tool_call_input.done", id)[0].data["input"].(string)
+	}
+	c := input("ctc_1")
+	for _, want := range []string{"tools.exec_command", "hpatch-write", "--expect", "--cwd", ws, "result.output"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("carrier lacks %q: %s", want, c)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(data) != "one\r\ntwo" {
+		t.Fatalf("the router wrote the file: %q", data)
+	}
+	if c := input("ctc_2"); !strings.HasPrefix(c, `text("hpatch: line 2: 2:0000 is stale: row 2 of a.txt is now`) || strings.Contains(c, "exec_command") {
+		t.Fatalf("stale carrier %s", c)
+	}
+
+	s2 := &stream{}
+	s2.call("ctc_3", "call_3", "hpatch", "functions", edit, 1)
+	s2.completed()
+	h2 := newHarness(t, sseHandler(s2.String()), withRequestRewrite(ownedBy("functions")),
+		withTranslator(shebangTranslator{}), WithRuntime(rtm), WithScripts(newFakeScripts()))
+	evs = parseEvents(t, []byte(readAll(t, h2.post(`{"input":[]}`, "Thread-Id", "t9"))))
+	if c := eventsOf(evs, "response.custom_tool_call_input.done", "ctc_3")[0].data["input"].(string); !strings.Contains(c, "this turn declares no workspace root") || strings.Contains(c, "exec_command") {
+		t.Fatalf("no-root carrier %s", c)
+	}
+}
