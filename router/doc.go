@@ -1,17 +1,15 @@
 // Package router is the HTTP proxy between Codex and the model API.
 //
-// It owns the server and its upstream client, the request rewrite (find the
-// Code Mode exec owner, trim its exec_command section, inject the `shell`
-// and `hpatch` tools; a thread's request is validated only past the prefix
-// its previous request validated, request_resume.go), the streaming SSE and
+// It owns the server and its upstream client, the request rewrite (the body
+// is read and parsed once with gjson, parseRequest; then find the Code Mode
+// exec owner, trim its exec_command section, inject the `shell` and
+// `hpatch` tools), the streaming SSE and
 // JSON response rewrite (replace model `shell`/`hpatch` calls with exec
 // carriers; an event is read once, for its type, item_id and
 // sequence_number, response_head.go, and passes byte for byte unless it
 // concerns a call; a carrier item is the model's item with its members
 // edited in one pass, response_edit.go), and the durable per-thread replay store that restores the
-// model's original calls in later requests (its walk of a thread's request
-// resumes past the previous request's input the same way,
-// replay_resume.go). Bytes it does not mean to
+// model's original calls in later requests. Bytes it does not mean to
 // change pass through untouched (A14). It also
 // owns what the proxy itself must never do: forward a path outside /v1/
 // (paths are cleaned before routing), pass an upstream's Access-Control-*

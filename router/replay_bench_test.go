@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// BenchmarkReplayRestore is the replay restore of a thread's 1 MiB
-// conversation whose exec calls the store knows (every other one), sent
+// BenchmarkReplayRestore is the parse and replay restore of a thread's
+// 1 MiB conversation whose exec calls the store knows (every other one), sent
 // again as it is, as Codex does when it retries or the next request only
 // adds to it.
 func BenchmarkReplayRestore(b *testing.B) {
@@ -22,7 +22,11 @@ func BenchmarkReplayRestore(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	loopCPU(b, func() {
-		if _, err := rt.restoreEdits("01a23618-3154-7773-b8cb-233739215f5f", body); err != nil {
+		req, err := parseRequest(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := rt.restoreEdits("01a23618-3154-7773-b8cb-233739215f5f", req); err != nil {
 			b.Fatal(err)
 		}
 	})

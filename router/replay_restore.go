@@ -1,10 +1,10 @@
 package router
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
-	"unsafe"
+
+	"github.com/tidwall/gjson"
 )
 
 // CodeReplayMismatch: the request echoes a carrier whose input differs from
@@ -19,14 +19,11 @@ const CodeReplayMismatch = "replay_mismatch"
 // an error, never a guess; so is an original item that is not valid JSON (the rewrite
 // would refuse the restored body). Outputs are left untouched. The edits
 // are applied where the body is sent (splice, as pieces): the body is
-// never copied to restore it.
-//
-// Most requests hold nothing to restore, so the walk is skipped unless a
-// byte scan finds a call_id the thread has an entry for; a thread's body
-// that repeats its last one is walked only past that one's input
-// (replay_resume.go).
-func (rt *Router) restoreEdits(thread string, body []byte) ([]edit, error) {
-	if thread == "" || !bytes.Contains(body, []byte(`"custom_tool_call"`)) {
+// never copied to restore it. The store is asked about every call on
+// every request, so a call restored, refused or unknown before is judged
+// afresh.
+func (rt *Router) restoreEdits(thread string, req *request) ([]edit, error) {
+	if thread == "" || len(req.execCalls) == 0 {
 		return nil, nil
 	}
 	var (
@@ -34,20 +31,17 @@ func (rt *Router) restoreEdits(thread string, body []byte) ([]edit, error) {
 		mismatch string
 	)
 	rt.replay.lookup(thread, func(t *threadReplay) {
-		w, ok := rt.restoreWalk.walk(thread, body, func() bool { return mentionsKnownCall(body, t.get) })
-		if !ok {
-			return
-		}
-		for _, c := range w.calls {
-			if _, known := t.get(c.id); !known {
+		for _, c := range req.execCalls {
+			id := c.Get("call_id").String()
+			if _, known := t.get(id); !known {
 				continue
 			}
-			e, ok := t.match(c.id, c.carrier)
+			e, ok := t.match(id, carrierDigest(c.Get("input").String()))
 			if !ok {
-				mismatch = c.id
+				mismatch = id
 				return
 			}
-			edits = append(edits, edit{c.start, c.end, unsafe.Slice(unsafe.StringData(e.Item), len(e.Item))})
+			edits = append(edits, edit{c.Index, c.Index + len(c.Raw), []byte(e.Item)})
 		}
 	})
 	if mismatch != "" {
@@ -61,7 +55,7 @@ func (rt *Router) restoreEdits(thread string, body []byte) ([]edit, error) {
 		}
 	}
 	for _, e := range edits {
-		if !validJSON(e.repl) {
+		if !gjson.ValidBytes(e.repl) {
 			return nil, invalidRequest(CodeInvalidJSON, "request body is not valid JSON")
 		}
 	}
@@ -69,46 +63,4 @@ func (rt *Router) restoreEdits(thread string, body []byte) ([]edit, error) {
 		rt.metrics.replay("restored")
 	}
 	return edits, nil
-}
-
-// mentionsKnownCall reports whether body may hold a call the thread has an
-// entry for: it scans for "call_id" keys and looks their values up. It
-// errs on the side of true (a value with escapes, a key it cannot read),
-// so it never hides a carrier from the parse that follows.
-func mentionsKnownCall(body []byte, get func(string) (replayEntry, bool)) bool {
-	key := []byte(`"call_id"`)
-	for {
-		i := bytes.Index(body, key)
-		if i < 0 {
-			return false
-		}
-		body = skipJSONSpace(body[i+len(key):])
-		if len(body) == 0 || body[0] != ':' {
-			continue // the text "call_id" somewhere else
-		}
-		body = skipJSONSpace(body[1:])
-		if len(body) == 0 || body[0] != '"' {
-			continue
-		}
-		body = body[1:]
-		end := bytes.IndexByte(body, '"')
-		if end < 0 {
-			return true
-		}
-		id := body[:end]
-		if bytes.IndexByte(id, '\\') >= 0 {
-			return true // escaped: let the parse decide
-		}
-		if _, ok := get(string(id)); ok { // no allocation for the lookup
-			return true
-		}
-		body = body[end+1:]
-	}
-}
-
-func skipJSONSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
-		b = b[1:]
-	}
-	return b
 }

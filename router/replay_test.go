@@ -2,12 +2,14 @@ package router
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -207,27 +209,8 @@ func TestReplayConcurrentDurable(t *testing.T) {
 	}
 }
 
-// The byte scan in front of the restore parse finds known call ids however
-// the JSON is spaced, and lets escaped values through to the parse.
-func TestReplayKnownCallScan(t *testing.T) {
-	known := func(id string) (replayEntry, bool) { return replayEntry{}, id == "call_1" }
-	for _, tc := range []struct {
-		body string
-		want bool
-	}{
-		{`{"input":[{"call_id":"call_1"}]}`, true},
-		{"{\"input\":[{\"call_id\" :\n \"call_1\"}]}", true},
-		{`{"input":[{"call_id":"call_2"},{"call_id":"call_1"}]}`, true},
-		{`{"input":[{"call_id":"call\u005f1"}]}`, true},
-		{`{"input":[{"call_id":"call_2"}],"text":"call_id call_1"}`, false},
-		{`{"input":[{"call_id":1},{"x":"\"call_id\""}]}`, false},
-		{`{"input":[]}`, false},
-	} {
-		if got := mentionsKnownCall([]byte(tc.body), known); got != tc.want {
-			t.Errorf("%s: %v, want %v", tc.body, got, tc.want)
-		}
-	}
-	// Restored through the scan when Codex's JSON is spaced.
+// A carrier Codex echoes with its JSON spaced is restored as well.
+func TestReplaySpacedEcho(t *testing.T) {
 	rt := newTestRouter(t)
 	original := callItem("ctc_1", "call_1", "shell", "functions", pyInput, "completed")
 	if err := rt.replay.put("th", "call_1", "CARRIER", []byte(original)); err != nil {
@@ -243,7 +226,11 @@ func TestReplayKnownCallScan(t *testing.T) {
 // restoreReplay is the restored body restoreEdits' edits describe, joined
 // (the router sends them as pieces of the body instead).
 func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
-	edits, err := rt.restoreEdits(thread, body)
+	req, err := parseRequest(body)
+	if err != nil {
+		return body, nil // nothing is restored in what is not a JSON object
+	}
+	edits, err := rt.restoreEdits(thread, req)
 	if err != nil || len(edits) == 0 {
 		return body, err
 	}
@@ -275,4 +262,57 @@ func TestReplayPutKeepsNoCallerString(t *testing.T) {
 			t.Error("the entry's call id points into the caller's item string")
 		}
 	})
+}
+
+// errCode is the code of the router *Error err, its text for another
+// error, or "" for none.
+func errCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// TestRestoreLongThread follows a thread's conversation of exec turns:
+// every call the store knows is restored, wherever it is, and the store is
+// asked afresh on every request, so a call it learned since is restored
+// and one whose carrier it does not match is refused.
+func TestRestoreLongThread(t *testing.T) {
+	const thread = "01a23618-3154-7773-b8cb-233739215f5f"
+	carrier := "const r = await tools.exec_command({cmd: \"ls -la\"});\ntext(JSON.stringify(r));"
+	put := func(rt *Router, carrier string, ids ...int) {
+		for _, i := range ids {
+			id := "call_" + strconv.Itoa(i)
+			if err := rt.replay.put(thread, id, carrier, []byte(`{"type":"custom_tool_call","call_id":"`+id+`","name":"shell","input":"ls"}`)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	base := compactJSON(t, readCapture(t, "cli-lite-exec/001-post.json"))
+	k := 0
+	body := conversation(t, base, 0, func(int) bool { k++; return k <= 23 })
+	rt := newTestRouter(t)
+	put(rt, carrier, 0, 2, 4, 21)
+	restored := func() int {
+		out, err := rt.restoreReplay(thread, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.Count(out, []byte(`"name":"shell"`))
+	}
+	if n := restored(); n != 4 {
+		t.Fatalf("%d calls restored, want 4", n)
+	}
+	put(rt, carrier, 5)
+	if n := restored(); n != 5 {
+		t.Fatalf("after the store learned call_5: %d calls restored, want 5", n)
+	}
+	put(rt, "something else", 7)
+	if _, err := rt.restoreReplay(thread, body); errCode(err) != CodeReplayMismatch {
+		t.Fatalf("a call whose carrier the store does not match: %v, want %s", err, CodeReplayMismatch)
+	}
 }

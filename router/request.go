@@ -5,7 +5,6 @@ import (
 	"net"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -36,6 +35,11 @@ type RequestInfo struct {
 	Rewritten int
 }
 
+// ParamNames are the names of info.Params, in declaration order.
+func (info RequestInfo) ParamNames() []string {
+	return shebang.ParamsShape{Params: info.Params}.Names()
+}
+
 // edit replaces body[start:end] with repl; an insertion has start == end.
 type edit struct {
 	start, end int
@@ -59,13 +63,17 @@ type edit struct {
 // the same output bytes. RequestRewriter does the same with a memo of
 // analysed additional_tools items.
 func RewriteRequest(body []byte) ([]byte, RequestInfo, error) {
-	return rewriteRequest(body, nil, "")
+	return rewriteRequest(body, nil)
 }
 
 // rewriteRequest is rewritePieces joined into one buffer of the exact
 // size; a body without an owner is returned as it is.
-func rewriteRequest(body []byte, memo *RequestRewriter, thread string) ([]byte, RequestInfo, error) {
-	out, info, err := rewritePieces(body, memo, thread, nil)
+func rewriteRequest(body []byte, memo *RequestRewriter) ([]byte, RequestInfo, error) {
+	req, err := parseRequest(body)
+	if err != nil {
+		return nil, RequestInfo{}, err
+	}
+	out, info, err := rewritePieces(req, memo, nil)
 	if err != nil {
 		return nil, info, err
 	}
@@ -75,91 +83,57 @@ func rewriteRequest(body []byte, memo *RequestRewriter, thread string) ([]byte, 
 	return bytes.Join(out, nil), info, nil
 }
 
-// rewritePieces is RewriteRequest with an optional memo of analysed
-// additional_tools items (nil: analyse each one) and, with a memo and a
-// thread, the thread's resumable scan (request_resume.go). The output is
-// the rewritten body as its pieces in order: runs of body's own bytes and
-// the replacement spans between them (net.Buffers sends them as they are,
-// so the router never copies a conversation to change a few KB of it). A
-// body without an owner is the single piece body. restored are the replay
+// rewritePieces is RewriteRequest of a parsed request (parseRequest), with
+// an optional memo of analysed additional_tools items (nil: analyse
+// each one). The output is the
+// rewritten body as its pieces in order: runs of body's own bytes and the
+// replacement spans between them (net.Buffers sends them as they are, so
+// the router never copies a conversation to change a few KB of it). A body
+// without an owner is the single piece body. restored are the replay
 // restore's edits of body (restoreEdits: whole custom_tool_call items,
 // which the rewrite never reads or changes), applied in the same pieces;
 // the rewrite reads body as Codex sent it.
 //
-// The body is walked once (scanBody): that pass validates it and records
-// the top-level tools and every additional_tools input item; an item the
-// memo already holds is matched by its bytes and skipped, as bytes once
-// validated are valid again. The checks then run in the order the layout
-// rules give them.
-func rewritePieces(body []byte, memo *RequestRewriter, thread string, restored []edit) (net.Buffers, RequestInfo, error) {
+// It reads the request in one pass of stages: find the owners
+// (findOwners), check the layout rules in the order they are given, then
+// splice the owners' edits into the body.
+func rewritePieces(r *request, memo *RequestRewriter, restored []edit) (net.Buffers, RequestInfo, error) {
 	var info RequestInfo
-	var l bodyLayout
-	l.items = l.small[:0]
-	var digest prefixDigest
-	switch scanBody(body, memo, &l, memo.resumePoint(thread, body, &digest)) {
-	case scanInvalid:
-		return nil, info, invalidRequest(CodeInvalidJSON, "request body is not valid JSON")
-	case scanNotObject:
-		return nil, info, invalidRequest(CodeInvalidJSON, "request body is not a JSON object")
+	body := r.body
+	req, err := findOwners(r, memo)
+	if err != nil {
+		return nil, info, err
 	}
-	// Everything below reads body through a string view: it is never
-	// modified, and whatever outlives this call (memo entries, RequestInfo)
-	// is cloned or freshly built.
-	view := unsafe.String(unsafe.SliceData(body), len(body))
-	// Only Responses-Lite requests have no top-level tools (FACTS §1.1).
-	// One that has them is for a model without Code Mode, such as after a
-	// model switch in the thread: its additional_tools items are history,
-	// Codex refuses an exec call there, so nothing is offered.
-	history := l.tools.end > 0
-	if history && l.toolsMemo == nil {
-		raw := view[l.tools.start:l.tools.end]
-		if err := checkTopLevelTools(gjson.Parse(raw)); err != nil {
-			return nil, info, err
-		}
-		if memo != nil {
-			memo.store(raw, nil, &topTools{})
-		}
-	}
-	var taken takenNames
 	owned := 0
-	for k := range l.items {
-		it := &l.items[k]
-		if it.an == nil {
-			an, err := analyzeItem(it.idx, view[it.start:it.end], memo.injectedTools())
-			if err != nil {
-				return nil, info, err
-			}
-			it.an = an
-			if memo != nil {
-				memo.store(view[it.start:it.end], an, nil)
-			}
-		}
+	var last *itemAnalysis
+	var taken takenNames
+	for _, it := range req.items {
 		for _, n := range it.an.notes {
 			taken.add(n.container, n.name, it.idx)
 		}
 		if it.an.owner {
 			owned++
+			last = it.an
 		}
 	}
-	memo.rememberScan(thread, body, &l, &digest)
-	if owned == 0 || history {
+	// Only Responses-Lite requests have no top-level tools (FACTS §1.1).
+	// One that has them is for a model without Code Mode, such as after a
+	// model switch in the thread: its additional_tools items are history,
+	// Codex refuses an exec call there, so nothing is offered.
+	if owned == 0 || req.hasTools {
 		return splice(body, restored), info, nil
 	}
-	if err := taken.conflict(l.items); err != nil {
+	if err := taken.conflict(req.items); err != nil {
 		return nil, info, err
 	}
-	var small [4]edit
-	edits := small[:0]
-	var last *itemAnalysis
-	for k := range l.items {
-		it := &l.items[k]
+	var edits []edit
+	for _, it := range req.items {
 		if !it.an.owner {
 			continue
 		}
 		for _, e := range it.an.edits {
 			edits = append(edits, edit{it.start + e.start, it.start + e.end, e.repl})
 		}
-		last = it.an
 	}
 	info.Owned = true
 	info.Rewritten = owned
@@ -167,11 +141,6 @@ func rewritePieces(body []byte, memo *RequestRewriter, thread string, restored [
 	info.Params = slices.Clone(last.shape.Params)
 	info.ParamsShape = last.shape.Fields
 	return splice(body, mergeEdits(edits, restored)), info, nil
-}
-
-// ParamNames are the names of info.Params, in declaration order.
-func (info RequestInfo) ParamNames() []string {
-	return shebang.ParamsShape{Params: info.Params}.Names()
 }
 
 // mergeEdits merges two lists of ordered, non-overlapping edits of one
@@ -207,11 +176,14 @@ type ownerRewrite struct {
 // tools with the #!params shape taken from it.
 func newOwnerRewrite(tool gjson.Result, tools plugins.Tools) (*ownerRewrite, error) {
 	rw := &ownerRewrite{toolLen: len(tool.Raw)}
-	// The description is most of the exec object (about 20 KB with an
-	// escape per line): it is found and decoded with the request scanner,
-	// not with gjson, which copies it a byte at a time.
-	if s, e, ok := memberValue(tool.Raw, "description"); ok && tool.Raw[s] == '"' {
-		desc := decodeJSONString(tool.Raw[s:e])
+	if d := tool.Get("description"); d.Type == gjson.String {
+		// Get's Index counts from the start of the document tool came
+		// from; the span is kept relative to the tool object.
+		s := d.Index - tool.Index
+		if s <= 0 || s+len(d.Raw) > len(tool.Raw) || tool.Raw[s:s+len(d.Raw)] != d.Raw {
+			return nil, invalidRequest(CodeInvalidJSON, "cannot locate the exec description in the request body")
+		}
+		desc := d.String()
 		t := trimExecDescription(desc)
 		rw.shape = t.Shape
 		for i := range rw.shape.Params {
@@ -221,8 +193,8 @@ func newOwnerRewrite(tool gjson.Result, tools plugins.Tools) (*ownerRewrite, err
 			rw.shape.Params[i].Name = strings.Clone(rw.shape.Params[i].Name)
 		}
 		if t.Description != desc {
-			rw.descStart, rw.descEnd = s, e
-			rw.descRepl = appendJSONString(make([]byte, 0, e-s+64), t.Description)
+			rw.descStart, rw.descEnd = s, s+len(d.Raw)
+			rw.descRepl = appendJSONString(nil, t.Description)
 		}
 	}
 	shell, err := shellTool(rw.shape, tools)
@@ -252,7 +224,7 @@ func shellTool(shape shebang.ParamsShape, tools plugins.Tools) ([]byte, error) {
 	}
 	desc := tools.ShellDescription + plugins.ParamsSection(shape.Fields, shape.TypeScript)
 	// sjson gets its own copy: the shared bytes are never written to.
-	return sjson.SetRawBytes(slices.Clone(tools.Shell), "description", appendJSONString(make([]byte, 0, len(desc)+64), desc))
+	return sjson.SetRawBytes(slices.Clone(tools.Shell), "description", appendJSONString(nil, desc))
 }
 
 // splice applies edits, which are ordered and non-overlapping, as pieces:

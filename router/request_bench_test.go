@@ -132,27 +132,6 @@ func BenchmarkRequestRewriterMemo(b *testing.B) {
 	}
 }
 
-// BenchmarkRequestRewriterThread is the steady state of a thread whose
-// previous request had the same input: the memo serves the tools item and
-// the remembered scan point skips validating the conversation again.
-func BenchmarkRequestRewriterThread(b *testing.B) {
-	for _, bb := range benchBodies(b) {
-		b.Run(bb.name, func(b *testing.B) {
-			rr := NewRequestRewriter(0)
-			if _, _, err := rr.RewriteThread("bench", bb.body); err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(int64(len(bb.body)))
-			b.ReportAllocs()
-			loopCPU(b, func() {
-				if _, _, err := rr.RewriteThread("bench", bb.body); err != nil {
-					b.Fatal(err)
-				}
-			})
-		})
-	}
-}
-
 // BenchmarkRequestJSONRoundTrip is the baseline: what a decode-and-re-encode
 // proxy pays for the same bodies before it has changed anything.
 func BenchmarkRequestJSONRoundTrip(b *testing.B) {

@@ -54,10 +54,11 @@ var errMemoryBudget = errors.New("request memory budget exhausted")
 // errBodyTooLarge is reported by readBounded.
 var errBodyTooLarge = errors.New("request body too large")
 
-// bodyCopies is how many times a body read whole counts: once, as the
-// replay restore and the request rewrite copy nothing of it (their edits
-// are sent as pieces between the body's own bytes).
-const bodyCopies = 1
+// bodyCopies is how many times a body read whole counts: the buffer it is
+// read into and the string copy parseRequest gives gjson (the replay
+// restore and the request rewrite copy nothing more: their edits are sent
+// as pieces between the body's own bytes).
+const bodyCopies = 2
 
 // readChunk is how much an unknown-length body grows by at first.
 const readChunk = 64 << 10

@@ -51,7 +51,7 @@ func TestRequestMemoryBound(t *testing.T) {
 		}
 		io.WriteString(w, "done")
 	}, MaxRequestBody(2*size), MaxRequestMemory(4*bodyCopies*size),
-		withRequestRewrite(func(_ string, b []byte) ([]byte, RequestInfo, error) { return b, RequestInfo{}, nil }))
+		withRequestRewrite(func(b []byte) ([]byte, RequestInfo, error) { return b, RequestInfo{}, nil }))
 	t.Cleanup(unblock) // before the harness closes, so a failure does not hang
 	if got := metricValue(t, h, "hpatch_router_request_bytes_limit"); got != 4*bodyCopies*size {
 		t.Fatalf("limit gauge %d", got)

@@ -10,6 +10,109 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// request is a Responses request body read once for every stage after
+// it: the replay restore reads its exec calls, findOwners its
+// additional_tools items and top-level tools. gjson reads a string copy of
+// body, so nothing a stage keeps can pin body; every Index is an offset
+// into body.
+type request struct {
+	body     []byte
+	hasTools bool         // the body has a top-level tools member
+	tools    gjson.Result // its value
+	// The items of the top-level input array that the stages read, in
+	// input order.
+	additional []inputItem // type additional_tools
+	execCalls  []inputItem // custom_tool_call named exec: carriers Codex echoes, or the model's own exec calls
+}
+
+// inputItem is one object of the request's input array.
+type inputItem struct {
+	idx int64 // position in input, for error messages
+	gjson.Result
+}
+
+// parseRequest validates body as a JSON object and reads what the stages
+// need in one walk of its members and input items. As with a decoder that
+// keeps the last of duplicate keys, a repeated top-level key replaces the
+// earlier one (gjson's Get would read the first). An input that is not an
+// array has no items. Within an item, type and name are the first of
+// their keys, as gjson's Get reads them.
+func parseRequest(body []byte) (*request, error) {
+	if !gjson.ValidBytes(body) {
+		return nil, invalidRequest(CodeInvalidJSON, "request body is not valid JSON")
+	}
+	doc := gjson.Parse(string(body)) // Parse counts leading whitespace in Index
+	if !doc.IsObject() {
+		return nil, invalidRequest(CodeInvalidJSON, "request body is not a JSON object")
+	}
+	r := &request{body: body}
+	var input gjson.Result
+	doc.ForEach(func(k, v gjson.Result) bool {
+		switch k.String() {
+		case "tools":
+			r.tools, r.hasTools = v, true
+		case "input":
+			input = v
+		}
+		return true
+	})
+	if !input.IsArray() {
+		return r, nil
+	}
+	input.ForEach(func(k, it gjson.Result) bool {
+		if !it.IsObject() {
+			return true
+		}
+		switch it.Get("type").String() {
+		case "additional_tools":
+			r.additional = append(r.additional, inputItem{k.Int(), it})
+		case "custom_tool_call":
+			if it.Get("name").String() == toolExec {
+				r.execCalls = append(r.execCalls, inputItem{k.Int(), it})
+			}
+		}
+		return true
+	})
+	return r, nil
+}
+
+// requestOwners is what findOwners found in a request.
+type requestOwners struct {
+	hasTools bool        // the body has top-level tools: its owners are history
+	items    []ownerItem // the additional_tools items, analysed, in order
+}
+
+// ownerItem is one analysed additional_tools item.
+type ownerItem struct {
+	idx   int64 // position in input, for error messages
+	start int   // offset of the item object in the body
+	an    *itemAnalysis
+}
+
+// findOwners checks the request's top-level tools and analyses its
+// additional_tools items. With a memo, an item whose bytes it holds is
+// not analysed again.
+func findOwners(req *request, memo *RequestRewriter) (requestOwners, error) {
+	r := requestOwners{hasTools: req.hasTools}
+	if req.hasTools {
+		if err := checkTopLevelTools(req.tools); err != nil {
+			return r, err
+		}
+	}
+	for _, it := range req.additional {
+		an := memo.lookup(it.Raw)
+		if an == nil {
+			var err error
+			if an, err = analyzeItem(it.idx, it.Raw, memo.injectedTools()); err != nil {
+				return r, err
+			}
+			memo.store(it.Raw, an)
+		}
+		r.items = append(r.items, ownerItem{idx: it.idx, start: it.Index, an: an})
+	}
+	return r, nil
+}
+
 // injectedNames are the tools the router adds beside the owner; a request
 // that already defines one there cannot be rewritten without shadowing it.
 func isInjectedName(name string) bool { return name == "shell" || name == "hpatch" }
@@ -40,11 +143,6 @@ func checkTopLevelTools(tools gjson.Result) (err error) {
 	})
 	return err
 }
-
-// topTools marks a top-level tools value that passed checkTopLevelTools.
-// Like itemAnalysis, it depends only on the value's bytes and never
-// changes.
-type topTools struct{}
 
 // itemAnalysis is what one additional_tools item contributes to a
 // request's rewrite. It depends only on the item's bytes, so a memo can
@@ -173,7 +271,7 @@ func (t takenNames) find(container string) int {
 
 // conflict rejects an owner whose container already defines a name the
 // router injects there, checking owners in body order.
-func (t takenNames) conflict(items []layoutItem) error {
+func (t takenNames) conflict(items []ownerItem) error {
 	for _, it := range items {
 		if !it.an.owner {
 			continue

@@ -82,6 +82,8 @@ func TestRequestRules(t *testing.T) {
 		{"§3: an owner beside an empty top-level tools list is history", []byte(strings.Replace(string(req("", item("at_1", ns("functions", execTool(execDesc))))), `"stream":true`, `"stream":true,"tools":[]`, 1)), "", false, "", nil, 0},
 		{"A14: shell in a sibling namespace does not collide", req("", item("at_1", ns("functions", execTool(execDesc)), ns("tools2", shellFunc))), "", true, "functions", []string{"workdir", "tty"}, 1},
 		{"A14: leading whitespace before the object keeps offsets", append([]byte("\n \t"), req("", item("at_1", ns("functions", execTool(execDesc))))...), "", true, "functions", []string{"workdir", "tty"}, 1},
+		{"§3: an owner in an earlier duplicate input key is not read", []byte(`{"input":[` + item("at_1", ns("functions", execTool(execDesc))) + `],"input":[]}`), "", false, "", nil, 0},
+		{"§3: the last of duplicate tools keys is read", []byte(`{"tools":[` + execTool(execDesc) + `],"tools":[],"input":[` + item("at_1", ns("functions", execTool(execDesc))) + `]}`), "", false, "", nil, 0},
 		{"invalid JSON rejects", []byte(`{"input":[`), CodeInvalidJSON, false, "", nil, 0},
 		{"non-object JSON rejects", []byte(`[1,2]`), CodeInvalidJSON, false, "", nil, 0},
 		{"empty body rejects", nil, CodeInvalidJSON, false, "", nil, 0},
@@ -117,6 +119,16 @@ func TestRequestRules(t *testing.T) {
 			}
 			checkRewritten(t, tt.body, out, tt.rewritten)
 		})
+	}
+}
+
+// TestRequestDuplicateInputKeys: of duplicate top-level input keys the
+// last is read, as a decoder that keeps the last does.
+func TestRequestDuplicateInputKeys(t *testing.T) {
+	body := []byte(`{"input":[],"input":[` + item("at_1", ns("functions", execTool(execDesc))) + `]}`)
+	out, info, err := RewriteRequest(body)
+	if err != nil || !info.Owned || !json.Valid(out) || !bytes.Contains(out, []byte(`"name":"shell"`)) {
+		t.Fatalf("owner in the last input key: owned %v, %v, %s", info.Owned, err, out)
 	}
 }
 

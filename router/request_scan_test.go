@@ -2,64 +2,10 @@ package router
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 )
-
-// scanCases are bodies around the edges of the JSON grammar.
-var scanCases = []string{
-	``, ` `, `{}`, ` {} `, `{`, `}`, `[]`, `[1,2]`, `"x"`, `1`, `-0`, `-`, `01`, `1.`, `1.5e`, `1e+5`, `1E-05`, `.5`,
-	`true`, `tru`, `nulls`, `{"a":1,}`, `{"a":1 "b":2}`, `{"a"}`, `{"a":}`, `{,}`, `[1,]`, `[,1]`, `{"a":[1,{"b":null}]}`,
-	`{"a":"\u00e9\n\"\\\/\b\f\r\t"}`, `{"a":"\u00g0"}`, `{"a":"\x"}`, "{\"a\":\"\x01\"}", "{\"a\":\"\xff\xfe\"}",
-	`{"a":"unterminated}`, `{"a":"ends with backslash\`, `{"a":"\u12"}`, "{\"input\":[{\"type\":\"x\"}]}\x00",
-	`{"tools":[],"input":[],"tools":[1]}`, `{"input":{"type":"additional_tools"}}`, `{"input":"text"}`,
-	`{"inp\u0075t":[{"type":"message"}]}`, `{"a":1}{"b":2}`, "\t{\r\n}\n", `{"a":[[[[[[[[[[[[]]]]]]]]]]]]}`,
-	`{"s":"` + strings.Repeat(`abcdefg\"`, 40) + `"}`, `{"n":-12.5e-3,"m":0.0,"k":1e9}`,
-}
-
-func TestValidJSONMatchesEncodingJSON(t *testing.T) {
-	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
-	for _, c := range append(scanCases, deep, deep[:len(deep)-1]) {
-		if got, want := validJSON([]byte(c)), json.Valid([]byte(c)); got != want {
-			t.Errorf("validJSON(%.60q) = %v, encoding/json says %v", c, got, want)
-		}
-	}
-	// encoding/json stops at 10000 levels; the scanner, like gjson before
-	// it, has no limit, and depth costs it heap, not stack.
-	deeper := strings.Repeat(`{"a":[`, 1000000) + strings.Repeat("]}", 1000000)
-	if !validJSON([]byte(deeper)) || validJSON([]byte(deeper[:len(deeper)-1])) {
-		t.Error("deep nesting misjudged")
-	}
-}
-
-// FuzzValidJSON checks the scanner accepts exactly what encoding/json does.
-func FuzzValidJSON(f *testing.F) {
-	for _, c := range scanCases {
-		f.Add([]byte(c))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if bytes.Count(b, []byte("["))+bytes.Count(b, []byte("{")) > 10000 {
-			return // beyond encoding/json's depth limit
-		}
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Fatalf("validJSON(%q) = %v, encoding/json says %v", b, got, want)
-		}
-		l := bodyLayout{}
-		got := scanBody(b, nil, &l, nil)
-		want := scanInvalid
-		if json.Valid(b) {
-			want = scanNotObject
-			if bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{")) {
-				want = scanOK
-			}
-		}
-		if got != want {
-			t.Fatalf("scanBody(%q) = %v, want %v", b, got, want)
-		}
-	})
-}
 
 // longTop is a top-level tools list long enough for the memo.
 const longTop = waitTool + "," + collabNS + "," + waitTool

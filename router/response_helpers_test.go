@@ -250,8 +250,8 @@ func withTranslator(t translator) Option {
 
 func withRequestRewrite(f bytesRewrite) Option {
 	return func(c *config) error {
-		c.rewrite = func(thread string, body []byte, restored []edit) (net.Buffers, RequestInfo, error) {
-			out, info, err := f(thread, bytes.Join(splice(body, restored), nil))
+		c.rewrite = func(req *request, restored []edit) (net.Buffers, RequestInfo, error) {
+			out, info, err := f(bytes.Join(splice(req.body, restored), nil))
 			return net.Buffers{out}, info, err
 		}
 		return nil
@@ -259,12 +259,12 @@ func withRequestRewrite(f bytesRewrite) Option {
 }
 
 // bytesRewrite is a request rewrite seam that gives the body whole.
-type bytesRewrite = func(thread string, body []byte) ([]byte, RequestInfo, error)
+type bytesRewrite = func(body []byte) ([]byte, RequestInfo, error)
 
 // ownedBy is a request rewrite that keeps the body and reports an owner in
 // namespace ns.
 func ownedBy(ns string, params ...string) bytesRewrite {
-	return func(_ string, b []byte) ([]byte, RequestInfo, error) {
+	return func(b []byte) ([]byte, RequestInfo, error) {
 		return b, RequestInfo{Owned: true, Namespace: ns, Params: untypedParams(params...)}, nil
 	}
 }

@@ -41,7 +41,7 @@ func TestResponseObserverEvents(t *testing.T) {
 func TestResponseObserverLayoutRejection(t *testing.T) {
 	o := &recordingObserver{}
 	h := newHarness(t, func(w http.ResponseWriter, r *http.Request) { t.Error("forwarded") }, WithObserver(o),
-		withRequestRewrite(func(_ string, b []byte) ([]byte, RequestInfo, error) {
+		withRequestRewrite(func(b []byte) ([]byte, RequestInfo, error) {
 			return nil, RequestInfo{}, invalidRequest(CodeDuplicateExecOwner, "two owners")
 		}))
 	wantRouterError(t, h.post(`{}`, "Thread-Id", "t9"), 400, CodeDuplicateExecOwner)

@@ -47,12 +47,11 @@ type Scripts interface {
 	Settle(ctx context.Context, thread string, state func(callID string) retain.CallState) []string
 }
 
-// requestRewriteFunc is the request rewrite seam, given the request's
-// thread ("" for none), body and the replay restore's edits of it, giving
-// the body to send as pieces; the default is a RequestRewriter's
-// rewriteThreadPieces, which remembers analysed additional_tools items and
-// where each thread's last scan stood.
-type requestRewriteFunc func(thread string, body []byte, restored []edit) (net.Buffers, RequestInfo, error)
+// requestRewriteFunc is the request rewrite seam, given the parsed request
+// and the replay restore's edits of its body, giving the body to send as
+// pieces; the default is a RequestRewriter's rewritePieces, which
+// remembers analysed additional_tools items.
+type requestRewriteFunc func(req *request, restored []edit) (net.Buffers, RequestInfo, error)
 
 // translator is the part of package shebang the response rewrite uses. It
 // is an interface so tests can pin carrier text and so the rewrite does not

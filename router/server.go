@@ -27,10 +27,8 @@ type Router struct {
 	replay    *replayStore
 	// streams counts each thread's responses being rewritten (settle).
 	streams threadStreams
-	// restoreWalk remembers where each thread's restore walk stood.
-	restoreWalk *restoreResume
-	held        heldBytes // request body bytes in memory (see MaxRequestMemory)
-	sse         sseReaderPool
+	held    heldBytes // request body bytes in memory (see MaxRequestMemory)
+	sse     sseReaderPool
 }
 
 // New builds a Router. Upstream is required.
@@ -53,8 +51,8 @@ func New(opts ...Option) (*Router, error) {
 		return nil, errors.New("an upstream URL is required (the Upstream option)")
 	}
 	if cfg.maxRequestMemory < bodyCopies*cfg.maxRequestBody {
-		return nil, fmt.Errorf("the request memory bound (%d bytes) is below the largest request body (%d bytes), so such a body could never be rewritten; raise it",
-			cfg.maxRequestMemory, cfg.maxRequestBody)
+		return nil, fmt.Errorf("the request memory bound (%d bytes) is below %d times the largest request body (%d bytes), so such a body could never be rewritten; raise it",
+			cfg.maxRequestMemory, bodyCopies, cfg.maxRequestBody)
 	}
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()
@@ -63,7 +61,7 @@ func New(opts ...Option) (*Router, error) {
 		cfg.transport = defaultTransport()
 	}
 	if cfg.rewrite == nil {
-		cfg.rewrite = NewRequestRewriter(0).rewriteThreadPieces
+		cfg.rewrite = NewRequestRewriter(0).rewritePieces
 	}
 	if cfg.translator == nil {
 		cfg.translator = shebangTranslator{}
@@ -73,14 +71,13 @@ func New(opts ...Option) (*Router, error) {
 		return nil, err
 	}
 	rt := &Router{
-		cfg:         cfg,
-		log:         cfg.logger,
-		transport:   cfg.transport,
-		metrics:     newMetrics(),
-		replay:      store,
-		restoreWalk: newRestoreResume(),
-		held:        heldBytes{limit: cfg.maxRequestMemory},
-		sse:         sseReaderPool{max: cfg.maxEventSize},
+		cfg:       cfg,
+		log:       cfg.logger,
+		transport: cfg.transport,
+		metrics:   newMetrics(),
+		replay:    store,
+		held:      heldBytes{limit: cfg.maxRequestMemory},
+		sse:       sseReaderPool{max: cfg.maxEventSize},
 	}
 	rt.metrics.gauge("hpatch_router_request_bytes_held", "Request body bytes held in memory now.", rt.held.used.Load)
 	rt.metrics.gauge("hpatch_router_request_bytes_limit", "Bound on the request body bytes held in memory at once (beyond it: 503).",

@@ -32,7 +32,7 @@ func TestServeFaults(t *testing.T) {
 	})
 	t.Run("request rewrite errors keep their status and code", func(t *testing.T) {
 		h := newHarness(t, func(w http.ResponseWriter, r *http.Request) { t.Error("forwarded") },
-			withRequestRewrite(func(_ string, b []byte) ([]byte, RequestInfo, error) {
+			withRequestRewrite(func(b []byte) ([]byte, RequestInfo, error) {
 				return nil, RequestInfo{}, invalidRequest(CodeUnsupportedToolLayout, "top-level exec")
 			}))
 		wantRouterError(t, h.post(`{}`), 400, CodeUnsupportedToolLayout)
@@ -121,7 +121,7 @@ func TestServeFaults(t *testing.T) {
 			s.created()
 			rw := withRequestRewrite(ownedBy("functions"))
 			if !owned {
-				rw = withRequestRewrite(func(_ string, b []byte) ([]byte, RequestInfo, error) { return b, RequestInfo{}, nil })
+				rw = withRequestRewrite(func(b []byte) ([]byte, RequestInfo, error) { return b, RequestInfo{}, nil })
 			}
 			h := newHarness(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/event-stream")

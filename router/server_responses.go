@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -34,18 +35,18 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		rt.requestBodyFailed(w, r, err)
 		return
 	}
-	if !isJSONObject(body) {
-		rt.answerError(w, thread, &Error{Status: http.StatusBadRequest, Type: "invalid_request_error",
-			Code: CodeInvalidJSON, Message: "the request body is not a JSON object"})
-		return
-	}
-	rt.settle(r.Context(), thread, body)
-	restored, err := rt.restoreEdits(thread, body)
+	req, err := parseRequest(body)
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
 	}
-	out, facts, err := rt.cfg.rewrite(thread, body, restored)
+	rt.settle(r.Context(), thread, body)
+	restored, err := rt.restoreEdits(thread, req)
+	if err != nil {
+		rt.answerError(w, thread, err)
+		return
+	}
+	out, facts, err := rt.cfg.rewrite(req, restored)
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
@@ -109,7 +110,14 @@ func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rt.settle(r.Context(), thread, body)
-	restored, err := rt.restoreEdits(thread, body)
+	req, err := parseRequest(body)
+	if err != nil {
+		// Nothing to restore in what is not a JSON object: the upstream
+		// answers it.
+		rt.forward(w, r, net.Buffers{body})
+		return
+	}
+	restored, err := rt.restoreEdits(thread, req)
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
@@ -226,17 +234,4 @@ func (rt *Router) answerError(w http.ResponseWriter, thread string, err error) {
 	rt.observe(RejectionEvent{Thread: thread, Code: e.Code, Reason: oneLineText(e.Error())})
 	rt.log.Info("request refused", "status", e.Status, "code", e.Code, "msg", e.Message)
 	writeErrorBody(w, e.Status, e.Body())
-}
-
-func isJSONObject(b []byte) bool {
-	for _, c := range b {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{':
-			return true // RewriteRequest validates the rest
-		}
-		return false
-	}
-	return false
 }
