@@ -56,8 +56,7 @@ func parseParams(text string, line int, shape []Param) ([]param, error) {
 		if err := checkParamType(shape, key, raw, line); err != nil {
 			return nil, err
 		}
-		switch {
-		case key == shellParam:
+		if key == shellParam {
 			if err := checkShellParam(raw, line); err != nil {
 				return nil, err
 			}
