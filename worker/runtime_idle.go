@@ -41,21 +41,39 @@ func (rt *Runtime) scheduleSweepLocked() {
 	rt.sweep.Reset(every)
 }
 
-// sweepIdle removes the idle thread directories (removeIdleLocked) and
-// arms the next sweep.
+// sweepIdle removes the idle thread directories (removeIdleLocked), one
+// at a time under the lock, so a request preparing its thread waits for
+// one removal at most, never for the whole sweep; then it arms the next
+// sweep.
 func (rt *Runtime) sweepIdle() {
 	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if rt.closed {
-		return
-	}
-	now := rt.now()
+	var idle []string
 	for name, v := range rt.threads {
-		if now.Sub(v.used) >= rt.lifetime {
-			rt.removeIdleLocked(name, v)
+		if rt.idleLocked(v) {
+			idle = append(idle, name)
 		}
 	}
+	rt.mu.Unlock()
+	removed := 0
+	for _, name := range idle {
+		rt.mu.Lock()
+		if v, ok := rt.threads[name]; ok && !rt.closed && rt.idleLocked(v) && rt.removeIdleLocked(name, v) {
+			removed++
+		}
+		rt.mu.Unlock()
+	}
+	if removed > 0 {
+		rt.log.Info("idle thread directories removed", "count", removed, "idle_for", rt.lifetime)
+	}
+	rt.mu.Lock()
 	rt.scheduleSweepLocked()
+	rt.mu.Unlock()
+}
+
+// idleLocked reports whether the thread v records has not been prepared
+// for the lifetime. rt.mu must be held.
+func (rt *Runtime) idleLocked(v verifiedThread) bool {
+	return rt.now().Sub(v.used) >= rt.lifetime
 }
 
 // removeIdleLocked removes the thread directory name, idle since v.used,
@@ -64,32 +82,34 @@ func (rt *Runtime) sweepIdle() {
 // then the directory, each only if it is what it should be (an entry
 // created meanwhile keeps the directory, and the next sweep looks again).
 // A directory that is gone, replaced or taken over by another router is
-// only forgotten. rt.mu must be held.
-func (rt *Runtime) removeIdleLocked(name string, v verifiedThread) {
+// only forgotten. It reports whether it removed the directory. rt.mu must
+// be held.
+func (rt *Runtime) removeIdleLocked(name string, v verifiedThread) bool {
 	fi, err := rt.dir.Lstat(name)
 	if err != nil || idOf(fi) != v.id {
 		rt.forgetLocked(name, v)
-		return
+		return false
 	}
 	link := name + "/" + ident.RuntimeLink
 	if got, err := rt.dir.Readlink(link); err != nil || got != snapshot.LinkTarget(rt.digest) {
 		rt.forgetLocked(name, v)
-		return
+		return false
 	}
 	if err := rt.dir.Remove(name + "/" + snapshot.ScriptsDirName); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		rt.log.Debug("idle thread directory kept: it holds retained scripts", "entry", name, "err", err)
-		return
+		return false
 	}
 	if err := rt.dir.Remove(link); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		rt.log.Warn("cannot remove an idle thread directory", "entry", name, "err", err)
-		return
+		return false
 	}
 	if err := rt.dir.Remove(name); err != nil {
 		rt.log.Warn("cannot remove an idle thread directory", "entry", name, "err", err)
-		return
+		return false
 	}
 	rt.forgetLocked(name, v)
-	rt.log.Info("idle thread directory removed", "entry", name, "idle_since", v.used)
+	rt.log.Debug("idle thread directory removed", "entry", name, "idle_since", v.used)
+	return true
 }
 
 // forgetLocked drops the record of the thread directory name and closes
