@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -44,26 +46,25 @@ func newTree(t *testing.T, files map[string]string) tree {
 
 func (tr tree) env() Env { return Env{Cwd: tr.root, Roots: []string{tr.root}} }
 
+// citeRE is a citation {path:N} in a test edit.
+var citeRE = regexp.MustCompile(`\{([\w./-]+):(\d+)\}`)
+
 // cite replaces {path:N} in edit by row N of that file as hread shows it.
 func (tr tree) cite(t *testing.T, edit string) string {
 	t.Helper()
-	for {
-		i := strings.Index(edit, "{")
-		if i < 0 {
-			return edit
-		}
-		j := strings.Index(edit[i:], "}") + i
-		name, n, _ := strings.Cut(edit[i+1:j], ":")
-		data, err := os.ReadFile(filepath.Join(tr.root, name))
+	return citeRE.ReplaceAllStringFunc(edit, func(m string) string {
+		sub := citeRE.FindStringSubmatch(m)
+		data, err := os.ReadFile(filepath.Join(tr.root, sub[1]))
 		if err != nil {
 			t.Fatal(err)
 		}
-		k := 0
-		for _, c := range n {
-			k = k*10 + int(c-'0')
+		n, _ := strconv.Atoi(sub[2])
+		r := rows.Split(data)
+		if n < 1 || n > len(r) {
+			t.Fatalf("%s has no row %d", sub[1], n)
 		}
-		edit = edit[:i] + rows.Split(data)[k-1].Cite() + edit[j+1:]
-	}
+		return r[n-1].Cite()
+	})
 }
 
 func resolve(t *testing.T, env Env, edit string) (*Plan, error) {
