@@ -66,3 +66,33 @@ func ExampleAnnotateExec() {
 	// text("exec: note: tools.exec_command is available through the shell tool: send the program itself (e.g. #!python3 or a bash script) with no JavaScript or quoting.\n");
 	// await tools.exec_command({cmd: "ls"});
 }
+
+// A Markdown fence whose language names an interpreter runs as that
+// program, with a note; the model's call is replayed as it sent it.
+func ExampleTranslate_fence() {
+	p, _ := shebang.Translate("```python\nprint(1)\n```", shebang.Options{})
+	fmt.Println(p.Kind, p.Habit, p.Argv[0], p.Retainable)
+	fmt.Printf("%q\n", p.Body)
+	// Output:
+	// recovered fence python3 false
+	// "print(1)\n"
+}
+
+// A program wrapped in JSON is refused with one line that shows what to
+// send instead.
+func ExampleTranslate_jsonWrapper() {
+	_, err := shebang.Translate("{\n  \"command\": [\"bash\", \"-lc\", \"ls -la\"]\n}\n", shebang.Options{})
+	fmt.Println(shebang.RejectionCarrier(err))
+	// Output: text("shell: line 1: shell takes the program itself, not JSON: send `ls -la` as the whole input, or a shebang line and the body\n");
+}
+
+func ExampleForeignSyntax() {
+	for _, in := range []string{"*** Begin Patch\n*** Add File: a\n+a\n*** End Patch", "{ echo a; } > f", "--- a/x\n+++ b/x\n"} {
+		habit, line := shebang.ForeignSyntax(in)
+		fmt.Printf("%q %d\n", habit, line)
+	}
+	// Output:
+	// "apply_patch" 1
+	// "" 0
+	// "diff" 1
+}
