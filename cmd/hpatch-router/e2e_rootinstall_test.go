@@ -171,33 +171,36 @@ func TestE2ERootInstallAttacks(t *testing.T) {
 	}
 }
 
-// rootInstall installs the freshly built hpatch-router and shell as
-// `sudo make install PREFIX=…` leaves them: root-owned, 0755, in a
-// root-owned 0755 directory every user can traverse. The test's
-// t.TempDir() is private to root, so the directory is made beside it.
+// rootInstall runs the real `make install PREFIX=DIR` as root (the test
+// runs as root; each call builds into its own BIN, so parallel calls do
+// not share output files) into a fresh root-owned 0755 DIR every user can
+// traverse (the test's t.TempDir() is private to root, so DIR is made
+// beside it), checks that both files are root's 0755 and returns DIR/bin.
 func rootInstall(t *testing.T) string {
 	t.Helper()
 	if os.Getuid() != 0 {
 		testenv.Missing(t, "a root-owned install: the test must run as root")
 	}
-	dir, err := os.MkdirTemp("", "hpatch-root-bin-")
+	testenv.NeedTool(t, "make")
+	prefix, err := os.MkdirTemp("", "hpatch-root-prefix-")
 	must(t, err)
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	must(t, os.Chmod(dir, 0o755))
-	for p := filepath.Dir(dir); p != "/"; p = filepath.Dir(p) {
+	t.Cleanup(func() { os.RemoveAll(prefix) })
+	must(t, os.Chmod(prefix, 0o755))
+	for p := filepath.Dir(prefix); p != "/"; p = filepath.Dir(p) {
 		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm()&0o001 == 0 {
 			t.Fatalf("%s cannot be traversed by other users (%v); set TMPDIR to a directory they can", p, err)
 		}
 	}
-	src := e2eBins.binDir(t)
-	for _, name := range []string{"hpatch-router", "shell"} {
-		data, err := os.ReadFile(filepath.Join(src, name))
-		must(t, err)
-		must(t, os.WriteFile(filepath.Join(dir, name), data, 0o755))
+	cmd := exec.Command("make", "-C", repoPath(t), "install", "PREFIX="+prefix, "BIN="+t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make install PREFIX=%s: %v\n%s", prefix, err, out)
+	}
+	dir := filepath.Join(prefix, "bin")
+	for _, name := range []string{"", "hpatch-router", "shell"} {
 		var st syscall.Stat_t
 		must(t, syscall.Stat(filepath.Join(dir, name), &st))
 		if st.Uid != 0 || st.Mode&0o777 != 0o755 {
-			t.Fatalf("%s: uid %d mode %o, want root's 0755", name, st.Uid, st.Mode&0o777)
+			t.Fatalf("%s: uid %d mode %o, want root's 0755", filepath.Join(dir, name), st.Uid, st.Mode&0o777)
 		}
 	}
 	return dir
