@@ -5,10 +5,10 @@
 // exec owner, trim its exec_command section, inject the `shell` and
 // `hpatch` tools), the streaming SSE and
 // JSON response rewrite (replace model `shell`/`hpatch` calls with exec
-// carriers; an event is read once, for its type, item_id and
-// sequence_number, response_head.go, and passes byte for byte unless it
-// concerns a call; a carrier item is the model's item with its members
-// edited in one pass, response_edit.go), and the durable per-thread replay store that restores the
+// carriers; an event is read with gjson for its type and item_id and
+// passes byte for byte unless it concerns a call or its sequence_number
+// must move; a carrier item is the model's item with its members set by
+// sjson), and the durable per-thread replay store that restores the
 // model's original calls in later requests. Bytes it does not mean to
 // change pass through untouched (A14). It also
 // owns what the proxy itself must never do: forward a path outside /v1/

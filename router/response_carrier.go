@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 
 	"hpatch-router/retain"
 	"hpatch-router/shebang"
@@ -137,20 +138,19 @@ func (s *rewriteSession) sentBefore(callID string, item gjson.Result) (string, b
 }
 
 // carrierOf builds the carrier item for the model item and its carrier
-// JavaScript, and remembers it for the rest of the response.
+// JavaScript, and remembers it for the rest of the response: the model's
+// item with its name, input and, for a withheld call, namespace set to
+// the owner's (sjson edits the members in place; the rest stays as the
+// model sent it).
 func (s *rewriteSession) carrierOf(item gjson.Result, callID, carrier string) []byte {
-	original := []byte(item.Raw)
-	var edits [3]memberEdit
-	edits[0] = memberEdit{key: "name", value: []byte(`"` + toolExec + `"`)}
-	edits[1] = memberEdit{key: "input", value: appendSJSONString(nil, carrier)}
-	n := 2
-	if withholds(item) {
-		if e, ok := s.ownerNamespace(item); ok {
-			edits[2], n = e, 3
-		}
+	out, err := sjson.SetBytes([]byte(item.Raw), "name", toolExec)
+	if err == nil {
+		out, err = sjson.SetBytes(out, "input", carrier)
 	}
-	out, ok := appendEdited(make([]byte, 0, len(original)+len(edits[1].value)), original, edits[:n])
-	if !ok {
+	if err == nil && withholds(item) {
+		out, err = s.setOwnerNamespace(out, item)
+	}
+	if err != nil {
 		s.rt.log.Error("cannot build the carrier item: the model's item is not valid JSON", "call_id", callID)
 		return nil
 	}
@@ -161,20 +161,19 @@ func (s *rewriteSession) carrierOf(item gjson.Result, callID, carrier string) []
 	return out
 }
 
-// ownerNamespace is the edit that gives a carrier item the owner's
-// namespace, or none for a flat owner; ok is false when item has it
-// already.
-func (s *rewriteSession) ownerNamespace(item gjson.Result) (memberEdit, bool) {
+// setOwnerNamespace gives the carrier item c the owner's namespace, or
+// none for a flat owner, unless item has it already.
+func (s *rewriteSession) setOwnerNamespace(c []byte, item gjson.Result) ([]byte, error) {
 	ns := item.Get("namespace")
 	switch {
 	case s.facts.Namespace == "" && !ns.Exists():
-		return memberEdit{}, false
+		return c, nil
 	case s.facts.Namespace == "":
-		return memberEdit{key: "namespace", del: true}, true
+		return sjson.DeleteBytes(c, "namespace")
 	case ns.Type == gjson.String && ns.Str == s.facts.Namespace:
-		return memberEdit{}, false
+		return c, nil
 	}
-	return memberEdit{key: "namespace", value: appendSJSONString(nil, s.facts.Namespace)}, true
+	return sjson.SetBytes(c, "namespace", s.facts.Namespace)
 }
 
 // shellCarrier translates one shell input into its carrier JavaScript and

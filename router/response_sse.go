@@ -1,8 +1,8 @@
 package router
 
 import (
+	"bytes"
 	"strconv"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -42,18 +42,15 @@ func (w *sseRewriter) handle(ev *sseEvent, out []byte) []byte {
 		return append(out, ev.Raw...)
 	}
 	data := ev.Data
-	h, ok := readEventHead(data)
-	if !ok {
-		h = parseEventHead(data)
-	}
-	typ := h.typ
+	head := gjson.GetManyBytes(data, "type", "item_id")
+	typ, itemID := head[0].String(), head[1].String()
 	if typ == "" {
 		typ = ev.Name
 	}
 	if !ev.Complete {
 		// The stream ended inside this event; the client would discard it.
 		// Pass it as it is unless it may belong to a withheld call.
-		if w.pending() > 0 || w.touches(typ, h.itemID, data) {
+		if w.pending() > 0 || w.touches(typ, itemID, data) {
 			return out
 		}
 		return append(out, ev.Raw...)
@@ -72,10 +69,10 @@ func (w *sseRewriter) handle(ev *sseEvent, out []byte) []byte {
 			return out
 		}
 	case "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done":
-		if _, ok := w.withheld[h.itemID]; ok {
+		if _, ok := w.withheld[itemID]; ok {
 			return out
 		}
-		if typ == "response.custom_tool_call_input.done" && w.execs[h.itemID] {
+		if typ == "response.custom_tool_call_input.done" && w.execs[itemID] {
 			data, changed = w.annotateInputDone(data)
 		}
 	case "response.output_item.done":
@@ -96,10 +93,7 @@ func (w *sseRewriter) handle(ev *sseEvent, out []byte) []byte {
 			data, changed = nd, true
 		}
 	}
-	if changed { // the number moved with the edit
-		h.seqStart, h.seqEnd, _, _ = sequenceNumber(data)
-	}
-	data, moved := w.renumberAt(data, h.seqStart, h.seqEnd)
+	data, moved := w.renumber(data)
 	if !changed && !moved {
 		return append(out, ev.Raw...)
 	}
@@ -139,21 +133,23 @@ func (w *sseRewriter) annotateInputDone(data []byte) ([]byte, bool) {
 	return nd, true
 }
 
-// renumberAt keeps sequence_number strictly increasing: an event keeps
-// the upstream number data[s:e] (e is 0 when it has none) unless an
-// inserted event already used it; the number is replaced in place.
-func (w *sseRewriter) renumberAt(data []byte, s, e int) ([]byte, bool) {
-	if e == 0 {
+// renumber keeps sequence_number strictly increasing: an event keeps the
+// upstream number (when it has one) unless an inserted event already used
+// it; the number is replaced in place.
+func (w *sseRewriter) renumber(data []byte) ([]byte, bool) {
+	seq := gjson.GetBytes(data, "sequence_number")
+	if seq.Type != gjson.Number {
 		return data, false
 	}
-	seq := numberAt(data, s, e)
-	n := w.nextSeq(seq)
-	if n == seq {
+	n := w.nextSeq(seq.Int())
+	if n == seq.Int() {
 		return data, false
 	}
-	nd := make([]byte, 0, len(data)+20)
-	nd = strconv.AppendInt(append(nd, data[:s]...), n, 10)
-	return append(nd, data[e:]...), true
+	nd, err := sjson.SetBytes(bytes.Clone(data), "sequence_number", n)
+	if err != nil {
+		return data, false
+	}
+	return nd, true
 }
 
 func (w *sseRewriter) nextSeq(want int64) int64 {
@@ -181,12 +177,11 @@ func (w *sseRewriter) carrierEvents(ev *sseEvent, data []byte, item gjson.Result
 		base = held.seq
 	}
 	outputIndex := gjson.GetBytes(data, "output_index")
-	added, _ := appendEdited(make([]byte, 0, len(c)), c, []memberEdit{
-		{key: "input", value: []byte(`""`)},
-		{key: "status", value: []byte(`"in_progress"`), ifPresent: true},
-	})
-	is, ie, _ := memberValue(unsafe.String(unsafe.SliceData(c), len(c)), "input")
-	carrierInput := c[is:ie]
+	added, _ := sjson.SetBytes(bytes.Clone(c), "input", "")
+	if gjson.GetBytes(added, "status").Exists() {
+		added, _ = sjson.SetBytes(added, "status", "in_progress")
+	}
+	carrierInput := gjson.GetBytes(c, "input").Raw
 
 	var b []byte
 	frame := func(typ string, fields func([]byte) []byte) {
@@ -222,10 +217,4 @@ func (w *sseRewriter) carrierEvents(ev *sseEvent, data []byte, item gjson.Result
 		return append(append(b, `,"item":`...), c...)
 	})
 	return out
-}
-
-// peek reads path from data without copying: the result's strings alias
-// data, which the SSE reader reuses, so they must not be kept.
-func peek(data []byte, path string) gjson.Result {
-	return gjson.Get(unsafe.String(unsafe.SliceData(data), len(data)), path)
 }
