@@ -17,9 +17,17 @@
 // than MaxRequestMemory allows (503 beyond it). Who may send requests at
 // all is package access's rule; serve puts its Guard in front.
 //
+// A workspace hpatch call is resolved against the cwd and workspace roots
+// of the request it answers (turn_workspace.go reads them from the last
+// environment_context) by package workspace, which owns where a path may
+// point; its carrier runs the private command hpatch-write through
+// exec_command, so the write is Codex's, in its sandbox. The router never
+// writes a workspace file.
+//
 // Rules it applies but does not own come from their owners: thread ids
 // from package ident, the #!params shape parser and the script-reference
-// grammar from package shebang. seams.go lists what the router calls
+// grammar from package shebang, workspace confinement from package
+// workspace. seams.go lists what the router calls
 // through interfaces (the worker's runtime, retain's store, translation)
 // and exec_description.go holds the rewrite of the exec description.
 package router
