@@ -72,6 +72,12 @@ func grammarRejects() []string {
 		"in @shell/a\ntype 1:abcd <<PATCH\nx\x00\nPATCH", "in @shell/a\ntype1:abcd \"x\"", "in @shell/a\nreplace 1:abcd \"x\"",
 		"in @shell/a\ntype 1:abcd \"x\"\nPATCH", "in @shell/a\n\v\ntype 1:abcd \"x\"", "\u00a0in @shell/a\ntype 1:abcd \"x\"",
 		"\ufeffin @shell/a\ntype 1:abcd \"x\"", "in @shell/a\ntype 1:abcd \"x\"\x00",
+		"in a\ntype 1:abcd \"x\"\nin @shell/b\ntype 1:abcd \"x\"", "in @shell/b\ntype 1:abcd \"x\"\nin a\nrm", "in a\nrm\ntype 1:abcd \"x\"",
+		"in a\nmv b\nmv c", "in a\ntype 1:abcd \"x\"\nmv b", "in a\nrm x", "in a b\nrm", "in \"\"\nrm", "new a", "new a\nadd EOF \"x\"",
+		"new a\ntype 1:abcd \"x\"", "new a\ntype \"x\"\ntype 1:abcd \"\"", "in @a\nrm", "new @shell/a\ntype \"\"", "in @shell/a\nrm",
+		"in a\ntype \"x\"3 \"y\"", "in a\ntype \"x\" 0 \"y\"", "in a\ntype \"x\" 1234567890 \"y\"", "in a\ntype \"\" \"y\"",
+		"in a\ntype \"x\"..1:abcd \"y\"", "in a\nadd \"x\" 2 \"\"", "in a\ntype \"x\" 2", "in a\nrmx", "in a\nmv", "in a\nmv b c",
+		"mv b", "rm", "in a\nadd \"\\u0000\" \"y\"",
 	}
 }
 

@@ -489,8 +489,9 @@ func parseTarget(s string, kind OpKind) (from, to Pos, err error) {
 	return from, to, err // the order of a range is verified by Apply
 }
 
-// parseText parses a text target: a non-empty JSON string without a line
-// break, then optionally blanks and a COUNT from 1 to 999999999.
+// parseText parses a text target: a non-empty JSON string, then
+// optionally blanks and a COUNT from 1 to 999999999. One with a line break
+// matches no row; resolution says so (citeTexts).
 func parseText(s string) (Pos, error) {
 	end := jsonStringEnd(s)
 	var text string
@@ -500,8 +501,6 @@ func parseText(s string) (Pos, error) {
 	switch {
 	case text == "":
 		return Pos{}, fmt.Errorf("text target \"\" matches every row; cite rows as LINE:HASH instead")
-	case strings.ContainsAny(text, "\r\n"):
-		return Pos{}, fmt.Errorf("text target %s spans a line break; it must lie within one row", clip(s[:end]))
 	case strings.IndexByte(text, 0) >= 0:
 		return Pos{}, fmt.Errorf("text target %s holds a NUL character", clip(s[:end]))
 	}

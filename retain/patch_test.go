@@ -148,7 +148,7 @@ func TestApplyRejects(t *testing.T) {
 		{"rm in a script", abcd, "in @shell/s\nrm", 2, "needs a workspace file"},
 		{"mv in a script", abcd, "in @shell/s\nmv @shell/t", 2, "needs a workspace file"},
 		{"text matches no row", abcd, "in @shell/s\ntype \"zz\" \"x\"", 2, "\"zz\" matches no row of @shell/s (4 rows), not 1 row"},
-		{"text matches too many", abcd, "in @shell/s\ntype \"\\r\" \"x\"", 2, "spans a line break"},
+		{"text target with a line break", abcd, "in @shell/s\ntype \"a\\nb\" \"x\"", 2, "\"a\\nb\" holds a line break, and a row never does; cite the rows as LINE:HASH..LINE:HASH"},
 		{"text COUNT mismatch", "ab\nab\ncd\n", "in @shell/s\nadd \"ab\" \"x\"", 2, "\"ab\" matches 2 rows of @shell/s, not 1 row: `1:fb8e ab`, `2:fb8e ab`; cite one as LINE:HASH or give the COUNT"},
 		{"text COUNT too high", "ab\nab\ncd\n", "in @shell/s\ntype \"ab\" 3 \"x\"", 2, "matches 2 rows of @shell/s, not 3 rows"},
 		{"text COUNT zero", abcd, "in @shell/s\ntype \"a\" 0 \"x\"", 2, "COUNT \"0\""},

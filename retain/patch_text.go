@@ -62,6 +62,9 @@ func countError(s *Section, op Op, baseRows []rows.Row, matches []int) error {
 		want = strconv.Itoa(op.From.Count) + " rows"
 	}
 	target := Pos{Text: op.From.Text, Count: 1}.String()
+	if strings.ContainsAny(op.From.Text, "\r\n") {
+		return errAt(op.Line, "%s holds a line break, and a row never does; cite the rows as LINE:HASH..LINE:HASH; nothing was changed", clip(target))
+	}
 	if len(matches) == 0 {
 		return errAt(op.Line, "%s matches no row of %s (%d rows), not %s; cite rows from `hread %s`; nothing was changed", clip(target), s.Name(), len(baseRows), want, s.Name())
 	}
