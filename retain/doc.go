@@ -27,11 +27,20 @@
 // symlink), owned by the current user and not writable by group or others.
 // Each reopening or recheck checks that both names still lead to the
 // directories the store first opened; if not, it opens them anew with the
-// same checks, and expiry and Close leave changed storage alone. RetainSeen
-// rechecks on what the worker runtime's two lstats found a moment before
-// in the same shell call (snapshot.ThreadSeen) instead of taking them
-// again, with the same checks; a look is for that one retain, and every
-// other operation looks itself.
+// same checks, and expiry and Close leave changed storage alone.
+//
+// # When a change counts
+//
+// The router stages a retention (Stage) or an edit (StageEdit) while the
+// model's call streams: it is checked then, so the report is ready, and
+// later calls of the same response see the staged version (Resolve,
+// StageEdit). Settle, given what a later request says of each call, writes
+// the changes whose calls ran and discards, with what was staged on top,
+// those Codex aborted or that left the conversation. Settle returns the
+// changes written (Committed), which the router journals; Restore replays
+// such a history after a restart, writing back every script whose hour
+// has not passed and owning the ones a kill -9 left behind. Retain and
+// Apply write at once (tests and tools).
 //
 // Retain writes the complete shell input to a new file (0600) before the
 // file has its artifact id and then links it in under that id, so the

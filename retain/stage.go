@@ -47,6 +47,7 @@ type stagedChange struct {
 	call    string
 	retain  string
 	content []byte
+	patch   string // an edit's hpatch input
 	edits   []Edit
 	parents []*stagedChange // staged changes whose versions this one was made on
 	at      time.Time       // when it was staged; a retention's hour counts from here
@@ -63,6 +64,14 @@ func (c *stagedChange) version(id string) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// sum is editsSum of an edit, "" for a retention.
+func (c *stagedChange) sum() string {
+	if c.retain != "" {
+		return ""
+	}
+	return editsSum(c.edits)
 }
 
 // stagedLocked returns the newest staged change of thread that writes id
@@ -134,7 +143,7 @@ func (s *Store) StageEdit(ctx context.Context, thread, callID, patch string) (st
 	if err := s.stageableLocked(thread); err != nil {
 		return "", err
 	}
-	c := &stagedChange{call: callID, at: s.now()}
+	c := &stagedChange{call: callID, patch: patch, at: s.now()}
 	baseline := make(map[string][]byte, len(p.Sections))
 	var ts *threadStore
 	for _, sec := range p.Sections {
@@ -207,8 +216,8 @@ func (s *Store) Staged(thread string) bool {
 // staged on top of it, and a pending one waits. A write that fails, or an
 // edit whose script changed on disk since it was checked, is logged and
 // dropped: the model was told the result when the call streamed. It
-// returns the calls whose changes were written, in order.
-func (s *Store) Settle(ctx context.Context, thread string, state func(callID string) CallState) []string {
+// returns the changes written, in order, for the router's journal.
+func (s *Store) Settle(ctx context.Context, thread string, state func(callID string) CallState) []Committed {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || ctx.Err() != nil {
@@ -229,8 +238,8 @@ func (s *Store) StagedCall(thread, callID string) bool {
 }
 
 // settleLocked settles cs, thread's staged changes, by state, and returns
-// the calls whose changes were written; s.mu is held.
-func (s *Store) settleLocked(thread string, cs []*stagedChange, state func(*stagedChange) CallState) (committed []string) {
+// the changes written; s.mu is held.
+func (s *Store) settleLocked(thread string, cs []*stagedChange, state func(*stagedChange) CallState) (committed []Committed) {
 	dropped := map[*stagedChange]bool{}
 	waiting := map[*stagedChange]bool{}
 	var keep []*stagedChange
@@ -244,7 +253,7 @@ func (s *Store) settleLocked(thread string, cs []*stagedChange, state func(*stag
 			switch state(c) {
 			case CallRan:
 				if s.commitStagedLocked(thread, c) {
-					committed = append(committed, c.call)
+					committed = append(committed, Committed{Call: c.call, At: c.at, Retain: c.retain, Content: string(c.content), Patch: c.patch, Sum: c.sum()})
 				}
 				continue
 			case CallPending:

@@ -75,6 +75,7 @@ func counterDefs() []counterDef {
 		{"hpatch_router_shell_calls_total", "Translated shell calls, by plan kind and interpreter.", true},
 		{"hpatch_router_hpatch_calls_total", "hpatch edit calls.", false},
 		{"hpatch_router_committed_changes_total", "Staged retentions and edits written because their calls ran.", false},
+		{"hpatch_router_restored_scripts_total", "Retained scripts put back from the journal after a restart.", false},
 		{"hpatch_router_exec_annotations_total", "Model exec calls annotated for calling tools.exec_command directly.", false},
 		{"hpatch_router_rejections_total", "Calls answered with a diagnostic carrier, by reason.", true},
 		{"hpatch_router_warnings_total", "Shell warnings placed in carriers.", false},
@@ -123,6 +124,9 @@ func (m *metrics) rejection(reason string) {
 }
 func (m *metrics) replay(outcome string) {
 	m.add("hpatch_router_replay_total", 1, labelPair{"outcome", outcome})
+}
+func (m *metrics) restoredScripts(n int) {
+	m.add("hpatch_router_restored_scripts_total", uint64(n))
 }
 func (m *metrics) committed(n int) {
 	m.add("hpatch_router_committed_changes_total", uint64(n))

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -67,10 +68,12 @@ type replayEntry struct {
 type threadReplay struct {
 	mu        sync.Mutex
 	entries   []replayEntry
-	byID      map[string][]int // call_id -> base + index in entries of its versions, oldest first
-	base      int              // entries dropped from the front so far
-	bytes     int              // item and carrier bytes of the live entries
-	lineBytes int              // journal bytes of the live entries
+	byID      map[string][]int  // call_id -> base + index in entries of its versions, oldest first
+	base      int               // entries dropped from the front so far
+	bytes     int               // item and carrier bytes of the live entries
+	lineBytes int               // journal bytes of the live entries and commits
+	commits   []committedChange // changes written, oldest first (replay_commits.go)
+	restored  bool              // history was handed to a restore since the thread was loaded
 
 	// Journal state (state directory mode only).
 	f        *os.File // append handle, opened by the first put
@@ -111,6 +114,7 @@ type threadReplay struct {
 type replayStore struct {
 	root    *os.Root // nil: memory only
 	lim     ReplayLimits
+	now     func() time.Time
 	log     *slog.Logger
 	wake    chan struct{}
 	stop    chan struct{}
@@ -127,7 +131,7 @@ type replayStore struct {
 }
 
 func newReplayStore(dir string, lim ReplayLimits, log *slog.Logger) (*replayStore, error) {
-	s := &replayStore{lim: lim, log: log, threads: map[string]*threadReplay{}}
+	s := &replayStore{lim: lim, log: log, now: time.Now, threads: map[string]*threadReplay{}}
 	if dir == "" {
 		return s, nil
 	}

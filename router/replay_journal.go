@@ -112,8 +112,13 @@ func (s *replayStore) load(id string, t *threadReplay) {
 			t.torn = true
 			break
 		}
-		e, ok := decodeJournalLine(b[:i])
+		line := b[:i]
 		b = b[i+1:]
+		if c, ok := decodeCommitLine(line); ok {
+			t.addCommit(c, s.now(), s.lim)
+			continue
+		}
+		e, ok := decodeJournalLine(line)
 		if !ok {
 			t.loadErrs++
 			continue
@@ -199,7 +204,7 @@ func permanentJournalError(err error) bool {
 // needsCompaction reports whether the journal holds much more than its
 // live entries; t.mu is held.
 func (t *threadReplay) needsCompaction() bool {
-	return t.lines > 2*len(t.entries)+replayCompactSlackLines ||
+	return t.lines > 2*(len(t.entries)+len(t.commits))+replayCompactSlackLines ||
 		t.size > 2*int64(t.lineBytes)+replayCompactSlackBytes
 }
 
@@ -219,7 +224,11 @@ func (s *replayStore) compactThread(id string, t *threadReplay) {
 	for _, e := range t.entries {
 		buf = appendJournalLine(buf, e)
 	}
-	lines := len(t.entries)
+	t.pruneCommits(s.now(), s.lim)
+	for _, c := range t.commits {
+		buf = appendCommitLine(buf, c.Committed)
+	}
+	lines := len(t.entries) + len(t.commits)
 	t.tail = []byte{}
 	t.mu.Unlock()
 

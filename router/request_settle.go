@@ -44,8 +44,29 @@ func (rt *Router) settle(ctx context.Context, thread string, body []byte) {
 		}
 		return retain.CallGone
 	})
-	if len(committed) > 0 {
-		rt.metrics.committed(len(committed))
+	if len(committed) == 0 {
+		return
+	}
+	rt.metrics.committed(len(committed))
+	if err := rt.replay.commit(thread, committed); err != nil {
+		rt.metrics.replay("store_error")
+		rt.log.Error("cannot journal the changes written", "err", err)
+	}
+}
+
+// restoreScripts puts back, on a thread's first request since the router
+// started (or since its journal was last loaded), the retained scripts a
+// restart removed whose hour has not passed (retain.Store.Restore).
+func (rt *Router) restoreScripts(ctx context.Context, thread string) {
+	if rt.cfg.scripts == nil || thread == "" {
+		return
+	}
+	history, first := rt.replay.history(thread)
+	if !first || len(history) == 0 {
+		return
+	}
+	if n := rt.cfg.scripts.Restore(ctx, thread, history); n > 0 {
+		rt.metrics.restoredScripts(n)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"hpatch-router/retain"
 	"hpatch-router/shebang"
@@ -73,6 +74,7 @@ type fakeScripts struct {
 	applied  []string
 	failRet  bool
 	settled  map[string]retain.CallState
+	restores [][]retain.Committed
 }
 
 func newFakeScripts() *fakeScripts { return &fakeScripts{retained: map[string]string{}} }
@@ -107,15 +109,20 @@ func (f *fakeScripts) Staged(string) bool { return len(f.staged) > 0 }
 
 func (f *fakeScripts) StagedCall(_, callID string) bool { return slices.Contains(f.staged, callID) }
 
-func (f *fakeScripts) Settle(_ ctxT, _ string, state func(string) retain.CallState) []string {
+func (f *fakeScripts) Settle(_ ctxT, _ string, state func(string) retain.CallState) []retain.Committed {
 	f.settled = map[string]retain.CallState{}
-	var ran []string
+	var ran []retain.Committed
 	for _, id := range f.staged {
 		if f.settled[id] = state(id); f.settled[id] == retain.CallRan {
-			ran = append(ran, id)
+			ran = append(ran, retain.Committed{Call: id, At: time.Now(), Retain: id, Content: f.retained["thread-1/"+id]})
 		}
 	}
 	return ran
+}
+
+func (f *fakeScripts) Restore(_ ctxT, thread string, history []retain.Committed) int {
+	f.restores = append(f.restores, history)
+	return len(history)
 }
 
 // fakeRuntime counts PrepareThreadSeen calls; each returns seen with

@@ -42,9 +42,13 @@ type Scripts interface {
 	// StagedCall reports whether call callID of thread has a change staged.
 	StagedCall(thread, callID string) bool
 	// Settle writes the staged changes whose calls ran, discards those
-	// aborted or gone (with what was staged on top) and returns the calls
-	// whose changes were written.
-	Settle(ctx context.Context, thread string, state func(callID string) retain.CallState) []string
+	// aborted or gone (with what was staged on top) and returns the
+	// changes written, for the journal.
+	Settle(ctx context.Context, thread string, state func(callID string) retain.CallState) []retain.Committed
+	// Restore puts back the scripts of thread whose hour has not passed,
+	// from its journaled history of changes written, and returns how many
+	// it wrote.
+	Restore(ctx context.Context, thread string, history []retain.Committed) int
 }
 
 // requestRewriteFunc is the request rewrite seam, given the parsed request

@@ -40,6 +40,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		rt.answerError(w, thread, err)
 		return
 	}
+	rt.restoreScripts(r.Context(), thread)
 	rt.settle(r.Context(), thread, body)
 	restored, err := rt.restoreEdits(thread, req)
 	if err != nil {
@@ -109,6 +110,7 @@ func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
 		rt.requestBodyFailed(w, r, err)
 		return
 	}
+	rt.restoreScripts(r.Context(), thread)
 	rt.settle(r.Context(), thread, body)
 	req, err := parseRequest(body)
 	if err != nil {

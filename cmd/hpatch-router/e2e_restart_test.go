@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"hpatch-router/router/routertest"
+	"hpatch-router/rows"
 
 	"hpatch-router/internal/testenv"
 )
@@ -94,28 +95,40 @@ func checkResumed(t reporter, res restartResult, turnTwo int) {
 }
 
 // TestE2ERerunAfterRouterRestart: a router removes the scripts it retained
-// when it stops, so after a restart the model's rerun, read and edit of a
-// script it saw retained must each say that it is gone and why. The
-// rerun is the resumed turn's first call, before anything has prepared
-// the thread in the new router: it used to answer "thread directory
-// hpatch-<thread> is missing".
+// when it stops (and a kill -9 leaves them ownerless), as an upgrade does;
+// the journal keeps each retention and each edit written, so after the
+// restart a script whose hour has not passed is back on demand, original
+// body plus committed edits: the resumed turn's rerun (its first call,
+// before anything else prepared the thread in the new router) runs the
+// edited script, hread shows it, and a further edit cites its rows.
 func TestE2ERerunAfterRouterRestart(t *testing.T) {
 	t.Parallel()
-	res := runAcrossRestart(t, codexBin(t), configCatalog, []routertest.Step{
-		shellStep("call_kept_1", 2, "#!python3\nprint('before', 'restart')\n"),
-		{Message: "turn one done"},
-		shellStep("call_rerun_1", 1, "#!script=@shell/call_kept_1"),
-		{CustomToolCall: &routertest.CustomToolCall{Name: "hpatch", Namespace: "functions", CallID: "call_edit_1", ID: "ctc_edit_1",
-			Input: "in @shell/call_kept_1\ntype 2:cd58 \"print(1)\"\n"}},
-		shellStep("call_read_1", 1, "hread @shell/call_kept_1"),
-		{Message: "turn two done"},
-	})
-	posts := res.Upstream.Posts()
-	checkResumed(t, res, 2)
-	checkReplay(t, posts)
-	checkCallOutput(t, posts, callExpect{CallID: "call_kept_1", Output: []string{"before restart", `"retained":true`}})
-	gone := "@shell/call_kept_1 does not exist in this thread: retained scripts last one hour and are removed when the router restarts; send the script again"
-	for _, id := range []string{"call_rerun_1", "call_edit_1", "call_read_1"} {
-		checkCallOutput(t, posts, callExpect{CallID: id, Output: []string{gone}, NotOutput: []string{"thread directory", "before restart"}})
+	for _, tc := range []struct {
+		name string
+		stop func(*routerProc)
+	}{{"sigterm", (*routerProc).stop}, {"kill", (*routerProc).kill}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := runAcrossStop(t, codexBin(t), configCatalog, []routertest.Step{
+				shellStep("call_kept_1", 2, "#!python3\nprint('before', 'restart')\n"),
+				{CustomToolCall: &routertest.CustomToolCall{Name: "hpatch", Namespace: "functions", CallID: "call_edit_1", ID: "ctc_edit_1",
+					Input: "in @shell/call_kept_1\ntype 2:" + rows.Hash([]byte("print('before', 'restart')")) + " \"print('edited', 'before')\"\n"}},
+				{Message: "turn one done"},
+				shellStep("call_rerun_1", 1, "#!script=@shell/call_kept_1"),
+				{CustomToolCall: &routertest.CustomToolCall{Name: "hpatch", Namespace: "functions", CallID: "call_edit_2", ID: "ctc_edit_2",
+					Input: "in @shell/call_kept_1\ntype 2:" + rows.Hash([]byte("print('edited', 'before')")) + " \"print('edited', 'after')\"\n"}},
+				shellStep("call_read_1", 1, "hread @shell/call_kept_1"),
+				shellStep("call_rerun_2", 1, "#!script=@shell/call_kept_1"),
+				{Message: "turn two done"},
+			}, tc.stop)
+			posts := res.Upstream.Posts()
+			checkResumed(t, res, 3)
+			checkReplay(t, posts)
+			checkCallOutput(t, posts, callExpect{CallID: "call_kept_1", Output: []string{"before restart", `"retained":true`}})
+			checkCallOutput(t, posts, callExpect{CallID: "call_rerun_1", Output: []string{"edited before"}, NotOutput: []string{"does not exist"}})
+			checkCallOutput(t, posts, callExpect{CallID: "call_edit_2", Output: []string{"print('edited', 'after')"}, NotOutput: []string{"hpatch:"}})
+			checkCallOutput(t, posts, callExpect{CallID: "call_read_1", Output: []string{"print('edited', 'after')"}})
+			checkCallOutput(t, posts, callExpect{CallID: "call_rerun_2", Output: []string{"edited after"}})
+		})
 	}
 }

@@ -1,0 +1,169 @@
+package retain
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"time"
+
+	"hpatch-router/shebang"
+)
+
+// A router stops by removing the scripts it retained (REQ-SHELL-001), and
+// a kill -9 leaves them without an owner. The router journals every change
+// written (Settle's Committed values) next to the thread's replay entries;
+// Restore replays that history when the thread is first used again, so a
+// script whose hour has not passed is there again, original body plus
+// committed edits in order, and one left behind by a kill -9 expires on
+// time.
+
+// Committed is a change written because its call ran: a retention
+// (Retain, Content) or an edit (Patch, applied to the versions the history
+// before it gives).
+type Committed struct {
+	Call    string
+	At      time.Time // when it was staged; a retention's hour counts from here
+	Retain  string    // the artifact a retention wrote; "" for an edit
+	Content string    // the retained body
+	Patch   string    // an edit's hpatch input
+	Sum     string    // an edit's editsSum: a replay must arrive at the same versions
+}
+
+// editsSum is the hex SHA-256 of the versions an edit wrote, in order.
+func editsSum(edits []Edit) string {
+	h := sha256.New()
+	for _, e := range edits {
+		h.Write([]byte(e.ID))
+		h.Write([]byte{0})
+		h.Write(e.New)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// restoredScript is a script's version as a thread's history leaves it.
+type restoredScript struct {
+	content []byte
+	at      time.Time
+}
+
+// replayHistory applies history in order and returns the version of each
+// script it retained. An edit that no longer applies, or writes other
+// versions than it did (its history is incomplete), leaves the scripts it
+// names out: their content is unknown.
+func replayHistory(history []Committed) map[string]*restoredScript {
+	out := map[string]*restoredScript{}
+	for _, c := range history {
+		if c.Retain != "" {
+			out[c.Retain] = &restoredScript{content: []byte(c.Content), at: c.At}
+			continue
+		}
+		p, err := ParsePatch(c.Patch)
+		if err != nil || p.Workspace {
+			continue
+		}
+		baseline := map[string][]byte{}
+		for _, sec := range p.Sections {
+			if v := out[sec.ID]; v != nil {
+				baseline[sec.ID] = v.content
+			}
+		}
+		edits, err := p.Apply(baseline)
+		if err == nil && editsSum(edits) != c.Sum {
+			err = errors.New("the replayed edit wrote other versions")
+		}
+		if err != nil {
+			for _, sec := range p.Sections {
+				delete(out, sec.ID)
+			}
+			continue
+		}
+		for _, e := range edits {
+			out[e.ID].content = e.New
+		}
+	}
+	return out
+}
+
+// Restore puts back, from history (the thread's changes written, oldest
+// first), every script of thread whose hour has not passed: a missing one
+// is written and expires when its hour ends; one still there with the
+// content the history gives (a kill -9 left it) is owned again, so it
+// expires on time; one whose hour has passed is removed if it is still
+// that content. Anything else on disk is left alone. It returns how many
+// scripts it wrote back.
+func (s *Store) Restore(ctx context.Context, thread string, history []Committed) int {
+	if ctx.Err() != nil || checkThread(thread) != nil {
+		return 0
+	}
+	scripts := replayHistory(history)
+	if len(scripts) == 0 {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0
+	}
+	now := s.now()
+	written := 0
+	for id, v := range scripts {
+		if c, _ := s.stagedLocked(thread, id); c != nil {
+			continue
+		}
+		left := s.ttl - now.Sub(v.at)
+		switch ok, err := s.restoreScriptLocked(thread, id, v.content, left); {
+		case err != nil:
+			s.log.Warn("cannot restore a retained script", "thread", thread, "ref", shebang.FormatRef(id), "err", err)
+		case ok:
+			written++
+		}
+	}
+	if written > 0 {
+		s.log.Info("restored retained scripts from the journal", "thread", thread, "scripts", written)
+	}
+	return written
+}
+
+// restoreScriptLocked brings artifact id of thread to content with left of its
+// hour (none left: removed if it is content) and reports whether it wrote
+// it; s.mu is held.
+func (s *Store) restoreScriptLocked(thread, id string, content []byte, left time.Duration) (bool, error) {
+	if ts := s.threads[thread]; ts != nil && ts.owned[id] != nil {
+		return false, nil // this store wrote it
+	}
+	ts, err := s.threadLocked(thread, left > 0)
+	if errors.Is(err, fs.ErrNotExist) && left <= 0 {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer s.releaseLocked(ts)
+	data, err := ReadScript(ts.scripts, id)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && left > 0:
+		_, err := s.retainLocked(thread, id, content, left)
+		return err == nil, err
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, err
+	case !bytes.Equal(data, content):
+		return false, nil // not the version the journal knows: not ours to touch
+	}
+	fi, err := ts.scripts.Lstat(id)
+	if err != nil {
+		return false, err
+	}
+	a := &artifact{file: fi, sum: sha256.Sum256(content)}
+	if left <= 0 {
+		return false, ts.removeOwned(id, a)
+	}
+	a.timer = s.afterFunc(left, func() { s.expire(ts, id, a) })
+	ts.owned[id] = a
+	return false, nil
+}

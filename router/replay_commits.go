@@ -1,0 +1,110 @@
+package router
+
+import (
+	"encoding/json"
+	"time"
+
+	"hpatch-router/retain"
+)
+
+// A thread's journal also holds the retentions and edits the router wrote
+// because their calls ran (retain.Committed), one line each, in the order
+// they were written:
+//
+//	{"commit":"call_1","at":1700000000000,"retain":"call_1","content":"#!python3\n…"}
+//	{"commit":"call_2","at":1700000001000,"patch":"in @shell/call_1\n…","sum":"<hex>"}
+//
+// "at" is when the change was staged (Unix milliseconds). They let a
+// restarted router put back the scripts whose hour has not passed
+// (retain.Store.Restore). A change older than a script lives is of no use
+// and is dropped from memory and from the next compaction.
+
+// commitLine is the journal form of a retain.Committed.
+type commitLine struct {
+	Commit  string `json:"commit"`
+	At      int64  `json:"at"`
+	Retain  string `json:"retain,omitempty"`
+	Content string `json:"content,omitempty"`
+	Patch   string `json:"patch,omitempty"`
+	Sum     string `json:"sum,omitempty"`
+}
+
+// committedChange is a retain.Committed with the size of its journal line.
+type committedChange struct {
+	retain.Committed
+	line int
+}
+
+// appendCommitLine appends c's journal line, newline included, to dst.
+func appendCommitLine(dst []byte, c retain.Committed) []byte {
+	b, _ := json.Marshal(commitLine{Commit: c.Call, At: c.At.UnixMilli(), Retain: c.Retain, Content: c.Content, Patch: c.Patch, Sum: c.Sum})
+	return append(append(dst, b...), '\n')
+}
+
+// decodeCommitLine parses a commit line without its newline.
+func decodeCommitLine(b []byte) (committedChange, bool) {
+	var l commitLine
+	if json.Unmarshal(b, &l) != nil || l.Commit == "" || l.At <= 0 || (l.Retain == "") == (l.Patch == "") {
+		return committedChange{}, false
+	}
+	return committedChange{Committed: retain.Committed{Call: l.Commit, At: time.UnixMilli(l.At), Retain: l.Retain, Content: l.Content, Patch: l.Patch, Sum: l.Sum}, line: len(b) + 1}, true
+}
+
+// commit journals changes of thread that were written; like put, the
+// lines are in the page cache when it returns.
+func (s *replayStore) commit(thread string, changes []retain.Committed) error {
+	t := s.locked(thread)
+	defer t.mu.Unlock()
+	var err error
+	for _, c := range changes {
+		cc := committedChange{Committed: c}
+		if s.root != nil {
+			line := appendCommitLine(nil, c)
+			cc.line = len(line)
+			if e := s.appendLocked(thread, t, line); e != nil && err == nil {
+				err = e
+			}
+		}
+		t.addCommit(cc, s.now(), s.lim)
+	}
+	if s.root != nil && !t.compact && !t.noJournal && t.needsCompaction() {
+		t.compact = true
+	}
+	s.poke()
+	return err
+}
+
+// addCommit records a written change and drops the ones a restore can no
+// longer use (older than a script lives) or beyond the entry bound; t.mu
+// is held.
+func (t *threadReplay) addCommit(c committedChange, now time.Time, lim ReplayLimits) {
+	t.commits = append(t.commits, c)
+	t.lineBytes += c.line
+	t.pruneCommits(now, lim)
+}
+
+// pruneCommits drops the changes a restore can no longer use; t.mu is
+// held.
+func (t *threadReplay) pruneCommits(now time.Time, lim ReplayLimits) {
+	drop := 0
+	for drop < len(t.commits) && (now.Sub(t.commits[drop].At) >= retain.DefaultTTL || len(t.commits)-drop > lim.MaxEntriesPerThread) {
+		t.lineBytes -= t.commits[drop].line
+		drop++
+	}
+	t.commits = append(t.commits[:0:0], t.commits[drop:]...)
+}
+
+// history returns the changes written in thread that a restore may need,
+// oldest first, and whether this is the first time it is asked since the
+// thread was loaded (the router restores a thread's scripts once).
+func (s *replayStore) history(thread string) ([]retain.Committed, bool) {
+	t := s.locked(thread)
+	defer t.mu.Unlock()
+	first := !t.restored
+	t.restored = true
+	out := make([]retain.Committed, len(t.commits))
+	for i, c := range t.commits {
+		out[i] = c.Committed
+	}
+	return out, first
+}
