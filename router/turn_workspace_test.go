@@ -93,3 +93,32 @@ func TestSSERewriteWorkspaceHpatch(t *testing.T) {
 		t.Fatalf("no-root carrier %s", c)
 	}
 }
+
+// A workspace hpatch call sent again gets the carrier sent the first time
+// (idempotent per call_id): it is not resolved again, so a file changed
+// since (by the first carrier's own write, say) does not turn it into a
+// stale refusal; hpatch-write's digest check decides at run time.
+func TestWorkspaceHpatchSentAgain(t *testing.T) {
+	ws := t.TempDir()
+	file := filepath.Join(ws, "a.txt")
+	if err := os.WriteFile(file, []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edit := "in a.txt\ntype " + rows.Split([]byte("one\n"))[0].Cite() + " \"ONE\""
+	s := &stream{}
+	s.call("ctc_1", "call_1", "hpatch", "functions", edit, 1)
+	s.completed()
+	h := newHarness(t, sseHandler(s.String()), withRequestRewrite(ownedBy("functions")),
+		withTranslator(shebangTranslator{}), WithScripts(newFakeScripts()), StateDir(t.TempDir()))
+	carrier := func() string {
+		evs := parseEvents(t, []byte(readAll(t, h.post(envRequest(ws, ws), "Thread-Id", "t9"))))
+		return eventsOf(evs, "response.custom_tool_call_input.done", "ctc_1")[0].data["input"].(string)
+	}
+	first := carrier()
+	if err := os.WriteFile(file, []byte("ONE\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if again := carrier(); again != first || !strings.Contains(first, "hpatch-write") {
+		t.Fatalf("sent again:\n%s\nfirst:\n%s", again, first)
+	}
+}
