@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -80,13 +81,16 @@ func resolve(t *testing.T, env Env, edit string) (*Plan, error) {
 // every untouched byte stay as they were.
 func TestResolveBytes(t *testing.T) {
 	files := map[string]string{
-		"lf.txt":    "a\nb\nc\n",
-		"crlf.txt":  "a\r\nb\r\nc\r\n",
-		"nofinal":   "a\nb\nc",
-		"mixed.txt": "a\nb\r\nc",
-		"cr.txt":    "a\rb\r",
-		"sub/x.go":  "package x\n\nfunc F() {}\n",
-		"uni.md":    "# Tïtle\n\nbody\n",
+		"lf.txt":       "a\nb\nc\n",
+		"crlf.txt":     "a\r\nb\r\nc\r\n",
+		"nofinal":      "a\nb\nc",
+		"mixed.txt":    "a\nb\r\nc",
+		"cr.txt":       "a\rb\r",
+		"sub/x.go":     "package x\n\nfunc F() {}\n",
+		"uni.md":       "# Tïtle\n\nbody\n",
+		"empty":        "",
+		"blank":        "a\n\n",
+		"crlf-nofinal": "a\r\nb",
 	}
 	tests := []struct {
 		name, edit string
@@ -103,7 +107,16 @@ func TestResolveBytes(t *testing.T) {
 		{"absolute path", "in " + "ABS/uni.md\ntype \"body\" \"bödy\"", "uni.md", "# Tïtle\n\nbödy\n"},
 		{"two in lines for one file share one baseline", "in lf.txt\ntype {lf.txt:1} \"A\"\nin ./lf.txt\ntype {lf.txt:3} \"C\"", "lf.txt", "A\nb\nC\n"},
 		{"rows deleted", "in lf.txt\ntype {lf.txt:1}..{lf.txt:2} \"\"", "lf.txt", "c\n"},
+		{"every row deleted", "in lf.txt\ntype {lf.txt:1}..{lf.txt:3} \"\"", "lf.txt", ""},
+		{"append to an empty file", "in empty\nadd EOF \"x\"", "empty", "x\n"},
+		{"an empty last row keeps its line ending", "in blank\ntype {blank:1} \"A\"", "blank", "A\n\n"},
+		{"CRLF without a final line ending: append", "in crlf-nofinal\nadd EOF \"c\"", "crlf-nofinal", "a\r\nb\r\nc"},
+		{"CRLF without a final line ending: delete the last row", "in crlf-nofinal\ntype {crlf-nofinal:2} \"\"", "crlf-nofinal", "a\r\n"},
+		{"a VALUE with CRLF takes the file's ending", "in lf.txt\ntype {lf.txt:1} \"x\\r\\ny\"", "lf.txt", "x\ny\nb\nc\n"},
 	}
+	var table strings.Builder
+	table.WriteString("| file before | edit | file after |\n| --- | --- | --- |\n")
+	defer func() { t.Log("\n" + table.String()) }()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := newTree(t, files)
@@ -119,6 +132,7 @@ func TestResolveBytes(t *testing.T) {
 			if string(f.New) != tc.want || string(f.Old) != files[tc.file] || f.Mode != 0o644 {
 				t.Fatalf("new %q (want %q), old %q, mode %v", f.New, tc.want, f.Old, f.Mode)
 			}
+			fmt.Fprintf(&table, "| `%s` | `%s` | `%s` |\n", strconv.Quote(files[tc.file]), strings.ReplaceAll(strings.SplitN(edit, "\n", 2)[1], "\n", " ⏎ "), strconv.Quote(tc.want))
 		})
 	}
 }
