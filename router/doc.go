@@ -24,6 +24,16 @@
 // exec_command, so the write is Codex's, in its sandbox. The router never
 // writes a workspace file.
 //
+// Files are named for the stages a request passes, in order; serveResponses
+// (server_responses.go) runs them. The request: request_read.go (read the
+// body, bounded, and parse it once), replay_restore.go (restore the
+// carriers Codex echoes), request_owners.go (find the exec owners, with
+// request_owners_memo.go), request_rewrite.go (the rewrite, as pieces of
+// the body) and proxy.go (forward). The response: response_events.go (the
+// SSE events), response_sse.go and response_json.go (rewrite a stream or
+// a whole response), response_carrier.go (the carriers) and replay*.go
+// (the replay store).
+//
 // Rules it applies but does not own come from their owners: thread ids
 // from package ident, the #!params shape parser and the script-reference
 // grammar from package shebang, workspace confinement from package

@@ -121,10 +121,10 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case path == "/v1/responses" && r.Method == http.MethodPost:
 		rt.metrics.request("responses")
-		rt.serveResponses(w, r)
+		rt.serveResponses(w, r, false)
 	case path == "/v1/responses/compact" && r.Method == http.MethodPost:
 		rt.metrics.request("compact")
-		rt.serveCompact(w, r)
+		rt.serveResponses(w, r, true)
 	case strings.HasPrefix(path, "/v1/"):
 		rt.metrics.request("forward")
 		rt.forward(w, r, nil)

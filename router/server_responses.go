@@ -14,17 +14,19 @@ import (
 	"hpatch-router/ident"
 )
 
-// serveResponses handles POST /v1/responses: read the body (bounded),
-// restore replayed carriers, rewrite the request, forward it and rewrite
-// the response.
-func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
+// serveResponses handles POST /v1/responses, and with compact POST
+// /v1/responses/compact (Codex's remote compaction), in one pass: read
+// the body (bounded), parse it once, settle the thread's staged changes,
+// restore the carriers Codex echoes to the model's original calls, and
+// then, for a response, rewrite the request, forward it and rewrite the
+// response. A compaction's input is the conversation too, so it is
+// restored the same way (the compaction model must see what the model
+// emitted, not carriers), but its tools are not rewritten and its
+// response is relayed as it is.
+func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact bool) {
 	thread := rt.threadID(r)
 	rt.ensureRuntime(r.Context(), thread)
-	if rt.cfg.mode == ModePassthrough {
-		rt.forward(w, r, nil)
-		return
-	}
-	if rt.encodedRequest(r) {
+	if rt.cfg.mode == ModePassthrough || rt.encodedRequest(r) {
 		rt.forward(w, r, nil)
 		return
 	}
@@ -36,15 +38,25 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, err := parseRequest(body)
-	if err != nil {
+	if err != nil && !compact {
 		rt.answerError(w, thread, err)
 		return
 	}
 	rt.restoreScripts(r.Context(), thread)
 	rt.settle(r.Context(), thread, body)
+	if err != nil {
+		// A compaction body that is not a JSON object has nothing to
+		// restore: the upstream answers it.
+		rt.forward(w, r, net.Buffers{body})
+		return
+	}
 	restored, err := rt.restoreEdits(thread, req)
 	if err != nil {
 		rt.answerError(w, thread, err)
+		return
+	}
+	if compact {
+		rt.forward(w, r, splice(body, restored))
 		return
 	}
 	out, facts, err := rt.cfg.rewrite(req, restored)
@@ -89,42 +101,6 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request) {
 	default:
 		rt.relayRaw(w, r, resp)
 	}
-}
-
-// serveCompact handles POST /v1/responses/compact, Codex's remote
-// compaction. Its input is the conversation, as in /v1/responses, so the
-// carriers Codex echoes are restored to the model's original calls (the
-// compaction model must see what the model emitted, not carriers); the
-// tools are not rewritten and the response is relayed as it is.
-func (rt *Router) serveCompact(w http.ResponseWriter, r *http.Request) {
-	thread := rt.threadID(r)
-	rt.ensureRuntime(r.Context(), thread)
-	if rt.cfg.mode == ModePassthrough || rt.encodedRequest(r) {
-		rt.forward(w, r, nil)
-		return
-	}
-	held := &lease{h: &rt.held}
-	defer held.release()
-	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody, held)
-	if err != nil {
-		rt.requestBodyFailed(w, r, err)
-		return
-	}
-	rt.restoreScripts(r.Context(), thread)
-	rt.settle(r.Context(), thread, body)
-	req, err := parseRequest(body)
-	if err != nil {
-		// Nothing to restore in what is not a JSON object: the upstream
-		// answers it.
-		rt.forward(w, r, net.Buffers{body})
-		return
-	}
-	restored, err := rt.restoreEdits(thread, req)
-	if err != nil {
-		rt.answerError(w, thread, err)
-		return
-	}
-	rt.forward(w, r, splice(body, restored))
 }
 
 // encodedRequest reports (and counts) a content-encoded request body: a
