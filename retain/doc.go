@@ -131,7 +131,10 @@
 // script or storage, fs.ErrExist for an artifact that already exists,
 // ErrClosed, *ident.Error for a bad thread or artifact id,
 // *shebang.RefError for a bad reference. A rejected edit is a *PatchError,
-// one line "line N: …", which wraps the store error that caused it.
+// one line "line N: …", which wraps the store error that caused it. No
+// message names the storage: a failed read or write says the script
+// (`@shell/<id>`) and the cause (the errno, which errors.Is still sees),
+// never the runtime directory's host path or a temporary name.
 //
 // The report lists, per script, the header `@shell/<id>` and the written
 // rows as `LINE:HASH TEXT` (new numbering, the hread row format) with one

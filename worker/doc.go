@@ -37,6 +37,10 @@
 // PrepareThreadSeen, which the router calls, also returns what those two
 // lstats of a held thread found (snapshot.ThreadSeen), so the retain of
 // the same shell call checks them instead of taking them again.
+// While it runs, a sweep every twelfth of the retained scripts' lifetime
+// removes a thread directory this runtime verified once its scripts/ is
+// empty and no PrepareThread came for that lifetime (the router prepares
+// a thread on every request of it; WithThreadLifetime).
 // Close removes what the runtime created; NewRuntime first reclaims
 // snapshots of this user whose router is gone and the thread directories
 // that link to them.
