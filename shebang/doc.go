@@ -91,21 +91,17 @@
 // here-string with no script operand) warns; `bash -c '…'` programs are
 // scanned in turn.
 //
-// Recovered JavaScript (A16, jsrecognize.go): an input without shebang or
-// directives is Code Mode JavaScript only when it tokenizes as JavaScript
-// (jsscan.go), its tokens form statements by ECMAScript's rules (jscheck*.go:
-// a pushdown automaton over tokens — operand/operator alternation, brackets,
-// automatic semicolon insertion, bindings, object and class members,
-// try/catch, if/else, do/while, loops for break/continue, await only in
-// async code), every top-level expression statement does something (a call,
-// an assignment, await, …), and it calls tools.NAME(…) and a projection
-// (text, image, JSON.stringify). node is not available to the router at run
-// time and no JavaScript parser is a dependency; jsrecognize_test.go
-// compiles everything the recognizer accepts — the cases, their one-token
-// mutations and the fuzz seeds — in node, and a fuzz target checks that
-// shell commands quoting arbitrary text are never recognized. Shell that
-// mentions JavaScript (`rg -n "await tools.exec_command("`, a heredoc that
-// writes a .mjs, a grep pattern) fails the second or third rule.
+// Recovered JavaScript (A16, javascript.go): an input without shebang or
+// directives is Code Mode JavaScript only when it parses as the body of
+// Code Mode's async function (github.com/tdewolff/parse/v2/js), every
+// top-level expression statement does something (a call, an assignment,
+// await, …), and it calls tools.NAME(…) and a projection (text, image,
+// JSON.stringify). node is not available to the router at run time;
+// javascript_test.go compiles every case and fuzz seed the recognizer
+// accepts in node, and a fuzz target checks that shell commands quoting
+// arbitrary text are never recognized. Shell that mentions JavaScript
+// (`rg -n "await tools.exec_command("`, a heredoc that writes a .mjs, a grep
+// pattern) fails the first or second rule.
 //
 // Quoting is proven by execution (semantic_test.go runs every rendered cmd
 // through bash, zsh, dash and sh -c, in the C and a UTF-8 locale, with a

@@ -4,6 +4,7 @@ import (
 	"hpatch-router/rows"
 	"strings"
 
+	"github.com/tdewolff/parse/v2/js"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -21,13 +22,16 @@ const (
 // jsWarnings are the shell warnings of the command strings inside
 // recovered JavaScript: every string and template literal, decoded, is
 // scanned as Bash.
-func jsWarnings(js string) []string {
-	toks, _ := scanJS(js)
+func jsWarnings(src string) []string {
+	ast := parseJS(src)
+	if ast == nil {
+		return nil
+	}
+	var f jsFacts
+	js.Walk(&f, ast)
 	var out []string
-	for _, t := range toks {
-		if t.kind == jsString || t.kind == jsTemplate || t.kind == jsTmplTail {
-			out = mergeWarnings(out, shellWarnings(t.text, syntax.LangBash))
-		}
+	for _, s := range f.strings {
+		out = mergeWarnings(out, shellWarnings(s, syntax.LangBash))
 	}
 	return out
 }
@@ -71,35 +75,15 @@ func insertAfterPragma(js, text string) string {
 }
 
 // callsExecCommand reports a call of tools.exec_command (or
-// tools["exec_command"], optionally through ?.) in JavaScript tokens, so a
-// mention in a comment or a string is not one. Text that does not
-// tokenize as JavaScript calls nothing: Codex rejects it before it runs.
-func callsExecCommand(js string) bool {
-	toks, ok := scanJS(js)
-	if !ok {
+// tools["exec_command"], optionally through ?.) in JavaScript code, so a
+// mention in a comment or a string is not one. Text that does not parse as
+// JavaScript calls nothing: Codex rejects it before it runs.
+func callsExecCommand(src string) bool {
+	ast := parseJS(src)
+	if ast == nil {
 		return false
 	}
-	at := func(i int) jsToken {
-		if i < len(toks) {
-			return toks[i]
-		}
-		return jsToken{}
-	}
-	for i, t := range toks {
-		if !isWord(t, "tools") {
-			continue
-		}
-		dot := at(i + 1)
-		switch {
-		case (isPunct(dot, ".") || isPunct(dot, "?.")) && isWord(at(i+2), "exec_command"):
-			if call := at(i + 3); isPunct(call, "(") || isPunct(call, "?.") && isPunct(at(i+4), "(") {
-				return true
-			}
-		case isPunct(dot, "[") && at(i+2).kind == jsString && at(i+2).text == "exec_command" && isPunct(at(i+3), "]"):
-			if call := at(i + 4); isPunct(call, "(") || isPunct(call, "?.") && isPunct(at(i+5), "(") {
-				return true
-			}
-		}
-	}
-	return false
+	var f jsFacts
+	js.Walk(&f, ast)
+	return f.execCommand
 }
