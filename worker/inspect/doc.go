@@ -6,9 +6,9 @@
 // Parsers, one file each (run only in the outline process, see below): Go
 // through go/parser (golang.go); Markdown by a one-pass CommonMark block
 // scanner (markdown.go, mdblocks.go; heading text by CommonMark's inline
-// rules, mdinline.go) with YAML front matter read by a top-level mapping
-// scanner (frontmatter.go) — no Markdown or YAML library, whose package
-// tables every start of this executable would initialise; JSON by
+// rules, mdinline.go) with YAML front matter read by go.yaml.in/yaml/v3
+// (frontmatter.go) — no Markdown library: goldmark's package init costs
+// about 2 ms at every start of this executable; JSON by
 // streaming encoding/json tokens (jsonfile.go); Python by a tokenizer
 // that follows tree-sitter's indentation rules (python.go,
 // python_outline.go); JavaScript, TypeScript and TSX by a tokenizer that
