@@ -164,6 +164,12 @@ func WithReplayLimits(l ReplayLimits) Option {
 		if l.MaxBytesPerThread > 0 {
 			c.replayLimits.MaxBytesPerThread = l.MaxBytesPerThread
 		}
+		if l.MaxAge > 0 {
+			c.replayLimits.MaxAge = l.MaxAge
+		}
+		if l.MaxTotalBytes > 0 {
+			c.replayLimits.MaxTotalBytes = l.MaxTotalBytes
+		}
 		if l.MaxThreads > 0 {
 			c.replayLimits.MaxThreads = l.MaxThreads
 		}

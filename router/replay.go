@@ -18,26 +18,35 @@ import (
 )
 
 // ReplayLimits bound the replay store. When a thread holds more than
-// MaxEntriesPerThread entries or MaxBytesPerThread bytes of original items,
-// its oldest entries are dropped (its journal is compacted once the dropped
-// lines outnumber the live ones, so a file stays under about twice the
-// bound); when the state directory holds more than MaxThreads thread
-// journals, the least recently written one is removed. MaxCachedThreads
-// bounds the threads kept in memory, each with an open journal handle
-// (files stay on disk).
+// MaxEntriesPerThread entries or MaxBytesPerThread bytes of original items
+// and carriers, its oldest entries are dropped (its journal is compacted
+// once the dropped lines outnumber the live ones, so a file stays under
+// about twice the bound). Journals are kept as long as a conversation may
+// be resumed: one not written for MaxAge is removed, and while the state
+// directory holds more than MaxTotalBytes of journals the least recently
+// written one is removed. MaxCachedThreads bounds the threads kept in
+// memory (files stay on disk; an evicted thread's journal handle is closed
+// at once); without a state directory, MaxThreads bounds the threads
+// remembered at all.
 type ReplayLimits struct {
 	MaxEntriesPerThread int
 	MaxBytesPerThread   int
+	MaxAge              time.Duration
+	MaxTotalBytes       int64
 	MaxThreads          int
 	MaxCachedThreads    int
 }
 
-// DefaultReplayLimits: 4096 entries or 16 MiB per thread, 1024 thread
-// files, 128 threads cached in memory.
+// DefaultReplayLimits: 4096 entries or 16 MiB per thread; journals kept
+// 90 days after their last write (Codex keeps a session resumable with no
+// end; this covers the sessions users go back to) and 1 GiB in all; 128
+// threads cached in memory, 1024 remembered without a state directory.
 func DefaultReplayLimits() ReplayLimits {
 	return ReplayLimits{
 		MaxEntriesPerThread: 4096,
 		MaxBytesPerThread:   16 << 20,
+		MaxAge:              90 * 24 * time.Hour,
+		MaxTotalBytes:       1 << 30,
 		MaxThreads:          1024,
 		MaxCachedThreads:    128,
 	}
@@ -125,12 +134,20 @@ type replayStore struct {
 	mu      sync.Mutex
 	threads map[string]*threadReplay
 	clock   uint64
-	retired []*os.File // handles of evicted threads, to fsync and close
+	retired []string  // journals of evicted threads (closed at eviction), to fsync
+	evicted time.Time // when evictFiles last ran
 
 	created atomic.Bool // a journal was created or renamed since the last pass
 }
 
 func newReplayStore(dir string, lim ReplayLimits, log *slog.Logger) (*replayStore, error) {
+	def := DefaultReplayLimits()
+	if lim.MaxAge <= 0 {
+		lim.MaxAge = def.MaxAge
+	}
+	if lim.MaxTotalBytes <= 0 {
+		lim.MaxTotalBytes = def.MaxTotalBytes
+	}
 	s := &replayStore{lim: lim, log: log, now: time.Now, threads: map[string]*threadReplay{}}
 	if dir == "" {
 		return s, nil
@@ -238,15 +255,21 @@ func (s *replayStore) evictCacheLocked(keep string) {
 	}
 }
 
-// detachLocked removes t from the cache and hands its journal handle to
-// the maintainer; s.mu and t.mu are held.
+// detachLocked removes t from the cache and closes its journal handle at
+// once, so a burst of new threads holds no more descriptors than the cache
+// bound; a journal written since its last fsync is named to the
+// maintainer, which fsyncs it through a fresh handle (an fsync flushes the
+// file, whichever descriptor asks). s.mu and t.mu are held.
 func (s *replayStore) detachLocked(id string, t *threadReplay) {
 	delete(s.threads, id)
 	t.closed = true
 	if t.f != nil {
-		s.retired = append(s.retired, t.f)
+		_ = t.f.Close()
 		t.f = nil
-		s.poke()
+		if t.dirty {
+			s.retired = append(s.retired, journalName(id))
+			s.poke()
+		}
 	}
 }
 

@@ -38,10 +38,11 @@ func (s *replayStore) maintainer() {
 }
 
 // flush fsyncs every journal written since the last pass, closes the
-// journals of evicted threads and of threads not written since the last
-// pass (an idle thread holds no descriptor; its next put reopens the
-// journal), compacts the journals due for it and, when journals were
-// created, keeps the directory within MaxThreads files. While a journal
+// journals of threads not written since the last pass (an idle thread
+// holds no descriptor; its next put reopens the journal), fsyncs the
+// journals of threads evicted since, compacts the journals due for it and,
+// when journals were created or an hour passed, applies the MaxAge and
+// MaxTotalBytes bounds. While a journal
 // stays open it asks for another pass, so the handle of a thread that goes
 // idle is closed about a second after its last fsync.
 func (s *replayStore) flush() {
@@ -56,9 +57,7 @@ func (s *replayStore) flush() {
 		ids, ts = append(ids, id), append(ts, t)
 	}
 	s.mu.Unlock()
-	for _, f := range retired {
-		s.syncClose(f)
-	}
+	s.syncRetired(retired)
 	open := false // a journal stays open after this pass
 	for i, t := range ts {
 		t.mu.Lock()
@@ -96,9 +95,26 @@ func (s *replayStore) flush() {
 	if open {
 		s.poke()
 	}
-	if s.created.Swap(false) {
+	if s.created.Swap(false) || time.Since(s.evicted) >= time.Hour {
+		s.evicted = time.Now()
 		s.evictFiles()
 		s.syncDir()
+	}
+}
+
+// syncRetired fsyncs the journals of evicted threads by name, one handle
+// at a time.
+func (s *replayStore) syncRetired(names []string) {
+	for _, name := range names {
+		f, err := s.root.OpenFile(name, os.O_RDONLY, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed meanwhile
+		}
+		if err == nil {
+			s.syncClose(f)
+			continue
+		}
+		s.log.Error("cannot fsync a replay journal", "file", name, "err", err)
 	}
 }
 
@@ -115,9 +131,7 @@ func (s *replayStore) closeAll() {
 	retired := s.retired
 	s.retired = nil
 	s.mu.Unlock()
-	for _, f := range retired {
-		s.syncClose(f)
-	}
+	s.syncRetired(retired)
 	for _, t := range ts {
 		t.mu.Lock()
 		if t.f != nil {
@@ -148,10 +162,11 @@ func (s *replayStore) syncDir() {
 	_ = d.Close()
 }
 
-// evictFiles removes the least recently written journals beyond
-// MaxThreads (and temporary files a crash left behind). A cached thread
-// busy in another goroutine is not the least recently written one; it is
-// skipped rather than waited for.
+// evictFiles removes the journals not written for MaxAge, then the least
+// recently written ones while all of them hold more than MaxTotalBytes
+// (and temporary files a crash left behind). A cached thread busy in
+// another goroutine is not the least recently written one; it is skipped
+// rather than waited for.
 func (s *replayStore) evictFiles() {
 	dir, err := s.root.Open(".")
 	if err != nil {
@@ -165,6 +180,7 @@ func (s *replayStore) evictFiles() {
 	type file struct {
 		name string
 		mod  time.Time
+		size int64
 	}
 	var files []file
 	for _, e := range ents {
@@ -179,18 +195,22 @@ func (s *replayStore) evictFiles() {
 				_ = s.root.Remove(name)
 			}
 		case strings.HasSuffix(name, replayJournalSuffix):
-			files = append(files, file{name, info.ModTime()})
+			files = append(files, file{name, info.ModTime(), info.Size()})
 		}
 	}
-	excess := len(files) - s.lim.MaxThreads
-	if excess <= 0 {
+	var total int64
+	for _, f := range files {
+		total += f.size
+	}
+	oldest := time.Now().Add(-s.lim.MaxAge)
+	if total <= s.lim.MaxTotalBytes && !slices.ContainsFunc(files, func(f file) bool { return f.mod.Before(oldest) }) {
 		return
 	}
 	slices.SortFunc(files, func(a, b file) int { return a.mod.Compare(b.mod) })
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range files {
-		if excess == 0 {
+		if total <= s.lim.MaxTotalBytes && !f.mod.Before(oldest) {
 			return
 		}
 		id := strings.TrimSuffix(f.name, replayJournalSuffix)
@@ -203,7 +223,8 @@ func (s *replayStore) evictFiles() {
 		}
 		// Under s.mu: no copy of the thread can be loaded meanwhile.
 		if err := s.root.Remove(f.name); err == nil || errors.Is(err, fs.ErrNotExist) {
-			excess--
+			total -= f.size
+			s.log.Info("replay journal removed", "file", f.name, "last_written", f.mod, "max_age", s.lim.MaxAge, "max_total_bytes", s.lim.MaxTotalBytes)
 		}
 	}
 }

@@ -9,10 +9,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -126,7 +128,7 @@ func TestReplaySurvivesRestart(t *testing.T) {
 
 func TestReplayBounds(t *testing.T) {
 	dir := t.TempDir()
-	rt := newTestRouter(t, StateDir(dir), WithReplayLimits(ReplayLimits{MaxEntriesPerThread: 3, MaxThreads: 2, MaxCachedThreads: 1}))
+	rt := newTestRouter(t, StateDir(dir), WithReplayLimits(ReplayLimits{MaxEntriesPerThread: 3, MaxCachedThreads: 1}))
 	for i := range 5 {
 		if err := rt.replay.put("a", fmt.Sprint("call_", i), "c", []byte(`{"i":1}`)); err != nil {
 			t.Fatal(err)
@@ -144,10 +146,6 @@ func TestReplayBounds(t *testing.T) {
 		}
 	}
 	rt.replay.flush()
-	files, _ := filepath.Glob(filepath.Join(dir, "*"+replayJournalSuffix))
-	if len(files) != 2 {
-		t.Fatalf("thread files %v, want 2", files)
-	}
 	if len(rt.replay.threads) > 1 {
 		t.Fatalf("%d threads cached", len(rt.replay.threads))
 	}
@@ -314,5 +312,89 @@ func TestRestoreLongThread(t *testing.T) {
 	put(rt, "something else", 7)
 	if _, err := rt.restoreReplay(thread, body); errCode(err) != CodeReplayMismatch {
 		t.Fatalf("a call whose carrier the store does not match: %v, want %s", err, CodeReplayMismatch)
+	}
+}
+
+// Journals are kept by age and total size, not by count: one not written
+// for MaxAge goes, then the least recently written ones while all of them
+// hold more than MaxTotalBytes; the rest stay, however many.
+func TestReplayJournalsKeptByAgeAndBytes(t *testing.T) {
+	dir := t.TempDir()
+	rt := newTestRouter(t, StateDir(dir), WithReplayLimits(ReplayLimits{MaxCachedThreads: 1}))
+	now := time.Now()
+	threads := []string{"a", "b", "c", "d"}
+	var sizes []int64
+	for i, th := range threads {
+		if err := rt.replay.put(th, "call_1", "carrier", []byte(`{"t":"`+th+`"}`)); err != nil {
+			t.Fatal(err)
+		}
+		rt.replay.flush()
+		p := filepath.Join(dir, journalName(th))
+		// a is 91 days old, then b, c, d an hour apart.
+		mod := now.Add(-time.Duration(len(threads)-i) * time.Hour)
+		if th == "a" {
+			mod = now.Add(-91 * 24 * time.Hour)
+		}
+		if err := os.Chtimes(p, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, fi.Size())
+	}
+	kept := func() []string {
+		var out []string
+		for _, th := range threads {
+			if _, err := os.Stat(filepath.Join(dir, journalName(th))); err == nil {
+				out = append(out, th)
+			}
+		}
+		return out
+	}
+	rt.replay.evictFiles()
+	if got := kept(); !slices.Equal(got, []string{"b", "c", "d"}) {
+		t.Fatalf("kept %v after the age bound, want b c d", got)
+	}
+	rt.replay.lim.MaxTotalBytes = sizes[2] + sizes[3]
+	rt.replay.evictFiles()
+	if got := kept(); !slices.Equal(got, []string{"c", "d"}) {
+		t.Fatalf("kept %v after the byte bound, want c d", got)
+	}
+	if _, ok := rt.replay.get("b", "call_1"); ok {
+		t.Fatal("a removed journal's entries are still served")
+	}
+}
+
+// An evicted thread's journal handle is closed at eviction, not a
+// maintenance pass later, so a burst of new threads holds at most the
+// cached threads' descriptors; the maintainer still fsyncs it by name.
+func TestReplayEvictionClosesTheJournal(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir, ReplayLimits{MaxEntriesPerThread: 10, MaxBytesPerThread: 1 << 20, MaxCachedThreads: 1})
+	if err := s.put("a", "call_1", "c", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	a := s.locked("a")
+	f := a.f
+	a.mu.Unlock()
+	if f == nil {
+		t.Fatal("no journal handle after a put")
+	}
+	if err := s.put("b", "call_1", "c", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if !a.closed || a.f != nil {
+		t.Fatal("thread a was not evicted with its handle")
+	}
+	if _, err := f.Stat(); err == nil {
+		t.Fatal("the evicted thread's journal handle is still open")
+	}
+	s.mu.Lock()
+	retired := slices.Clone(s.retired)
+	s.mu.Unlock()
+	if !slices.Equal(retired, []string{journalName("a")}) {
+		t.Fatalf("journals left to fsync %v, want a's", retired)
 	}
 }
