@@ -79,7 +79,7 @@ func counterDefs() []counterDef {
 		{"hpatch_router_exec_annotations_total", "Model exec calls annotated for calling tools.exec_command directly.", false},
 		{"hpatch_router_rejections_total", "Calls answered with a diagnostic carrier, by reason.", true},
 		{"hpatch_router_warnings_total", "Shell warnings placed in carriers.", false},
-		{"hpatch_router_replay_total", "Replay outcomes (restored, mismatch, store_error, resent: a call sent again got the carrier sent before).", true},
+		{"hpatch_router_replay_total", "Replay outcomes (restored, mismatch, store_error, resent: a call sent again got the carrier sent before, unrestorable: a router carrier echoed with no journal entry).", true},
 		{"hpatch_router_faults_total", "Faults and early ends, by kind.", true},
 		{"hpatch_router_errors_total", "Error responses the router answered itself, by code.", true},
 	}

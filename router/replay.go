@@ -83,6 +83,7 @@ type threadReplay struct {
 	lineBytes int               // journal bytes of the live entries and commits
 	commits   []committedChange // changes written, oldest first (replay_commits.go)
 	restored  bool              // history was handed to a restore since the thread was loaded
+	lost      map[string]bool   // calls echoed as carriers with no entry, said once
 
 	// Journal state (state directory mode only).
 	f        *os.File // append handle, opened by the first put
@@ -299,6 +300,27 @@ func (s *replayStore) lookup(thread string, fn func(t *threadReplay)) {
 	if len(t.entries) > 0 {
 		fn(t)
 	}
+}
+
+// lookupAll is lookup that calls fn also for a thread without entries.
+func (s *replayStore) lookupAll(thread string, fn func(t *threadReplay)) {
+	t := s.locked(thread)
+	defer t.mu.Unlock()
+	fn(t)
+}
+
+// noteLost records that call callID of the thread was echoed as a carrier
+// the store cannot restore, and reports whether that is news (it is said
+// once per call while the thread is cached); t.mu is held.
+func (t *threadReplay) noteLost(callID string, lim ReplayLimits) bool {
+	if t.lost[callID] {
+		return false
+	}
+	if t.lost == nil || len(t.lost) >= lim.MaxEntriesPerThread {
+		t.lost = map[string]bool{}
+	}
+	t.lost[callID] = true
+	return true
 }
 
 // get returns the newest entry for callID; t.mu is held.

@@ -142,3 +142,25 @@ func TestSettleReadsTheInput(t *testing.T) {
 		t.Fatal("a request without a thread settled something")
 	}
 }
+
+// A carrier the router sent, echoed when its journal entry is gone (an old
+// conversation resumed), cannot be restored: it is warned about and
+// counted once per call, and the request still goes through. A model's own
+// exec is not a router carrier.
+func TestUnrestorableCarrierIsCounted(t *testing.T) {
+	rt := newTestRouter(t, StateDir(t.TempDir()))
+	carrier := `const result = await tools.exec_command({"cmd":"shell -e python3 'print(1)\\n'","login":false});`
+	body := `{"input":[` + echoOf("ctc_1", "call_lost", "functions", carrier) + "," +
+		echoOf("ctc_2", "call_model", "functions", `text("hi");`) + `]}`
+	for range 2 {
+		got, err := rt.restoreReplay("thread-1", []byte(body))
+		if err != nil || string(got) != body {
+			t.Fatalf("request changed or refused: %v\n%s", err, got)
+		}
+	}
+	var out strings.Builder
+	rt.metrics.write(&out)
+	if !strings.Contains(out.String(), `hpatch_router_replay_total{outcome="unrestorable"} 1`+"\n") {
+		t.Fatalf("unrestorable not counted once:\n%s", out.String())
+	}
+}

@@ -3,6 +3,7 @@ package router
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -30,10 +31,14 @@ func (rt *Router) restoreEdits(thread string, req *request) ([]edit, error) {
 		edits    []edit
 		mismatch string
 	)
-	rt.replay.lookup(thread, func(t *threadReplay) {
+	var lost []string // router-shaped carriers the store has no entry for
+	rt.replay.lookupAll(thread, func(t *threadReplay) {
 		for _, c := range req.execCalls {
 			id := c.Get("call_id").String()
 			if _, known := t.get(id); !known {
+				if routerShaped(c.Get("input").String()) && t.noteLost(id, rt.replay.lim) {
+					lost = append(lost, id)
+				}
 				continue
 			}
 			e, ok := t.match(id, carrierDigest(c.Get("input").String()))
@@ -44,6 +49,11 @@ func (rt *Router) restoreEdits(thread string, req *request) ([]edit, error) {
 			edits = append(edits, edit{c.Index, c.Index + len(c.Raw), []byte(e.Item)})
 		}
 	})
+	for _, id := range lost {
+		rt.metrics.replay("unrestorable")
+		rt.log.Warn("a carrier this router sent cannot be restored (its replay journal entry is gone); the model sees the exec carrier",
+			"thread", thread, "call_id", id)
+	}
 	if mismatch != "" {
 		rt.metrics.replay("mismatch")
 		return nil, &Error{
@@ -63,4 +73,11 @@ func (rt *Router) restoreEdits(thread string, req *request) ([]edit, error) {
 		rt.metrics.replay("restored")
 	}
 	return edits, nil
+}
+
+// routerShaped reports whether a Code Mode exec input is a carrier this
+// router makes for a shell call: it runs the `shell` helper through
+// exec_command. A model's own exec does not call the helper.
+func routerShaped(input string) bool {
+	return strings.Contains(input, "tools.exec_command(") && strings.Contains(input, `"cmd":"shell `)
 }

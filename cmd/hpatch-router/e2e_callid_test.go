@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -71,5 +73,35 @@ func TestE2ESameCallIDTwice(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestE2EResumeAfterJournalDropped: a conversation resumed after its
+// replay journal was removed (kept by age and size; here deleted while the
+// router was stopped) goes on: the request echoing a carrier the router
+// can no longer restore is not refused, the router logs a warning and
+// counts it, and the resumed turn's own call runs.
+func TestE2EResumeAfterJournalDropped(t *testing.T) {
+	t.Parallel()
+	res := runAcrossStop(t, codexBin(t), configCatalog, []routertest.Step{
+		shellStep("call_old_1", 2, "#!python3\nprint('old', 'turn')\n"),
+		{Message: "turn one done"},
+		shellStep("call_new_1", 1, "#!python3\nprint('new', 'turn')\n"),
+		{Message: "turn two done"},
+	}, func(p *routerProc) {
+		p.stop()
+		journals, _ := filepath.Glob(filepath.Join(p.StateDir, "*.replay.jsonl"))
+		if len(journals) != 1 {
+			t.Fatalf("state directory holds %d journals, want the thread's one", len(journals))
+		}
+		if err := os.Remove(journals[0]); err != nil {
+			t.Fatal(err)
+		}
+	})
+	posts := res.Upstream.Posts()
+	checkResumed(t, res, 2)
+	checkCallOutput(t, posts, callExpect{CallID: "call_new_1", Output: []string{"new turn"}})
+	if !strings.Contains(res.Router.Output.String(), "cannot be restored") || !strings.Contains(res.Router.Output.String(), "call_old_1") {
+		t.Errorf("the router did not warn about the carrier it could not restore:\n%s", res.Router.Output.String())
 	}
 }
