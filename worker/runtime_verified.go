@@ -44,11 +44,11 @@ type verifiedThread struct {
 	used    time.Time // the last PrepareThread of the thread (touchLocked): its idle time starts there
 }
 
-// maxHeldThreads bounds the thread directories the runtime holds open:
-// the most recently verified settled ones. A held directory's scripts/ is
+// MaxHeldThreads bounds the thread directories the runtime holds open,
+// however many threads it serves: the most recently verified settled ones. A held directory's scripts/ is
 // checked with one lstat in it; any other takes three system calls (an
 // lstat through an os.Root opens and closes the directory on the way).
-const maxHeldThreads = 16
+const MaxHeldThreads = 16
 
 // dirStatus is the part of a directory's status that changes whenever the
 // directory or its list of entries does.
@@ -128,7 +128,7 @@ func (rt *Runtime) rememberLocked(name string, v verifiedThread) {
 
 // holdLocked opens the thread directory name, if it is still the
 // directory id, as the most recently held one, and closes the least
-// recently held beyond maxHeldThreads. rt.mu must be held.
+// recently held beyond MaxHeldThreads. rt.mu must be held.
 func (rt *Runtime) holdLocked(name string, id fileID) *os.Root {
 	r, err := rt.dir.OpenRoot(name)
 	if err != nil {
@@ -139,7 +139,7 @@ func (rt *Runtime) holdLocked(name string, id fileID) *os.Root {
 		return nil
 	}
 	rt.held = append(rt.held, name)
-	if len(rt.held) > maxHeldThreads {
+	if len(rt.held) > MaxHeldThreads {
 		oldest := rt.held[0]
 		rt.held = slices.Delete(rt.held, 0, 1)
 		v := rt.threads[oldest]
