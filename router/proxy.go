@@ -171,25 +171,54 @@ func (rt *Router) roundTrip(parent context.Context, build func(ctx context.Conte
 	return resp, cancel, nil
 }
 
-// upstreamFailed answers a request whose upstream round trip failed.
-func (rt *Router) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
+// failStage is how far a request got when it failed, which decides what
+// can still be said to the client.
+type failStage int
+
+const (
+	readingBody      failStage = iota // nothing sent yet; reading the client's body failed
+	startingUpstream                  // nothing sent yet; the upstream round trip failed
+	streaming                         // the response has started: the stream just ends
+)
+
+// failed records why a request could not be served, one rule for every
+// stage: the fault it counts, what it logs and, while nothing was sent,
+// the router's error response.
+func (rt *Router) failed(w http.ResponseWriter, r *http.Request, at failStage, err error) {
 	var mbe *http.MaxBytesError
 	switch {
-	case errors.As(err, &mbe):
-		rt.requestBodyFailed(w, r, err)
+	case errors.Is(err, errMemoryBudget):
+		rt.memoryExhausted(w)
+	case errors.Is(err, errBodyTooLarge) || errors.As(err, &mbe):
+		rt.metrics.fault("request_too_large")
+		writeRouterError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large",
+			fmt.Sprintf("the request body exceeds %d bytes", rt.cfg.maxRequestBody))
 	case r.Context().Err() != nil:
 		rt.metrics.fault("client_gone")
-		rt.log.Info("client went away before the upstream answered", "path", r.URL.Path)
+		rt.log.Info("client went away", "path", r.URL.Path)
 	case errors.Is(err, errResponseStart):
 		rt.metrics.fault("response_start_timeout")
 		rt.log.Warn("upstream response start timeout", "path", r.URL.Path, "timeout", rt.cfg.responseStartTimeout)
 		writeRouterError(w, http.StatusGatewayTimeout, "upstream_error", "upstream_timeout",
 			fmt.Sprintf("upstream did not start a response within %s", rt.cfg.responseStartTimeout))
-	default:
+	case errors.Is(err, errStreamIdle):
+		rt.metrics.fault("stream_idle_timeout")
+		rt.log.Warn("upstream stream idle timeout; ending the stream", "path", r.URL.Path, "timeout", rt.cfg.streamIdleTimeout)
+	case errors.Is(err, errEventTooLarge):
+		rt.metrics.fault("event_too_large")
+		rt.log.Warn("upstream event too large; ending the stream", "max", rt.cfg.maxEventSize)
+	case at == readingBody:
+		rt.metrics.fault("request_read_error")
+		writeRouterError(w, http.StatusBadRequest, "invalid_request_error", "request_read_error",
+			"cannot read the request body: "+err.Error())
+	case at == startingUpstream:
 		rt.metrics.fault("upstream_unreachable")
 		rt.log.Warn("upstream request failed", "path", r.URL.Path, "err", redactURLError(err))
 		writeRouterError(w, http.StatusBadGateway, "upstream_error", "upstream_unreachable",
 			"upstream request failed: "+redactURLError(err))
+	default:
+		rt.metrics.fault("upstream_reset")
+		rt.log.Warn("upstream stream ended early", "path", r.URL.Path, "err", redactURLError(err))
 	}
 }
 
@@ -213,7 +242,7 @@ func redactURLError(err error) string {
 func (rt *Router) forward(w http.ResponseWriter, r *http.Request, body net.Buffers) {
 	if body == nil && r.Body != nil && r.Body != http.NoBody {
 		if r.ContentLength > rt.cfg.maxRequestBody {
-			rt.requestBodyFailed(w, r, errBodyTooLarge)
+			rt.failed(w, r, readingBody, errBodyTooLarge)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, rt.cfg.maxRequestBody)
@@ -228,7 +257,7 @@ func (rt *Router) forward(w http.ResponseWriter, r *http.Request, body net.Buffe
 		return rt.outboundRequest(ctx, r, body, false)
 	})
 	if err != nil {
-		rt.upstreamFailed(w, r, err)
+		rt.failed(w, r, startingUpstream, err)
 		return
 	}
 	defer cancel(nil)
@@ -275,25 +304,9 @@ func (rt *Router) relayRaw(w http.ResponseWriter, r *http.Request, resp *http.Re
 		}
 		if err != nil {
 			if err != io.EOF {
-				rt.streamEnded(r, err)
+				rt.failed(w, r, streaming, err)
 			}
 			return
 		}
-	}
-}
-
-// streamEnded records why an upstream body ended early. Nothing more can
-// be said to the client: the headers are out, so the stream just ends.
-func (rt *Router) streamEnded(r *http.Request, err error) {
-	switch {
-	case r.Context().Err() != nil:
-		rt.metrics.fault("client_gone")
-		rt.log.Info("client went away mid-stream", "path", r.URL.Path)
-	case errors.Is(err, errStreamIdle):
-		rt.metrics.fault("stream_idle_timeout")
-		rt.log.Warn("upstream stream idle timeout; ending the stream", "path", r.URL.Path, "timeout", rt.cfg.streamIdleTimeout)
-	default:
-		rt.metrics.fault("upstream_reset")
-		rt.log.Warn("upstream stream ended early", "path", r.URL.Path, "err", redactURLError(err))
 	}
 }

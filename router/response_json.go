@@ -71,7 +71,7 @@ func (s *rewriteSession) rewriteOutput(doc []byte, path string) ([]byte, bool) {
 func (rt *Router) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Response, s *rewriteSession) {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(rt.cfg.maxEventSize)+1))
 	if err != nil {
-		rt.streamEnded(r, err)
+		rt.failed(w, r, streaming, err)
 		writeRouterError(w, http.StatusBadGateway, "upstream_error", "upstream_reset",
 			"upstream response ended early: "+redactURLError(err))
 		return

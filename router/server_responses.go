@@ -3,7 +3,6 @@ package router
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net"
@@ -34,7 +33,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 	defer held.release()
 	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody, held)
 	if err != nil {
-		rt.requestBodyFailed(w, r, err)
+		rt.failed(w, r, readingBody, err)
 		return
 	}
 	req, err := parseRequest(body)
@@ -71,7 +70,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 		return rt.outboundRequest(ctx, r, out, facts.Owned)
 	})
 	if err != nil {
-		rt.upstreamFailed(w, r, err)
+		rt.failed(w, r, startingUpstream, err)
 		return
 	}
 	defer cancel(nil)
@@ -155,13 +154,8 @@ func (rt *Router) relaySSE(w http.ResponseWriter, r *http.Request, resp *http.Re
 		if n := rw.pending(); n > 0 {
 			rt.log.Warn("stream ended while calls were withheld; they are dropped", "calls", n)
 		}
-		switch {
-		case errors.Is(err, io.EOF):
-		case errors.Is(err, errEventTooLarge):
-			rt.metrics.fault("event_too_large")
-			rt.log.Warn("upstream event too large; ending the stream", "max", rt.cfg.maxEventSize)
-		default:
-			rt.streamEnded(r, err)
+		if !errors.Is(err, io.EOF) {
+			rt.failed(w, r, streaming, err)
 		}
 		return
 	}
@@ -182,24 +176,6 @@ func (rt *Router) threadID(r *http.Request) string {
 		return ""
 	}
 	return t
-}
-
-func (rt *Router) requestBodyFailed(w http.ResponseWriter, r *http.Request, err error) {
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.Is(err, errMemoryBudget):
-		rt.memoryExhausted(w)
-	case errors.Is(err, errBodyTooLarge) || errors.As(err, &mbe):
-		rt.metrics.fault("request_too_large")
-		writeRouterError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large",
-			fmt.Sprintf("the request body exceeds %d bytes", rt.cfg.maxRequestBody))
-	case r.Context().Err() != nil:
-		rt.metrics.fault("client_gone")
-	default:
-		rt.metrics.fault("request_read_error")
-		writeRouterError(w, http.StatusBadRequest, "invalid_request_error", "request_read_error",
-			"cannot read the request body: "+err.Error())
-	}
 }
 
 // answerError writes err as the router's own error response.
