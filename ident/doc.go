@@ -5,7 +5,9 @@
 // The router, the worker, the `shell` helper, retain and shebang all check
 // ids here, so an id one of them accepts is usable by all the others: a
 // call_id that is retained can be rerun, a thread that gets a journal can
-// get a runtime directory.
+// get a runtime directory. It also names the storage those ids make
+// (ThreadDirName, ScriptsDirName), so the store and the runtime share the
+// layout without one importing the other.
 //
 // An id is one filename component: not empty, at most MaxBytes bytes of
 // valid UTF-8, not "." or "..", without '/', '\\', NUL, control characters

@@ -12,7 +12,6 @@ import (
 
 	"hpatch-router/ident"
 	"hpatch-router/shebang"
-	"hpatch-router/worker/snapshot"
 )
 
 // MaxScriptBytes bounds a retained script. A rerun must still fit one exec
@@ -99,14 +98,14 @@ func OpenScriptsIn(runtime *os.Root, thread string) (*os.Root, error) {
 	if err := checkThread(thread); err != nil {
 		return nil, err
 	}
-	name := snapshot.ThreadDirName(thread)
+	name := ident.ThreadDirName(thread)
 	uid := os.Getuid()
 	dir, _, err := openSafeDir(runtime, name, "thread directory "+name, uid)
 	if err != nil {
 		return nil, err
 	}
 	defer dir.Close()
-	scripts, _, err := openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory", uid)
+	scripts, _, err := openSafeDir(dir, ident.ScriptsDirName, "scripts directory", uid)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@
 //
 // It applies rules other packages own and adds only its store rules: ids
 // are checked by package ident (one rule for thread and artifact ids), the
-// thread directory layout is package snapshot's (hpatch-<thread>/scripts/),
+// thread directory layout is package ident's too (hpatch-<thread>/scripts/),
 // the reference grammar (`@shell/<id>`, `#!script=@shell/<id>`) is
 // package shebang's (ParseRef, ScriptReference), and rows and their LINE:HASH
 // citations are package rows'.

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"hpatch-router/ident"
-	"hpatch-router/worker/snapshot"
 )
 
 func TestExpiryRemovesArtifact(t *testing.T) {
@@ -58,7 +57,7 @@ var swaps = []swap{
 	{"scripts/ renamed away and replaced by a symlink", func(e *env, outside string) {
 		s := e.scriptsDir("T1")
 		must(e.t, os.Rename(s, s+".moved"))
-		must(e.t, os.Symlink(filepath.Join(outside, snapshot.ScriptsDirName), s))
+		must(e.t, os.Symlink(filepath.Join(outside, ident.ScriptsDirName), s))
 	}},
 	{"thread directory renamed away and replaced by a symlink", func(e *env, outside string) {
 		d := e.threadDir("T1")
@@ -76,8 +75,8 @@ var swaps = []swap{
 // thread storage and holds a file named like the artifact.
 func outsideDir(e *env) string {
 	o := filepath.Join(e.base, "outside")
-	must(e.t, os.MkdirAll(filepath.Join(o, snapshot.ScriptsDirName), 0o700))
-	must(e.t, os.WriteFile(filepath.Join(o, snapshot.ScriptsDirName, "call_1"), []byte(secret), 0o600))
+	must(e.t, os.MkdirAll(filepath.Join(o, ident.ScriptsDirName), 0o700))
+	must(e.t, os.WriteFile(filepath.Join(o, ident.ScriptsDirName, "call_1"), []byte(secret), 0o600))
 	return o
 }
 

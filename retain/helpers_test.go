@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"hpatch-router/ident"
-	"hpatch-router/worker/snapshot"
 )
 
 // fakeClock records expiry callbacks so tests fire them by hand.
@@ -137,14 +136,14 @@ func (e *env) prepare(thread string) {
 	dir := e.threadDir(thread)
 	must(e.t, os.Mkdir(dir, 0o700))
 	must(e.t, os.Symlink(filepath.Join(e.base, "launcher"), filepath.Join(dir, ident.RuntimeLink)))
-	must(e.t, os.Mkdir(filepath.Join(dir, snapshot.ScriptsDirName), 0o700))
+	must(e.t, os.Mkdir(filepath.Join(dir, ident.ScriptsDirName), 0o700))
 }
 
 func (e *env) threadDir(thread string) string {
-	return filepath.Join(e.runtime, snapshot.ThreadDirName(thread))
+	return filepath.Join(e.runtime, ident.ThreadDirName(thread))
 }
 func (e *env) scriptsDir(thread string) string {
-	return filepath.Join(e.threadDir(thread), snapshot.ScriptsDirName)
+	return filepath.Join(e.threadDir(thread), ident.ScriptsDirName)
 }
 
 func (e *env) retain(thread, id, content string) (string, error) {

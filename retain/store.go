@@ -14,7 +14,6 @@ import (
 
 	"hpatch-router/ident"
 	"hpatch-router/shebang"
-	"hpatch-router/worker/snapshot"
 )
 
 // ErrClosed is returned by every operation on a closed Store.
@@ -280,7 +279,7 @@ func (s *Store) cleanupLocked(ts *threadStore) error {
 		delete(ts.owned, id)
 	}
 	if ts.createdScripts {
-		if err := ts.dir.Remove(snapshot.ScriptsDirName); err != nil {
+		if err := ts.dir.Remove(ident.ScriptsDirName); err != nil {
 			s.log.Debug("scripts directory kept", "thread", ts.thread, "err", err)
 		}
 	}

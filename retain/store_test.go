@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"hpatch-router/ident"
-	"hpatch-router/worker/snapshot"
 )
 
 const py = "#!/usr/bin/env python3\n#!params={\"tty\":false}\nprint('hi')\n"
@@ -76,14 +75,14 @@ func TestRetainRejects(t *testing.T) {
 		{name: "scripts dir is a symlink", thread: "S", id: "c", content: py, wantErrContain: "symlink",
 			setup: func(e *env) {
 				must(t, os.Mkdir(e.threadDir("S"), 0o700))
-				must(t, os.Symlink(e.workspace, filepath.Join(e.threadDir("S"), snapshot.ScriptsDirName)))
+				must(t, os.Symlink(e.workspace, filepath.Join(e.threadDir("S"), ident.ScriptsDirName)))
 			}},
 		{name: "scripts dir writable by others", thread: "W", id: "c", content: py, wantErrContain: "writable",
 			setup: func(e *env) { e.prepare("W"); must(t, os.Chmod(e.scriptsDir("W"), 0o777)) }},
 		{name: "scripts is a file", thread: "F", id: "c", content: py, wantErrContain: "not a directory",
 			setup: func(e *env) {
 				must(t, os.Mkdir(e.threadDir("F"), 0o700))
-				must(t, os.WriteFile(filepath.Join(e.threadDir("F"), snapshot.ScriptsDirName), nil, 0o600))
+				must(t, os.WriteFile(filepath.Join(e.threadDir("F"), ident.ScriptsDirName), nil, 0o600))
 			}},
 	}
 	for _, tc := range tests {

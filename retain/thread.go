@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"os"
 
+	"hpatch-router/ident"
 	"hpatch-router/shebang"
-	"hpatch-router/worker/snapshot"
 )
 
 // threadLocked returns the storage of thread, opened: its dir and scripts
@@ -49,21 +49,21 @@ func (s *Store) threadLocked(thread string, create bool) (*threadStore, error) {
 
 // openThread opens the thread directory and its scripts directory.
 func openThread(runtime *os.Root, thread string, create bool, uid int) (*threadStore, error) {
-	name := snapshot.ThreadDirName(thread)
+	name := ident.ThreadDirName(thread)
 	dir, dirInfo, err := openSafeDir(runtime, name, "thread directory "+name, uid)
 	if err != nil {
 		return nil, err
 	}
 	ts := &threadStore{thread: thread, dir: dir, dirInfo: dirInfo, owned: map[string]*artifact{}}
-	scripts, info, err := openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory", uid)
+	scripts, info, err := openSafeDir(dir, ident.ScriptsDirName, "scripts directory", uid)
 	if create && errors.Is(err, fs.ErrNotExist) {
-		if mkErr := dir.Mkdir(snapshot.ScriptsDirName, 0o700); mkErr != nil && !errors.Is(mkErr, fs.ErrExist) {
+		if mkErr := dir.Mkdir(ident.ScriptsDirName, 0o700); mkErr != nil && !errors.Is(mkErr, fs.ErrExist) {
 			dir.Close()
 			return nil, fmt.Errorf("create scripts directory: %w", mkErr)
 		} else if mkErr == nil {
 			ts.createdScripts = true
 		}
-		scripts, info, err = openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory", uid)
+		scripts, info, err = openSafeDir(dir, ident.ScriptsDirName, "scripts directory", uid)
 	}
 	if err != nil {
 		dir.Close()
@@ -80,7 +80,7 @@ func openThread(runtime *os.Root, thread string, create bool, uid int) (*threadS
 // openSafeDir, and reports an error unless they are the directories ts
 // recorded when the store first opened them.
 func (ts *threadStore) reopen(runtime *os.Root, uid int) error {
-	name := snapshot.ThreadDirName(ts.thread)
+	name := ident.ThreadDirName(ts.thread)
 	dir, dirInfo, err := openSafeDir(runtime, name, "thread directory "+name, uid)
 	if err != nil {
 		return err
@@ -89,7 +89,7 @@ func (ts *threadStore) reopen(runtime *os.Root, uid int) error {
 		dir.Close()
 		return err
 	}
-	scripts, info, err := openSafeDir(dir, snapshot.ScriptsDirName, "scripts directory", uid)
+	scripts, info, err := openSafeDir(dir, ident.ScriptsDirName, "scripts directory", uid)
 	if err == nil {
 		if err = stillOpened(info, ts.scriptsInfo, "the scripts directory"); err != nil {
 			scripts.Close()
@@ -107,7 +107,7 @@ func (ts *threadStore) reopen(runtime *os.Root, uid int) error {
 // still lead to them and they still pass checkDir: the checks reopen
 // makes, without opening anything (two lstats).
 func (ts *threadStore) recheck(runtime *os.Root, uid int) error {
-	name := snapshot.ThreadDirName(ts.thread)
+	name := ident.ThreadDirName(ts.thread)
 	fi, err := lstatSafeDir(runtime, name, "thread directory "+name, uid)
 	if err != nil {
 		return err
@@ -115,7 +115,7 @@ func (ts *threadStore) recheck(runtime *os.Root, uid int) error {
 	if err := stillOpened(fi, ts.dirInfo, "thread directory "+name); err != nil {
 		return err
 	}
-	fi, err = lstatSafeDir(ts.dir, snapshot.ScriptsDirName, "scripts directory", uid)
+	fi, err = lstatSafeDir(ts.dir, ident.ScriptsDirName, "scripts directory", uid)
 	if err != nil {
 		return err
 	}

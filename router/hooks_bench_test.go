@@ -16,7 +16,7 @@ import (
 
 // BenchmarkThreadHooks is what a response with one retained shell call
 // costs the router outside the proxy: the worker runtime's
-// PrepareThreadSeen and the store's RetainSeen for the response's thread,
+// PrepareThread and the store's Stage and Settle for the response's thread,
 // given what the runtime saw as the router gives it, on the runtime root
 // serve would use (under $XDG_RUNTIME_DIR when set, else the temp dir:
 // set TMPDIR to compare file systems). thread=young is a few responses
@@ -85,7 +85,7 @@ func sweepCaches(buf []byte) {
 // prepare the runtime, stage the script, then write it.
 func retainOne(b *testing.B, ctx context.Context, rt *worker.Runtime, store *retain.Store, thread, id string) {
 	const script = "#!python3\nimport sys\nfor i in range(3):\n    print(i, file=sys.stderr)\n"
-	if _, err := rt.PrepareThreadSeen(ctx, thread); err != nil {
+	if err := rt.PrepareThread(ctx, thread); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := store.Stage(ctx, thread, id, script); err != nil {

@@ -259,7 +259,7 @@ func (s *rewriteSession) resolve(id string) (string, error) {
 	return s.rt.cfg.scripts.Resolve(s.ctx, s.thread, shebang.FormatRef(id))
 }
 
-// prepareRuntime calls Runtime.PrepareThreadSeen once per response, before
+// prepareRuntime calls Runtime.PrepareThread once per response, before
 // the first carrier that runs the worker.
 func (s *rewriteSession) prepareRuntime() error {
 	if s.prepared {
@@ -269,7 +269,7 @@ func (s *rewriteSession) prepareRuntime() error {
 	if s.rt.cfg.runtime == nil || s.thread == "" {
 		return nil
 	}
-	if _, err := s.rt.cfg.runtime.PrepareThreadSeen(s.ctx, s.thread); err != nil {
+	if err := s.rt.cfg.runtime.PrepareThread(s.ctx, s.thread); err != nil {
 		s.rt.log.Error("cannot prepare the thread runtime", "err", err)
 		s.prepErr = fmt.Errorf("the router could not prepare this thread's runtime: %w", err)
 	}

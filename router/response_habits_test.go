@@ -2,12 +2,10 @@ package router
 
 import (
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
 	"hpatch-router/shebang"
-	"hpatch-router/worker/snapshot"
 )
 
 // Issue 25: a recovered habit runs through the production translator like
@@ -15,11 +13,7 @@ import (
 // worker, nothing is retained, metrics count it as recovered, and a
 // refused habit is a rejection carrier that runs nothing.
 func TestSSERewriteHabits(t *testing.T) {
-	dirInfo, err := os.Lstat(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rtm := &fakeRuntime{seen: snapshot.ThreadSeen{Dir: dirInfo, Scripts: dirInfo}}
+	rtm := &fakeRuntime{}
 	scripts := newFakeScripts()
 	const fenced = "```python\nprint(1)\n```"
 	s := &stream{}

@@ -18,7 +18,6 @@ import (
 
 	"hpatch-router/retain"
 	"hpatch-router/shebang"
-	"hpatch-router/worker/snapshot"
 )
 
 // fakeTranslator pins carrier text so rewrite tests do not depend on the
@@ -125,19 +124,15 @@ func (f *fakeScripts) Restore(_ ctxT, thread string, history []retain.Committed)
 	return len(history)
 }
 
-// fakeRuntime counts PrepareThreadSeen calls; each returns seen with
-// the thread set.
+// fakeRuntime records PrepareThread calls and answers err.
 type fakeRuntime struct {
 	calls []string
 	err   error
-	seen  snapshot.ThreadSeen
 }
 
-func (f *fakeRuntime) PrepareThreadSeen(_ ctxT, thread string) (snapshot.ThreadSeen, error) {
+func (f *fakeRuntime) PrepareThread(_ ctxT, thread string) error {
 	f.calls = append(f.calls, thread)
-	seen := f.seen
-	seen.Thread = thread
-	return seen, f.err
+	return f.err
 }
 
 // stream builds an upstream SSE body shaped like the Responses API (and

@@ -1,14 +1,11 @@
 package router
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
-
-	"hpatch-router/worker/snapshot"
 )
 
 const pyInput = "#!python3\nimport sys\nprint(sys.argv)\n"
@@ -362,11 +359,7 @@ func TestSSERewriteExecAnnotation(t *testing.T) {
 }
 
 func TestSSERewriteHooks(t *testing.T) {
-	dirInfo, err := os.Lstat(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rtm := &fakeRuntime{seen: snapshot.ThreadSeen{Dir: dirInfo, Scripts: dirInfo}}
+	rtm := &fakeRuntime{}
 	scripts := newFakeScripts()
 	rt := newTestRouter(t, WithRuntime(rtm), WithScripts(scripts))
 	s := &stream{}

@@ -6,7 +6,6 @@ import (
 
 	"hpatch-router/retain"
 	"hpatch-router/shebang"
-	"hpatch-router/worker/snapshot"
 )
 
 // The seams through which the router calls what other packages own: the
@@ -15,12 +14,11 @@ import (
 // the real ones in New; tests replace them with fakes.
 
 // Runtime prepares the per-thread runtime directory that the `shell` helper
-// resolves (package worker implements it). The router calls
-// PrepareThreadSeen before it emits the first worker carrier of a response
-// for that thread; what it saw of the thread's storage (zero when it did
-// not recheck a held directory) goes to the retain of that same call only.
+// resolves (package worker implements it). Every request that names a
+// thread prepares it (ensureRuntime), and so does a response before its
+// first worker carrier; once verified it costs two lstats.
 type Runtime interface {
-	PrepareThreadSeen(ctx context.Context, thread string) (snapshot.ThreadSeen, error)
+	PrepareThread(ctx context.Context, thread string) error
 }
 
 // Scripts is the retained-script store (package retain implements it). A

@@ -27,7 +27,7 @@ func (rt *Router) ensureRuntime(ctx context.Context, thread string) {
 	if thread == "" || rt.cfg.runtime == nil {
 		return
 	}
-	if _, err := rt.cfg.runtime.PrepareThreadSeen(ctx, thread); err != nil {
+	if err := rt.cfg.runtime.PrepareThread(ctx, thread); err != nil {
 		rt.log.Warn("cannot prepare the thread runtime", "err", err)
 	}
 }
@@ -46,7 +46,7 @@ func (rt *Router) prepareRecentThreads(ctx context.Context, now time.Time) {
 	threads := rt.replay.recentThreads(now.Add(-recentThreadWindow))
 	prepared := 0
 	for _, thread := range threads {
-		if _, err := rt.cfg.runtime.PrepareThreadSeen(ctx, thread); err != nil {
+		if err := rt.cfg.runtime.PrepareThread(ctx, thread); err != nil {
 			rt.log.Warn("cannot prepare the runtime of a recent thread", "thread", thread, "err", err)
 			continue
 		}

@@ -10,22 +10,20 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"hpatch-router/worker/snapshot"
 )
 
-// recordingRuntime records the threads PrepareThreadSeen was asked for,
+// recordingRuntime records the threads PrepareThread was asked for,
 // safely across the server's goroutines.
 type recordingRuntime struct {
 	mu      sync.Mutex
 	threads []string
 }
 
-func (r *recordingRuntime) PrepareThreadSeen(_ context.Context, thread string) (snapshot.ThreadSeen, error) {
+func (r *recordingRuntime) PrepareThread(_ context.Context, thread string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.threads = append(r.threads, thread)
-	return snapshot.ThreadSeen{}, nil
+	return nil
 }
 
 func (r *recordingRuntime) take() []string {

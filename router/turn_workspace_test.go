@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"hpatch-router/rows"
-	"hpatch-router/worker/snapshot"
 	"hpatch-router/workspace"
 )
 
@@ -58,8 +57,7 @@ func TestSSERewriteWorkspaceHpatch(t *testing.T) {
 	}
 	row2 := rows.Split([]byte("one\r\ntwo"))[1].Cite()
 	edit := "in a.txt\ntype " + row2 + " \"TWO\""
-	dirInfo, _ := os.Lstat(t.TempDir())
-	rtm := &fakeRuntime{seen: snapshot.ThreadSeen{Dir: dirInfo, Scripts: dirInfo}}
+	rtm := &fakeRuntime{}
 	s := &stream{}
 	s.call("ctc_1", "call_1", "hpatch", "functions", edit, 2)
 	s.call("ctc_2", "call_2", "hpatch", "functions", "in a.txt\ntype 2:0000 \"x\"", 1)

@@ -34,9 +34,6 @@
 // it checks only that, with two lstats; it holds the directories of the
 // 16 threads it verified last open (until Close), so the lstat of their
 // scripts/ does not open and close the directory on the way.
-// PrepareThreadSeen, which the router calls, also returns what those two
-// lstats of a held thread found (snapshot.ThreadSeen), so the retain of
-// the same shell call checks them instead of taking them again.
 // While it runs, a sweep every twelfth of the retained scripts' lifetime
 // removes a thread directory this runtime verified once its scripts/ is
 // empty and no PrepareThread came for that lifetime (the router prepares

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"hpatch-router/ident"
 	"hpatch-router/internal/testenv"
 	"hpatch-router/worker/snapshot"
 )
@@ -54,7 +55,7 @@ func TestHelperRefusals(t *testing.T) {
 		{"no thread id", func(t *testing.T, e *env) { e.thread = "" }, 127, "CODEX_THREAD_ID is not set"},
 		{"unsafe thread id", func(t *testing.T, e *env) { e.thread = ".." }, 126, "CODEX_THREAD_ID is not usable: thread id \"..\" is not a filename"},
 		{"thread id naming the snapshot directory", func(t *testing.T, e *env) {
-			e.thread = strings.TrimPrefix(filepath.Base(e.rt.SnapshotDir()), snapshot.ThreadDirPrefix)
+			e.thread = strings.TrimPrefix(filepath.Base(e.rt.SnapshotDir()), ident.ThreadDirPrefix)
 		}, 126, "names the router's snapshot directories"},
 		{"thread id over 128 bytes", func(t *testing.T, e *env) { e.thread = strings.Repeat("t", 300) }, 126, "at most 128"},
 		{"thread id with a blank", func(t *testing.T, e *env) { e.thread = "a b" }, 126, "blank"},

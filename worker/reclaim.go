@@ -33,7 +33,7 @@ func (rt *Runtime) reclaim() {
 			}
 			continue
 		}
-		if strings.HasPrefix(name, snapshot.ThreadDirPrefix) {
+		if strings.HasPrefix(name, ident.ThreadDirPrefix) {
 			threads = append(threads, name)
 		}
 	}

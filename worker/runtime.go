@@ -258,39 +258,25 @@ func (rt *Runtime) checkOwned(name string, fi fs.FileInfo) error {
 // A thread directory verified earlier and unchanged since (stillVerified)
 // costs two lstats.
 func (rt *Runtime) PrepareThread(ctx context.Context, thread string) error {
-	_, err := rt.PrepareThreadSeen(ctx, thread)
-	return err
-}
-
-// PrepareThreadSeen is PrepareThread that also returns what its two lstats
-// found when it rechecked a thread verified earlier through the directory
-// it holds (the zero ThreadSeen otherwise), for the retained-script
-// store's retain of the same shell call (retain.Store.RetainSeen).
-func (rt *Runtime) PrepareThreadSeen(ctx context.Context, thread string) (snapshot.ThreadSeen, error) {
 	if err := ident.Thread(thread); err != nil {
-		return snapshot.ThreadSeen{}, err
+		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return snapshot.ThreadSeen{}, err
+		return err
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.closed {
-		return snapshot.ThreadSeen{}, errors.New("runtime is closed")
+		return errors.New("runtime is closed")
 	}
-	name := snapshot.ThreadDirName(thread)
-	if seen, ok := rt.stillVerified(name); ok {
-		if seen.Dir != nil {
-			seen.Thread = thread
+	name := ident.ThreadDirName(thread)
+	if !rt.stillVerified(name) {
+		if err := rt.verifyLocked(name); err != nil {
+			return err
 		}
-		rt.touchLocked(name)
-		return seen, nil
-	}
-	if err := rt.verifyLocked(name); err != nil {
-		return snapshot.ThreadSeen{}, err
 	}
 	rt.touchLocked(name)
-	return snapshot.ThreadSeen{}, nil
+	return nil
 }
 
 // verifyLocked creates or verifies the thread directory name in full and
@@ -301,7 +287,7 @@ func (rt *Runtime) verifyLocked(name string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := rt.ensureDir(name + "/" + snapshot.ScriptsDirName); err != nil {
+	if _, err := rt.ensureDir(name + "/" + ident.ScriptsDirName); err != nil {
 		return err
 	}
 	if err := rt.ensureLink(name); err != nil {

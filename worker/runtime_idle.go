@@ -95,7 +95,7 @@ func (rt *Runtime) removeIdleLocked(name string, v verifiedThread) bool {
 		rt.forgetLocked(name, v)
 		return false
 	}
-	if err := rt.dir.Remove(name + "/" + snapshot.ScriptsDirName); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := rt.dir.Remove(name + "/" + ident.ScriptsDirName); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		rt.log.Debug("idle thread directory kept: it holds retained scripts", "entry", name, "err", err)
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"hpatch-router/ident"
 	"hpatch-router/worker"
 	"hpatch-router/worker/snapshot"
 )
@@ -56,7 +57,7 @@ func (e *idleEnv) prepare(thread string) {
 }
 
 func (e *idleEnv) dir(thread string) string {
-	return filepath.Join(e.root, snapshot.ThreadDirName(thread))
+	return filepath.Join(e.root, ident.ThreadDirName(thread))
 }
 
 func (e *idleEnv) exists(thread string) bool {
@@ -77,7 +78,7 @@ func TestIdleThreadDirectoriesAreRemoved(t *testing.T) {
 	e.prepare("idle")
 	e.prepare("busy")
 	e.prepare("scripted")
-	must(t, os.WriteFile(filepath.Join(e.dir("scripted"), snapshot.ScriptsDirName, "call_1"), []byte("print(1)\n"), 0o600))
+	must(t, os.WriteFile(filepath.Join(e.dir("scripted"), ident.ScriptsDirName, "call_1"), []byte("print(1)\n"), 0o600))
 
 	e.advance(idleLifetime / 2)
 	e.prepare("busy") // a request of the thread: its idle time starts again
@@ -101,7 +102,7 @@ func TestIdleThreadDirectoriesAreRemoved(t *testing.T) {
 		t.Error("a thread holding a retained script was removed")
 	}
 
-	must(t, os.Remove(filepath.Join(e.dir("scripted"), snapshot.ScriptsDirName, "call_1"))) // the script expired
+	must(t, os.Remove(filepath.Join(e.dir("scripted"), ident.ScriptsDirName, "call_1"))) // the script expired
 	e.advance(idleLifetime / 2)
 	e.sweep()
 	if e.exists("scripted") || e.exists("busy") {
@@ -127,7 +128,7 @@ func TestIdleSweepLeavesWhatIsNotItsOwn(t *testing.T) {
 	e.prepare("replaced")
 	e.prepare("taken")
 	must(t, os.RemoveAll(e.dir("replaced")))
-	must(t, os.MkdirAll(filepath.Join(e.dir("replaced"), snapshot.ScriptsDirName), 0o700))
+	must(t, os.MkdirAll(filepath.Join(e.dir("replaced"), ident.ScriptsDirName), 0o700))
 	link := filepath.Join(e.dir("taken"), ".runtime")
 	must(t, os.Remove(link))
 	must(t, os.Symlink("../"+snapshot.DirName("0000000000000000000000000000000000000000000000000000000000000000")+"/launcher", link))
@@ -149,7 +150,7 @@ func TestCloseStopsTheIdleSweep(t *testing.T) {
 	e := newIdleEnv(t)
 	e.prepare("t1")
 	must(t, e.rt.Close())
-	must(t, os.MkdirAll(filepath.Join(e.dir("t1"), snapshot.ScriptsDirName), 0o700))
+	must(t, os.MkdirAll(filepath.Join(e.dir("t1"), ident.ScriptsDirName), 0o700))
 	e.advance(2 * idleLifetime)
 	e.sweep()
 	if !e.exists("t1") {

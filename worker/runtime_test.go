@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"hpatch-router/ident"
 	"hpatch-router/worker"
 	"hpatch-router/worker/snapshot"
 )
@@ -78,7 +79,7 @@ func TestPrepareThreadRefusesForeignEntries(t *testing.T) {
 	defer rt.Close()
 	t.Run("other uid", func(t *testing.T) {
 		needChown(t)
-		foreign := filepath.Join(root, snapshot.ThreadDirName("foreign"))
+		foreign := filepath.Join(root, ident.ThreadDirName("foreign"))
 		must(t, os.Mkdir(foreign, 0o700))
 		must(t, os.Chown(foreign, 65534, 65534))
 		if err := rt.PrepareThread(context.Background(), "foreign"); err == nil || !strings.Contains(err.Error(), "owned by another user") {
@@ -86,14 +87,14 @@ func TestPrepareThreadRefusesForeignEntries(t *testing.T) {
 		}
 	})
 	for thread, mode := range map[string]os.FileMode{"group": 0o770, "others": 0o707, "world": 0o777} {
-		dir := filepath.Join(root, snapshot.ThreadDirName(thread))
+		dir := filepath.Join(root, ident.ThreadDirName(thread))
 		must(t, os.Mkdir(dir, 0o700))
 		must(t, os.Chmod(dir, mode))
 		if err := rt.PrepareThread(context.Background(), thread); err == nil || !strings.Contains(err.Error(), "writable by group or others") {
 			t.Errorf("thread dir %v: %v", mode, err)
 		}
 	}
-	file := filepath.Join(root, snapshot.ThreadDirName("file"))
+	file := filepath.Join(root, ident.ThreadDirName("file"))
 	must(t, os.WriteFile(file, nil, 0o600))
 	if err := rt.PrepareThread(context.Background(), "file"); err == nil {
 		t.Error("a file in place of the thread dir was accepted")
@@ -113,14 +114,14 @@ func TestCloseRemovesOnlyWhatItOwns(t *testing.T) {
 	must(t, err)
 	must(t, b.PrepareThread(context.Background(), "t2"))
 	// t1 was replaced by another directory: a must not remove it.
-	t1 := filepath.Join(root, snapshot.ThreadDirName("t1"))
+	t1 := filepath.Join(root, ident.ThreadDirName("t1"))
 	must(t, os.RemoveAll(t1))
 	must(t, os.Mkdir(t1, 0o700))
 	must(t, a.Close())
 	if _, err := os.Stat(t1); err != nil {
 		t.Error("Close removed a directory it did not create")
 	}
-	if _, err := os.Stat(filepath.Join(root, snapshot.ThreadDirName("t2"), ".runtime")); err != nil {
+	if _, err := os.Stat(filepath.Join(root, ident.ThreadDirName("t2"), ".runtime")); err != nil {
 		t.Error("Close removed a thread another router took over")
 	}
 	if _, err := os.Stat(a.SnapshotDir()); !os.IsNotExist(err) {
@@ -130,7 +131,7 @@ func TestCloseRemovesOnlyWhatItOwns(t *testing.T) {
 		t.Error("PrepareThread after Close succeeded")
 	}
 	must(t, b.Close())
-	if _, err := os.Stat(filepath.Join(root, snapshot.ThreadDirName("t2"))); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(root, ident.ThreadDirName("t2"))); !os.IsNotExist(err) {
 		t.Error("b did not remove t2")
 	}
 }
@@ -152,11 +153,11 @@ func TestNewRuntimeReclaimsStaleEntries(t *testing.T) {
 	must(t, os.Mkdir(stale, 0o700))
 	must(t, os.WriteFile(filepath.Join(stale, "manifest"), data, 0o600))
 	must(t, os.Symlink(built.router, filepath.Join(stale, "launcher")))
-	orphan := filepath.Join(root, snapshot.ThreadDirName("orphan"))
+	orphan := filepath.Join(root, ident.ThreadDirName("orphan"))
 	must(t, os.MkdirAll(filepath.Join(orphan, "scripts"), 0o700))
 	must(t, os.Symlink(snapshot.LinkTarget(d), filepath.Join(orphan, ".runtime")))
 	want := map[string]bool{stale: false, orphan: false, live.SnapshotDir(): true,
-		filepath.Join(root, snapshot.ThreadDirName("live")): true}
+		filepath.Join(root, ident.ThreadDirName("live")): true}
 	// Not provably ours: another user's look-alike stays (only root can
 	// make one; the rest is checked without it, then the test says so).
 	foreign := filepath.Join(root, snapshot.DirName(strings.Repeat("0", 32)))

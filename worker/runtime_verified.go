@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"hpatch-router/worker/snapshot"
+	"hpatch-router/ident"
 )
 
 // settleMargin is how much older than the start of a verification a thread
@@ -102,7 +102,7 @@ func (rt *Runtime) verified(name string, id fileID, start time.Time) verifiedThr
 	if !ok || (fileID{dir.dev, dir.ino}) != id {
 		return v
 	}
-	scripts, _, ok := status(rt.dir, name+"/"+snapshot.ScriptsDirName)
+	scripts, _, ok := status(rt.dir, name+"/"+ident.ScriptsDirName)
 	if !ok {
 		return v
 	}
@@ -156,25 +156,19 @@ func (rt *Runtime) holdLocked(name string, id fileID) *os.Root {
 // re-moded or re-owned directory, or one whose entries changed, is
 // verified in full. The name is looked up first: a held directory is used
 // only while the name still leads to it (same identity and change time).
-// When scripts/ was looked up in the held directory, it also returns what
-// the two lstats found (the Thread field left for the caller): the name
-// and, in the very directory the name led to, scripts/.
-func (rt *Runtime) stillVerified(name string) (snapshot.ThreadSeen, bool) {
+func (rt *Runtime) stillVerified(name string) bool {
 	v, ok := rt.threads[name]
 	if !ok || !v.settled {
-		return snapshot.ThreadSeen{}, false
+		return false
 	}
-	dir, dirInfo, ok := status(rt.dir, name)
+	dir, _, ok := status(rt.dir, name)
 	if !ok || dir != v.dir {
-		return snapshot.ThreadSeen{}, false
+		return false
 	}
 	if v.held == nil {
-		scripts, _, ok := status(rt.dir, name+"/"+snapshot.ScriptsDirName)
-		return snapshot.ThreadSeen{}, ok && scripts.checked() == v.scripts
+		scripts, _, ok := status(rt.dir, name+"/"+ident.ScriptsDirName)
+		return ok && scripts.checked() == v.scripts
 	}
-	scripts, scriptsInfo, ok := status(v.held, snapshot.ScriptsDirName)
-	if !ok || scripts.checked() != v.scripts {
-		return snapshot.ThreadSeen{}, false
-	}
-	return snapshot.ThreadSeen{Dir: dirInfo, Scripts: scriptsInfo}, true
+	scripts, _, ok := status(v.held, ident.ScriptsDirName)
+	return ok && scripts.checked() == v.scripts
 }

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"hpatch-router/ident"
 	"hpatch-router/internal/testuser"
 	"hpatch-router/worker"
 	"hpatch-router/worker/snapshot"
@@ -78,7 +79,7 @@ func TestPrepareThreadNoticesChangesAfterVerifying(t *testing.T) {
 			ctx := context.Background()
 			must(t, rt.PrepareThread(ctx, "t"))
 			must(t, rt.PrepareThread(ctx, "t")) // served from what the first call verified
-			dir := filepath.Join(root, snapshot.ThreadDirName("t"))
+			dir := filepath.Join(root, ident.ThreadDirName("t"))
 			nextTick(t, dir)
 			c.apply(t, dir)
 			err := rt.PrepareThread(ctx, "t")
@@ -156,7 +157,7 @@ func TestPrepareThreadSettledIsShortCheck(t *testing.T) {
 		defer rt.Close()
 		ctx := context.Background()
 		must(t, rt.PrepareThread(ctx, "t"))
-		scripts := filepath.Join(root, snapshot.ThreadDirName("t"), "scripts")
+		scripts := filepath.Join(root, ident.ThreadDirName("t"), "scripts")
 		var names []*byte // made up front: creating a file in a run allocates nothing
 		for i := range 60 {
 			p, err := syscall.BytePtrFromString(filepath.Join(scripts, "call_"+strconv.Itoa(i)))
@@ -199,7 +200,7 @@ func TestPrepareThreadHoldsFewDirectories(t *testing.T) {
 		t.Fatalf("%d descriptors open below the runtime root after preparing %d threads, want 1 to 16", n, threads)
 	}
 	for _, i := range []int{0, threads - 1} { // not held, held
-		dir := filepath.Join(root, snapshot.ThreadDirName("t"+strconv.Itoa(i)))
+		dir := filepath.Join(root, ident.ThreadDirName("t"+strconv.Itoa(i)))
 		nextTick(t, dir)
 		must(t, os.Chmod(filepath.Join(dir, "scripts"), 0o777))
 		if err := rt.PrepareThread(ctx, "t"+strconv.Itoa(i)); err == nil || !strings.Contains(err.Error(), "writable by group or others") {
@@ -229,44 +230,4 @@ func descriptorsBelow(t *testing.T, dir string) int {
 		}
 	}
 	return n
-}
-
-// PrepareThreadSeen hands over what its two lstats found only when it
-// rechecked a thread through the directory it holds: then scripts/ was
-// looked up in the very directory the name led to. A full verification,
-// a thread no longer held, and a refused change hand over nothing.
-func TestPrepareThreadSeenOnlyFromTheHeldCheck(t *testing.T) {
-	root, rt := settledRuntime(t)
-	ctx := context.Background()
-	seen := func(thread string) snapshot.ThreadSeen {
-		t.Helper()
-		s, err := rt.PrepareThreadSeen(ctx, thread)
-		must(t, err)
-		return s
-	}
-	if s := seen("t"); s != (snapshot.ThreadSeen{}) {
-		t.Fatalf("a full verification handed over %+v, want no look", s)
-	}
-	s := seen("t")
-	dir := filepath.Join(root, snapshot.ThreadDirName("t"))
-	dirInfo, err := os.Lstat(dir)
-	must(t, err)
-	scriptsInfo, err := os.Lstat(filepath.Join(dir, "scripts"))
-	must(t, err)
-	if s.Thread != "t" || s.Dir == nil || s.Scripts == nil || !os.SameFile(s.Dir, dirInfo) || !os.SameFile(s.Scripts, scriptsInfo) ||
-		s.Dir.Mode() != dirInfo.Mode() || s.Scripts.Mode() != scriptsInfo.Mode() {
-		t.Fatalf("the held check handed over %+v, want the lstats of %s and its scripts/", s, dir)
-	}
-	for i := range 20 { // t is no longer among the 16 held
-		seen("u" + strconv.Itoa(i))
-		seen("u" + strconv.Itoa(i))
-	}
-	if s := seen("t"); s != (snapshot.ThreadSeen{}) {
-		t.Fatalf("a thread checked by path handed over %+v, want no look", s)
-	}
-	nextTick(t, filepath.Join(root, snapshot.ThreadDirName("u19")))
-	must(t, os.Chmod(filepath.Join(root, snapshot.ThreadDirName("u19"), "scripts"), 0o777))
-	if s, err := rt.PrepareThreadSeen(ctx, "u19"); err == nil || s != (snapshot.ThreadSeen{}) {
-		t.Fatalf("after scripts/ was made writable by others: %+v, %v; want a refusal and no look", s, err)
-	}
 }

@@ -115,9 +115,9 @@ func probeThread(root, digest string) (thread string, cleanup func(), err error)
 	if err := ident.Thread(thread); err != nil {
 		return "", nil, err
 	}
-	dir := filepath.Join(root, snapshot.ThreadDirName(thread))
+	dir := filepath.Join(root, ident.ThreadDirName(thread))
 	cleanup = func() { os.RemoveAll(dir) }
-	err = errors.Join(os.Mkdir(dir, 0o700), os.Mkdir(filepath.Join(dir, snapshot.ScriptsDirName), 0o700),
+	err = errors.Join(os.Mkdir(dir, 0o700), os.Mkdir(filepath.Join(dir, ident.ScriptsDirName), 0o700),
 		os.Symlink(snapshot.LinkTarget(digest), filepath.Join(dir, ident.RuntimeLink)))
 	if err != nil {
 		cleanup()

@@ -16,13 +16,13 @@ import (
 	"testing"
 	"time"
 
+	"hpatch-router/ident"
 	"hpatch-router/internal/testuser"
 	"hpatch-router/router"
 	"hpatch-router/router/access"
 	"hpatch-router/router/access/accesstest"
 	"hpatch-router/router/routertest"
 	"hpatch-router/worker"
-	"hpatch-router/worker/snapshot"
 )
 
 // trustServe is serve (hpatch mode, dashboard on) in front of a scripted
@@ -94,7 +94,7 @@ func (s *trustServe) routes() []accesstest.Request {
 func (s *trustServe) created() []string {
 	var out []string
 	for _, p := range []string{
-		filepath.Join(s.cfg.runtimeDir, snapshot.ThreadDirName(victimThread)),
+		filepath.Join(s.cfg.runtimeDir, ident.ThreadDirName(victimThread)),
 		filepath.Join(s.cfg.stateDir, victimThread+".replay.jsonl"),
 	} {
 		if _, err := os.Lstat(p); err == nil {

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"hpatch-router/ident"
 	"hpatch-router/retain"
 	"hpatch-router/router"
 	"hpatch-router/router/routertest"
-	"hpatch-router/worker/snapshot"
 )
 
 // planted is a script line the tests look for in everything the dashboard
@@ -31,7 +31,7 @@ func TestNoScriptTextWithoutBodies(t *testing.T) {
 	for _, bodies := range []bool{false, true} {
 		t.Run(map[bool]string{false: "bodies off", true: "bodies on"}[bodies], func(t *testing.T) {
 			root := t.TempDir()
-			if err := os.Mkdir(filepath.Join(root, snapshot.ThreadDirName(sessionThread)), 0o700); err != nil {
+			if err := os.Mkdir(filepath.Join(root, ident.ThreadDirName(sessionThread)), 0o700); err != nil {
 				t.Fatal(err)
 			}
 			store, err := retain.NewStore(root, retain.Logger(slog.New(slog.DiscardHandler)))

@@ -2,9 +2,9 @@
 // (package worker), the fixed `shell` helper and the worker, and the one
 // owner of the runtime's names:
 //
-//	<root>/hpatch-<thread>/              ThreadDirName (ident.Thread ids)
+//	<root>/hpatch-<thread>/              ident.ThreadDirName (ident.Thread ids)
 //	<root>/hpatch-<thread>/.runtime      link to a launcher (ident.RuntimeLink)
-//	<root>/hpatch-<thread>/scripts/      retained scripts (ScriptsDirName)
+//	<root>/hpatch-<thread>/scripts/      retained scripts (ident.ScriptsDirName)
 //	<root>/hpatch-snapshot-<digest>/     DirName: manifest and launcher
 //
 // It holds the runtime root rule (Root: $HPATCH_RUNTIME_DIR, else
@@ -15,11 +15,10 @@
 // (OpenLauncher, ExecutableProblem; inside Codex's sandbox, where root's
 // files show the overflow uid, "root" is what the manifest recorded for
 // that very file: owner.go), the body handoff from the helper to
-// the worker on a sealed memfd (HandOver, TakeBody), and ThreadSeen, the
-// look at a thread's storage that the runtime hands to the store's retain
-// of the same shell call. Package retain imports the names; the ids
-// themselves are checked by package ident, whose reserved names (.runtime,
-// snapshot-) keep ids from colliding with these entries.
+// the worker on a sealed memfd (HandOver, TakeBody). The names of a
+// thread's directory and its scripts/ are package ident's, next to the ids
+// they are made of, whose reserved names (.runtime, snapshot-) keep ids
+// from colliding with these entries.
 //
 // The names, the manifest and ErrNeedsLinux are portable. The rest, like the worker it
 // authenticates and the helper that calls it, is Linux-only (build tag

@@ -65,7 +65,7 @@ func Locate(root, thread string, uid int) (Target, error) {
 	if err := CheckRoot(root, uid); err != nil {
 		return t, err
 	}
-	t.ThreadDir = filepath.Join(root, ThreadDirName(thread))
+	t.ThreadDir = filepath.Join(root, ident.ThreadDirName(thread))
 	if r := checkEntry(t.ThreadDir, uid, syscall.S_IFDIR, "thread runtime directory"); r != nil {
 		if r.Code == ExitNotFound {
 			r.Msg = "no runtime for this thread at " + t.ThreadDir +

@@ -16,7 +16,7 @@ const (
 	// rest of the name is the manifest digest. It is the directory a thread
 	// id starting with ident.SnapshotPrefix would name, which is why
 	// ident.Thread refuses those ids.
-	DirPrefix = ThreadDirPrefix + ident.SnapshotPrefix
+	DirPrefix = ident.ThreadDirPrefix + ident.SnapshotPrefix
 	// LauncherName is the snapshot's symlink to the router executable.
 	LauncherName = "launcher"
 	// ManifestName is the snapshot's manifest file.
