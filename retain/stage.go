@@ -125,29 +125,52 @@ func (s *Store) Stage(ctx context.Context, thread, id, content string) (string, 
 // stages the new versions and returns the report the model sees. Errors
 // are Apply's; nothing is staged on error.
 func (s *Store) StageEdit(ctx context.Context, thread, callID, patch string) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	if err := checkThread(thread); err != nil {
-		return "", err
-	}
-	p, err := ParsePatch(patch)
+	p, err := parseEdit(ctx, thread, patch)
 	if err != nil {
 		return "", err
-	}
-	if p.Workspace {
-		return "", workspaceInStore(p)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.stageableLocked(thread); err != nil {
 		return "", err
 	}
-	c := &stagedChange{call: callID, patch: patch, at: s.now()}
+	c, err := s.checkEditLocked(thread, p, true)
+	if err != nil {
+		return "", err
+	}
+	c.call, c.patch = callID, patch
+	s.staged[thread] = append(s.staged[thread], c)
+	return FormatReport(c.edits), nil
+}
+
+// parseEdit parses an hpatch edit of thread's scripts.
+func parseEdit(ctx context.Context, thread, patch string) (*Patch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := checkThread(thread); err != nil {
+		return nil, err
+	}
+	p, err := ParsePatch(patch)
+	if err != nil {
+		return nil, err
+	}
+	if p.Workspace {
+		return nil, workspaceInStore(p)
+	}
+	return p, nil
+}
+
+// checkEditLocked verifies and applies p in memory against thread's
+// scripts, each read once as the baseline: its newest staged version when
+// staged is set, or else the file. The change it returns has the edits and
+// the staged changes it was made on; s.mu is held.
+func (s *Store) checkEditLocked(thread string, p *Patch, staged bool) (*stagedChange, error) {
+	c := &stagedChange{at: s.now()}
 	baseline := make(map[string][]byte, len(p.Sections))
 	var ts *threadStore
 	for _, sec := range p.Sections {
-		if parent, v := s.stagedLocked(thread, sec.ID); parent != nil {
+		if parent, v := s.stagedLocked(thread, sec.ID); staged && parent != nil {
 			baseline[sec.ID] = v
 			if !slices.Contains(c.parents, parent) {
 				c.parents = append(c.parents, parent)
@@ -155,22 +178,23 @@ func (s *Store) StageEdit(ctx context.Context, thread, callID, patch string) (st
 			continue
 		}
 		if ts == nil {
+			var err error
 			if ts, err = s.threadLocked(thread, false); err != nil {
-				return "", wrapAt(sec.Line, threadMissing(err, shebang.FormatRef(sec.ID)))
+				return nil, wrapAt(sec.Line, threadMissing(err, shebang.FormatRef(sec.ID)))
 			}
 			defer s.releaseLocked(ts)
 		}
 		data, err := ReadScript(ts.scripts, sec.ID)
 		if err != nil {
-			return "", wrapAt(sec.Line, err)
+			return nil, wrapAt(sec.Line, err)
 		}
 		baseline[sec.ID] = data
 	}
+	var err error
 	if c.edits, err = p.Apply(baseline); err != nil {
-		return "", err
+		return nil, err
 	}
-	s.staged[thread] = append(s.staged[thread], c)
-	return FormatReport(c.edits), nil
+	return c, nil
 }
 
 // stageableLocked reports why thread cannot stage another change, after

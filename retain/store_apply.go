@@ -16,44 +16,27 @@ import (
 // a rename fails, the scripts already renamed are restored from the
 // baseline. Errors are one line; rejected edits are *PatchError values.
 func (s *Store) Apply(ctx context.Context, thread, patch string) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	p, err := ParsePatch(patch)
+	p, err := parseEdit(ctx, thread, patch)
 	if err != nil {
 		return "", err
-	}
-	if p.Workspace {
-		return "", workspaceInStore(p)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ts, err := s.threadLocked(thread, false)
-	if err != nil {
-		sec := p.Sections[0]
-		return "", wrapAt(sec.Line, threadMissing(err, shebang.FormatRef(sec.ID)))
+	if s.closed {
+		return "", ErrClosed
 	}
-	defer s.releaseLocked(ts)
-	baseline := make(map[string][]byte, len(p.Sections))
-	for _, sec := range p.Sections {
-		data, err := ReadScript(ts.scripts, sec.ID)
-		if err != nil {
-			return "", wrapAt(sec.Line, err)
-		}
-		baseline[sec.ID] = data
-	}
-	edits, err := p.Apply(baseline)
+	c, err := s.checkEditLocked(thread, p, false)
 	if err != nil {
 		return "", err
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	if err := s.commitLocked(ts, edits); err != nil {
+	if err := s.commitEditLocked(thread, c.edits); err != nil {
 		return "", err
 	}
-	s.log.Info("hpatch applied", "thread", thread, "scripts", len(edits))
-	return FormatReport(edits), nil
+	s.log.Info("hpatch applied", "thread", thread, "scripts", len(c.edits))
+	return FormatReport(c.edits), nil
 }
 
 // commitLocked writes edits: all temporary files first, then the renames.
