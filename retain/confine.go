@@ -135,26 +135,26 @@ func ReadScript(scripts *os.Root, id string) ([]byte, error) {
 		return nil, scriptMissing(ref)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ref, pathless(err))
+		return nil, fmt.Errorf("%s: %w", ref, Pathless(err))
 	}
 	if err := checkRegular(fi, ref); err != nil {
 		return nil, err
 	}
 	f, err := scripts.OpenFile(id, openReadFlags, 0) // a FIFO swapped in must not block
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", ref, pathless(err))
+		return nil, fmt.Errorf("open %s: %w", ref, Pathless(err))
 	}
 	defer f.Close()
 	got, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ref, pathless(err))
+		return nil, fmt.Errorf("%s: %w", ref, Pathless(err))
 	}
 	if !os.SameFile(fi, got) {
 		return nil, fmt.Errorf("%s was replaced while being opened; retry", ref)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxScriptBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", ref, pathless(err))
+		return nil, fmt.Errorf("read %s: %w", ref, Pathless(err))
 	}
 	if len(data) > MaxScriptBytes {
 		return nil, fmt.Errorf("%s is larger than %d bytes", ref, MaxScriptBytes)
@@ -206,7 +206,7 @@ func checkRegular(fi fs.FileInfo, ref string) error {
 
 // writeTemp writes data to a new temporary file (0600) in root and returns
 // its name. The caller links or renames it into place, or removes it, and
-// names the script in an error, which is pathless: the temporary name and
+// names the script in an error, which is Pathless: the temporary name and
 // the file's absolute path are the store's, not the model's.
 //
 // The file is opened non-blocking, which a regular file ignores: an
@@ -221,7 +221,7 @@ func writeTemp(root *os.Root, data []byte) (string, error) {
 	name := ident.TempPrefix + hex.EncodeToString(rnd[:])
 	f, err := root.OpenFile(name, createTempFlags, 0o600)
 	if err != nil {
-		return "", pathless(err)
+		return "", Pathless(err)
 	}
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
@@ -229,7 +229,7 @@ func writeTemp(root *os.Root, data []byte) (string, error) {
 	}
 	if err != nil {
 		root.Remove(name)
-		return "", pathless(err)
+		return "", Pathless(err)
 	}
 	return name, nil
 }
@@ -246,18 +246,19 @@ func createExclusive(root *os.Root, name string, data []byte) (fs.FileInfo, erro
 	err = root.Link(tmp, name)
 	root.Remove(tmp)
 	if err != nil {
-		return nil, pathless(err)
+		return nil, Pathless(err)
 	}
 	return root.Lstat(name)
 }
 
-// pathless is err without the names an *fs.PathError or *os.LinkError adds
-// to its cause: an *os.File opened through a Root reports the absolute path
-// of the runtime directory (write /run/user/…/hpatch-<thread>/scripts/…:
+// Pathless is err without the names an *fs.PathError or *os.LinkError adds
+// to its cause (the one rule for it; package workspace uses it too): an
+// *os.File opened through a Root reports the absolute path of the runtime
+// directory (write /run/user/…/hpatch-<thread>/scripts/…:
 // no space left on device), and a Root's own calls the store's temporary
 // names. Callers name the script as `@shell/<id>`, the only name the model
 // knows, and the cause (an errno) still answers errors.Is.
-func pathless(err error) error {
+func Pathless(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

@@ -59,7 +59,7 @@ func (s *Store) commitLocked(ts *threadStore, edits []Edit) error {
 		if err := ts.scripts.Rename(temps[i], e.ID); err != nil {
 			removeTemps(i)
 			s.restoreLocked(ts, edits[:i])
-			return fmt.Errorf("replace %s: %w; the edit was rolled back", shebang.FormatRef(e.ID), pathless(err))
+			return fmt.Errorf("replace %s: %w; the edit was rolled back", shebang.FormatRef(e.ID), Pathless(err))
 		}
 	}
 	for _, e := range edits {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"hpatch-router/retain"
 )
 
 // errOutside is a path that leads out of its root through a symlink.
@@ -25,7 +27,7 @@ func (rs roots) open(dir string) (*os.Root, error) {
 	}
 	r, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, fmt.Errorf("workspace root %s cannot be opened (%w)", clip(dir), cause(err))
+		return nil, fmt.Errorf("workspace root %s cannot be opened (%w)", clip(dir), retain.Pathless(err))
 	}
 	rs[dir] = r
 	return r, nil
@@ -140,17 +142,4 @@ func absent(r *os.Root, rel string) error {
 		return nil
 	}
 	return nil
-}
-
-// cause is err without Go's operation and path prefix.
-func cause(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
 }

@@ -237,7 +237,7 @@ func fileErr(line int, name string, err error, existHint string) error {
 	case errors.Is(err, errOutside):
 		return errAt(line, "%s %v; refused", name, err)
 	case errors.Is(err, fs.ErrPermission):
-		return errAt(line, "%s cannot be read (%v); check its permissions", name, cause(err))
+		return errAt(line, "%s cannot be read (%v); check its permissions", name, retain.Pathless(err))
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+
+	"hpatch-router/retain"
 )
 
 // staged is a file's new version in a temporary file beside its target.
@@ -44,7 +46,7 @@ func (p *Plan) Write(ctx context.Context) error {
 			continue
 		}
 		if st[i], err = stage(r, f); err != nil {
-			return fmt.Errorf("cannot write %s (%w); nothing was changed", f.target(), cause(err))
+			return fmt.Errorf("cannot write %s (%w); nothing was changed", f.target(), retain.Pathless(err))
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -58,7 +60,7 @@ func (p *Plan) Write(ctx context.Context) error {
 	for i, f := range p.Files {
 		if err := f.put(st[i]); err != nil {
 			restore(p.Files[:i], st[:i])
-			return fmt.Errorf("cannot write %s (%w); nothing was changed", f.target(), cause(err))
+			return fmt.Errorf("cannot write %s (%w); nothing was changed", f.target(), retain.Pathless(err))
 		}
 		st[i].temp = "" // in place; its new directories stay unless a rollback empties them
 	}
@@ -169,7 +171,7 @@ func changedErr(err error) string {
 	case errors.Is(err, fs.ErrExist):
 		return "was created"
 	}
-	return fmt.Sprint(cause(err))
+	return fmt.Sprint(retain.Pathless(err))
 }
 
 // put puts f in place from its staged temporary file.
