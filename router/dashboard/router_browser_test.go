@@ -77,7 +77,7 @@ func (s *codexSession) turn(ctx context.Context) error {
 
 // chartBarsOneSession holds when the chart has a model and a carrier bar
 // for each hour the session's calls fell in: one hour, or two when the
-// session straddles the top of an hour (a CI run at 08:59:58 did).
+// session straddles the top of an hour (a CI run around 09:00 saw two).
 const chartBarsOneSession = `(() => {
 	const carrier = document.querySelectorAll("#chart rect.bar-carrier").length;
 	const model = document.querySelectorAll("#chart rect.bar-model").length;
