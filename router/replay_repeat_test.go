@@ -126,20 +126,28 @@ func TestSettleReadsTheInput(t *testing.T) {
 	scripts := newFakeScripts()
 	scripts.staged = []string{"call_ran", "call_str", "call_arr", "call_wait", "call_gone"}
 	rt := newTestRouter(t, WithScripts(scripts))
-	rt.settle(context.Background(), "thread-1", []byte(body))
+	req, err := parseRequest([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.settle(context.Background(), "thread-1", req)
 	if !maps.Equal(scripts.settled, want) {
 		t.Fatalf("settled %v, want %v", scripts.settled, want)
 	}
 	rt.streams.begin("thread-1")
-	rt.settle(context.Background(), "thread-1", []byte(body))
+	rt.settle(context.Background(), "thread-1", req)
 	if scripts.settled["call_gone"] != retain.CallPending {
 		t.Fatalf("a call missing while the thread streams is %v, want pending", scripts.settled["call_gone"])
 	}
 	rt.streams.end("thread-1")
 	scripts.settled = nil
-	rt.settle(context.Background(), "", []byte(body))
+	rt.settle(context.Background(), "", req)
 	if scripts.settled != nil {
 		t.Fatal("a request without a thread settled something")
+	}
+	rt.settle(context.Background(), "thread-1", nil)
+	if scripts.settled != nil {
+		t.Fatal("a body that did not parse settled something")
 	}
 }
 

@@ -133,6 +133,9 @@ type request struct {
 	// input order.
 	additional []inputItem // type additional_tools
 	execCalls  []inputItem // custom_tool_call named exec: carriers Codex echoes, or the model's own exec calls
+	// Every custom_tool_call and custom_tool_call_output, for settle.
+	toolCalls   []gjson.Result
+	toolOutputs []gjson.Result
 }
 
 // inputItem is one object of the request's input array.
@@ -177,9 +180,12 @@ func parseRequest(body []byte) (*request, error) {
 		case "additional_tools":
 			r.additional = append(r.additional, inputItem{k.Int(), it})
 		case "custom_tool_call":
+			r.toolCalls = append(r.toolCalls, it)
 			if it.Get("name").String() == toolExec {
 				r.execCalls = append(r.execCalls, inputItem{k.Int(), it})
 			}
+		case "custom_tool_call_output":
+			r.toolOutputs = append(r.toolOutputs, it)
 		}
 		return true
 	})

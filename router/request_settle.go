@@ -14,26 +14,23 @@ import (
 // the input of a request of their thread: a call whose output is there
 // and is not Codex's "aborted" ran, and its change is written; an aborted
 // call, or one no longer in the input, is discarded with what was staged
-// on top of it. The body is read only when the thread has staged changes.
-// While a response of the thread still streams, a call missing from the
+// on top of it. The calls are read from the request's one walk of its
+// input (parseRequest) only when the thread has staged changes; a body that
+// did not parse settles nothing. While a response of the thread still streams, a call missing from the
 // input may be one of its own, so nothing is taken as gone.
-func (rt *Router) settle(ctx context.Context, thread string, body []byte) {
+func (rt *Router) settle(ctx context.Context, thread string, req *request) {
 	sc := rt.cfg.scripts
-	if sc == nil || thread == "" || !sc.Staged(thread) {
+	if sc == nil || thread == "" || req == nil || !sc.Staged(thread) {
 		return
 	}
-	calls := map[string]bool{}
-	outputs := map[string]retain.CallState{}
-	gjson.GetBytes(body, "input").ForEach(func(_, item gjson.Result) bool {
-		id := item.Get("call_id").String()
-		switch item.Get("type").String() {
-		case "custom_tool_call":
-			calls[id] = true
-		case "custom_tool_call_output":
-			outputs[id] = outputState(item.Get("output"))
-		}
-		return true
-	})
+	calls := make(map[string]bool, len(req.toolCalls))
+	for _, c := range req.toolCalls {
+		calls[c.Get("call_id").String()] = true
+	}
+	outputs := make(map[string]retain.CallState, len(req.toolOutputs))
+	for _, o := range req.toolOutputs {
+		outputs[o.Get("call_id").String()] = outputState(o.Get("output"))
+	}
 	streaming := rt.streams.active(thread)
 	committed := sc.Settle(ctx, thread, func(callID string) retain.CallState {
 		if st, ok := outputs[callID]; ok {
