@@ -14,10 +14,11 @@ import (
 // the input of a request of their thread: a call whose output is there
 // and is not Codex's "aborted" ran, and its change is written; an aborted
 // call, or one no longer in the input, is discarded with what was staged
-// on top of it. The calls are read from the request's one walk of its
-// input (parseRequest) only when the thread has staged changes; a body that
-// did not parse settles nothing. While a response of the thread still streams, a call missing from the
-// input may be one of its own, so nothing is taken as gone.
+// on top of it. The calls come from the request's one walk of its input
+// (parseRequest) and are read only when the thread has staged changes; a
+// body that did not parse settles nothing. While a response of the thread
+// still streams, a call missing from the input may be one of its own, so
+// nothing is taken as gone.
 func (rt *Router) settle(ctx context.Context, thread string, req *request) {
 	sc := rt.cfg.scripts
 	if sc == nil || thread == "" || req == nil || !sc.Staged(thread) {
