@@ -6,14 +6,14 @@ import (
 	"io"
 	"net/http"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
 
 // heldBytes bounds the request body bytes the router holds in memory at
-// once, across all requests: bodies it reads whole to rewrite them, each
-// counted bodyCopies times. Streamed bodies (forwarded unchanged) are not
-// held.
+// once, across all requests: the bodies it reads whole to rewrite them.
+// Streamed bodies (forwarded unchanged) are not held.
 type heldBytes struct {
 	limit int64
 	used  atomic.Int64
@@ -56,17 +56,13 @@ var errMemoryBudget = errors.New("request memory budget exhausted")
 // errBodyTooLarge is reported by readBounded.
 var errBodyTooLarge = errors.New("request body too large")
 
-// bodyCopies is how many times a body read whole counts: the buffer it is
-// read into and the string copy parseRequest gives gjson (the replay
-// restore and the request rewrite copy nothing more: their edits are sent
-// as pieces between the body's own bytes).
-const bodyCopies = 2
-
 // readChunk is how much an unknown-length body grows by at first.
 const readChunk = 64 << 10
 
-// readBounded reads a whole body of at most limit bytes, holding
-// bodyCopies times what it allocates against l before allocating it. size
+// readBounded reads a whole body of at most limit bytes, holding what it
+// allocates against l before allocating it (the body is the only copy: the
+// parse reads it in place, and the replay restore and the request rewrite
+// send their edits as pieces between its bytes). size
 // is the Content-Length (-1 when unknown): a known size is held and
 // allocated at once, so an over-budget request is refused before a byte is
 // read.
@@ -75,7 +71,7 @@ func readBounded(r io.Reader, size, limit int64, l *lease) ([]byte, error) {
 		return nil, errBodyTooLarge
 	}
 	if size >= 0 {
-		if err := l.grow(bodyCopies * size); err != nil {
+		if err := l.grow(size); err != nil {
 			return nil, err
 		}
 		buf := make([]byte, size)
@@ -91,7 +87,7 @@ func readBounded(r io.Reader, size, limit int64, l *lease) ([]byte, error) {
 			if next <= int64(cap(buf)) {
 				return nil, errBodyTooLarge
 			}
-			if err := l.grow(bodyCopies * (next - int64(cap(buf)))); err != nil {
+			if err := l.grow(next - int64(cap(buf))); err != nil {
 				return nil, err
 			}
 			grown := make([]byte, len(buf), next)
@@ -122,9 +118,9 @@ func (rt *Router) memoryExhausted(w http.ResponseWriter) {
 
 // request is a Responses request body read once for every stage after
 // it: the replay restore reads its exec calls, findOwners its
-// additional_tools items and top-level tools. gjson reads a string copy of
-// body, so nothing a stage keeps can pin body; every Index is an offset
-// into body.
+// additional_tools items and top-level tools. gjson reads body in place
+// (see parseRequest), so what a stage keeps beyond the request it clones;
+// every Index is an offset into body.
 type request struct {
 	body     []byte
 	hasTools bool         // the body has a top-level tools member
@@ -154,7 +150,9 @@ func parseRequest(body []byte) (*request, error) {
 	if !gjson.ValidBytes(body) {
 		return nil, invalidRequest(CodeInvalidJSON, "request body is not valid JSON")
 	}
-	doc := gjson.Parse(string(body)) // Parse counts leading whitespace in Index
+	// The body is never written after it is read, so gjson can read it as
+	// a string without a copy: a 1 MB conversation is not held twice.
+	doc := gjson.Parse(unsafe.String(unsafe.SliceData(body), len(body))) // Parse counts leading whitespace in Index
 	if !doc.IsObject() {
 		return nil, invalidRequest(CodeInvalidJSON, "request body is not a JSON object")
 	}

@@ -26,8 +26,7 @@ func metricValue(t *testing.T, h *harness, name string) int64 {
 	return n
 }
 
-// TestRequestMemoryBound: with room for four bodies (each counted
-// bodyCopies times), four requests held
+// TestRequestMemoryBound: with room for four bodies, four requests held
 // by a slow upstream fill the bound (the gauge shows it), every further
 // request gets 503 request_memory_exhausted at once, with or without a
 // Content-Length, and once the four finish the gauge is back to 0 and a
@@ -50,10 +49,10 @@ func TestRequestMemoryBound(t *testing.T) {
 			<-release
 		}
 		io.WriteString(w, "done")
-	}, MaxRequestBody(2*size), MaxRequestMemory(4*bodyCopies*size),
+	}, MaxRequestBody(2*size), MaxRequestMemory(4*size),
 		withRequestRewrite(func(b []byte) ([]byte, RequestInfo, error) { return b, RequestInfo{}, nil }))
 	t.Cleanup(unblock) // before the harness closes, so a failure does not hang
-	if got := metricValue(t, h, "hpatch_router_request_bytes_limit"); got != 4*bodyCopies*size {
+	if got := metricValue(t, h, "hpatch_router_request_bytes_limit"); got != 4*size {
 		t.Fatalf("limit gauge %d", got)
 	}
 
@@ -66,8 +65,8 @@ func TestRequestMemoryBound(t *testing.T) {
 	for range held {
 		<-arrived
 	}
-	if got := metricValue(t, h, "hpatch_router_request_bytes_held"); got != 4*bodyCopies*size {
-		t.Fatalf("held gauge %d with four bodies in flight, want %d", got, 4*bodyCopies*size)
+	if got := metricValue(t, h, "hpatch_router_request_bytes_held"); got != 4*size {
+		t.Fatalf("held gauge %d with four bodies in flight, want %d", got, 4*size)
 	}
 	extra := make([]*http.Response, 8)
 	var more sync.WaitGroup
@@ -119,9 +118,9 @@ func TestRequestMemoryMustFitOneBody(t *testing.T) {
 	}
 }
 
-// TestReadBoundedHoldsWhatItAllocates: a known length is held (bodyCopies
-// times) before reading; an unknown one as the buffer grows; a refusal leaves the
-// lease as it was.
+// TestReadBoundedHoldsWhatItAllocates: a known length is held before
+// reading; an unknown one as the buffer grows; a refusal leaves the lease
+// as it was.
 func TestReadBoundedHoldsWhatItAllocates(t *testing.T) {
 	data := bytes.Repeat([]byte("x"), 300<<10)
 	for _, c := range []struct {
@@ -131,12 +130,12 @@ func TestReadBoundedHoldsWhatItAllocates(t *testing.T) {
 		wantErr        error
 		wantHeldAtMost int64
 	}{
-		{"known length", int64(len(data)), 1 << 20, 1 << 20, nil, bodyCopies * int64(len(data))},
+		{"known length", int64(len(data)), 1 << 20, 1 << 20, nil, int64(len(data))},
 		{"known length over budget", int64(len(data)), 1 << 20, 250 << 10, errMemoryBudget, 0},
 		{"known length over limit", int64(len(data)), 100 << 10, 1 << 20, errBodyTooLarge, 0},
-		{"unknown length", -1, 1 << 20, 2 << 20, nil, bodyCopies * 512 << 10},
+		{"unknown length", -1, 1 << 20, 2 << 20, nil, 512 << 10},
 		{"unknown length over budget", -1, 1 << 20, 200 << 10, errMemoryBudget, 200 << 10},
-		{"unknown length over limit", -1, 200 << 10, 1 << 20, errBodyTooLarge, bodyCopies * (200<<10 + 1)},
+		{"unknown length over limit", -1, 200 << 10, 1 << 20, errBodyTooLarge, 200<<10 + 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := &heldBytes{limit: c.budget}

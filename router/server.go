@@ -50,9 +50,9 @@ func New(opts ...Option) (*Router, error) {
 	if cfg.upstream == nil {
 		return nil, errors.New("an upstream URL is required (the Upstream option)")
 	}
-	if cfg.maxRequestMemory < bodyCopies*cfg.maxRequestBody {
-		return nil, fmt.Errorf("the request memory bound (%d bytes) is below %d times the largest request body (%d bytes), so such a body could never be rewritten; raise it",
-			cfg.maxRequestMemory, bodyCopies, cfg.maxRequestBody)
+	if cfg.maxRequestMemory < cfg.maxRequestBody {
+		return nil, fmt.Errorf("the request memory bound (%d bytes) is below the largest request body (%d bytes), so such a body could never be rewritten; raise it",
+			cfg.maxRequestMemory, cfg.maxRequestBody)
 	}
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()

@@ -83,7 +83,7 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 	startTimeout := fs.Duration("response-start-timeout", router.DefaultResponseStartTimeout, "longest wait for the upstream response headers before answering 504")
 	idleTimeout := fs.Duration("stream-idle-timeout", router.DefaultStreamIdleTimeout, "longest silence inside an upstream stream before the router ends it (Codex then retries)")
 	maxBody := fs.Int64("max-request-body", router.DefaultMaxRequestBody, "largest request body in bytes the router reads (413 beyond it)")
-	maxMemory := fs.Int64("max-request-memory", router.DefaultMaxRequestMemory, "request body bytes held in memory at once across all requests; a body the router reads whole counts twice, its buffer and the copy it is parsed from (503 beyond it); at least twice --max-request-body")
+	maxMemory := fs.Int64("max-request-memory", router.DefaultMaxRequestMemory, "request body bytes held in memory at once across all requests, the bodies the router reads whole to rewrite them (503 beyond it); at least --max-request-body")
 	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests before closing them")
 	dashEnabled := fs.Bool("dashboard", true, "serve the live dashboard (GET /, /events, /api/summary) on the listen address; keep --listen on loopback")
 	dashBodies := fs.Bool("dashboard-bodies", false, "show script bodies on the dashboard (off: bodies are never shown)")
@@ -117,8 +117,8 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 		fmt.Fprintf(s.err, "hpatch-router serve: %s\n", msg)
 		return nil, 2
 	}
-	if cfg.maxRequestMemory < 2*cfg.maxRequestBody {
-		fmt.Fprintf(s.err, "hpatch-router serve: --max-request-memory %d is below twice --max-request-body %d (a body is held twice while it is parsed); raise it\n", cfg.maxRequestMemory, cfg.maxRequestBody)
+	if cfg.maxRequestMemory < cfg.maxRequestBody {
+		fmt.Fprintf(s.err, "hpatch-router serve: --max-request-memory %d is below --max-request-body %d, so the largest body could never be rewritten; raise it\n", cfg.maxRequestMemory, cfg.maxRequestBody)
 		return nil, 2
 	}
 	if cfg.mode == router.ModeHPatch && !filepath.IsAbs(cfg.runtimeDir) {
