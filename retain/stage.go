@@ -3,12 +3,13 @@ package retain
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"slices"
 	"time"
 
+	"hpatch-router/ident"
 	"hpatch-router/shebang"
 )
 
@@ -105,13 +106,13 @@ func (s *Store) Stage(ctx context.Context, thread, id, content string) (string, 
 		if c, _ := s.stagedLocked(thread, id); c != nil {
 			return true
 		}
-		ts, err := s.threadLocked(thread, false)
-		if err != nil {
-			return false // no storage yet: the commit creates scripts/
-		}
-		defer s.releaseLocked(ts)
-		_, err = ts.scripts.Lstat(id)
-		return !errors.Is(err, fs.ErrNotExist)
+		// One lookup under the runtime root, without opening the thread:
+		// the check only refuses, and the commit creates the file
+		// exclusively in the verified scripts directory. A thread that has
+		// no script of its own yet would otherwise have its directories
+		// opened, verified and closed again on every call it streams.
+		_, err := s.runtime.Lstat(path.Join(ident.ThreadDirName(thread), ident.ScriptsDirName, id))
+		return err == nil
 	}
 	if exists() {
 		return "", fmt.Errorf("%s already exists in this thread; not overwriting it: %w", ref, fs.ErrExist)
