@@ -259,21 +259,24 @@ func (s *rewriteSession) resolve(id string) (string, error) {
 	return s.rt.cfg.scripts.Resolve(s.ctx, s.thread, shebang.FormatRef(id))
 }
 
-// prepareRuntime calls Runtime.PrepareThread once per response, before
-// the first carrier that runs the worker.
+// prepareRuntime makes sure of the thread's runtime once per response,
+// before the first carrier that runs the worker, unless the request did
+// (runtimeReady).
 func (s *rewriteSession) prepareRuntime() error {
-	if s.prepared {
-		return s.prepErr
-	}
-	s.prepared = true
-	if s.rt.cfg.runtime == nil || s.thread == "" {
-		return nil
-	}
-	if err := s.rt.cfg.runtime.PrepareThread(s.ctx, s.thread); err != nil {
-		s.rt.log.Error("cannot prepare the thread runtime", "err", err)
-		s.prepErr = fmt.Errorf("the router could not prepare this thread's runtime: %w", err)
+	if !s.prepared {
+		s.runtimeReady(s.rt.ensureRuntime(s.ctx, s.thread))
 	}
 	return s.prepErr
+}
+
+// runtimeReady records a check of the thread's runtime, the request's own
+// (ensureRuntime, moments before its response starts): the worker
+// carriers of the response rely on it rather than checking again.
+func (s *rewriteSession) runtimeReady(err error) {
+	s.prepared = true
+	if err != nil {
+		s.prepErr = fmt.Errorf("the router could not prepare this thread's runtime: %w", err)
+	}
 }
 
 // hpatchCarrier checks and stages one hpatch edit and returns a carrier

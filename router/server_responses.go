@@ -24,7 +24,7 @@ import (
 // response is relayed as it is.
 func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact bool) {
 	thread := rt.threadID(r)
-	rt.ensureRuntime(r.Context(), thread)
+	runtimeErr := rt.ensureRuntime(r.Context(), thread)
 	if rt.cfg.mode == ModePassthrough || rt.encodedRequest(r) {
 		rt.forward(w, r, nil)
 		return
@@ -86,6 +86,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 		return
 	}
 	s := rt.newRewriteSession(r.Context(), thread, facts)
+	s.runtimeReady(runtimeErr)
 	if thread != "" {
 		rt.streams.begin(thread)
 		defer rt.streams.end(thread)

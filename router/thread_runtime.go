@@ -21,15 +21,18 @@ const recentThreadWindow = retain.DefaultTTL
 // carrier: Codex may run a carrier this thread got earlier (a cell that
 // resumes after a restart, a carrier sent while the router was stopping)
 // with no shell call in the response at hand. Once verified it costs the
-// runtime two lstats. A failure is logged; the request goes on, and a
-// worker carrier of its response reports the cause to the model.
-func (rt *Router) ensureRuntime(ctx context.Context, thread string) {
+// runtime two lstats. A failure is logged and returned; the request goes
+// on, and a worker carrier of its response reports the cause to the model
+// (rewriteSession.runtimeReady).
+func (rt *Router) ensureRuntime(ctx context.Context, thread string) error {
 	if thread == "" || rt.cfg.runtime == nil {
-		return
+		return nil
 	}
-	if err := rt.cfg.runtime.PrepareThread(ctx, thread); err != nil {
+	err := rt.cfg.runtime.PrepareThread(ctx, thread)
+	if err != nil {
 		rt.log.Warn("cannot prepare the thread runtime", "err", err)
 	}
+	return err
 }
 
 // prepareRecentThreads prepares, when the router starts, the runtime of

@@ -2,6 +2,8 @@ package router
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,13 +19,14 @@ import (
 type recordingRuntime struct {
 	mu      sync.Mutex
 	threads []string
+	err     error // what PrepareThread answers
 }
 
 func (r *recordingRuntime) PrepareThread(_ context.Context, thread string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.threads = append(r.threads, thread)
-	return nil
+	return r.err
 }
 
 func (r *recordingRuntime) take() []string {
@@ -62,6 +65,40 @@ func TestEveryRequestEnsuresTheThreadRuntime(t *testing.T) {
 			readAll(t, h.do(req))
 			if got := rtm.take(); !slices.Equal(got, c.want) {
 				t.Fatalf("prepared %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestResponseUsesTheRequestRuntimeCheck: a response whose shell calls
+// run the worker relies on the check its request made: the runtime is
+// prepared once per request, and a failure there reaches the model in
+// each worker carrier, while a direct call runs as usual.
+func TestResponseUsesTheRequestRuntimeCheck(t *testing.T) {
+	s := &stream{}
+	s.call("ctc_1", "call_1", "shell", "functions", pyInput, 1)
+	s.call("ctc_2", "call_2", "shell", "functions", "#!node\n1", 1)
+	s.call("ctc_3", "call_3", "shell", "functions", "ls", 1)
+	s.completed()
+	for _, fail := range []error{nil, errors.New("disk full")} {
+		t.Run(fmt.Sprint("err=", fail), func(t *testing.T) {
+			rtm := &recordingRuntime{err: fail}
+			h := newHarness(t, sseHandler(s.String()), WithRuntime(rtm), withRequestRewrite(ownedBy("functions")))
+			req, _ := http.NewRequest("POST", h.front.URL+"/v1/responses", strings.NewReader(`{"input":[]}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Thread-Id", "th-1")
+			evs := parseEvents(t, []byte(readAll(t, h.do(req))))
+			if got := rtm.take(); !slices.Equal(got, []string{"th-1"}) {
+				t.Fatalf("prepared %q, want th-1 once", got)
+			}
+			for _, id := range []string{"ctc_1", "ctc_2"} {
+				got := eventsOf(evs, "response.custom_tool_call_input.done", id)[0].data["input"].(string)
+				if rejected := strings.HasPrefix(got, "rejected(the router could not prepare this thread's runtime: disk full"); rejected != (fail != nil) {
+					t.Fatalf("%s carrier %q with the runtime failing: %v", id, got, fail)
+				}
+			}
+			if got := eventsOf(evs, "response.custom_tool_call_input.done", "ctc_3")[0].data["input"]; got != "carrier(direct|ls|false|)" {
+				t.Fatalf("direct call: %q", got)
 			}
 		})
 	}
