@@ -49,7 +49,35 @@ if [ -n "$base" ]; then
   # since the cgo parsers went, dynamic before), so the comparison is the
   # one a user would see.
   make -s -C "$tmp/src" build BIN="$tmp" VERSION="$rev" >/dev/null
-  export HPATCH_BENCH_BASE_ROUTER=$tmp/hpatch-router HPATCH_BENCH_BASE_HELPER=$tmp/shell
+  # The base's runtime is prepared by the base's own code: a router refuses
+  # a snapshot manifest of a later format, so one prepared by this tree
+  # would not run it. The program leaves the runtime in place (no Close).
+  mkdir -p "$tmp/src/cmd/bench-base-runtime" "$tmp/runtime"
+  cat > "$tmp/src/cmd/bench-base-runtime/main.go" <<'GO'
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"hpatch-router/worker"
+)
+
+// bench-base-runtime ROOT LAUNCHER prepares thread "bench" in ROOT.
+func main() {
+	rt, err := worker.NewRuntime(os.Args[1], worker.WithExecutable(os.Args[2]))
+	if err == nil {
+		err = rt.PrepareThread(context.Background(), "bench")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench-base-runtime:", err)
+		os.Exit(1)
+	}
+}
+GO
+  (cd "$tmp/src" && go run ./cmd/bench-base-runtime "$tmp/runtime" "$tmp/hpatch-router")
+  export HPATCH_BENCH_BASE_ROUTER=$tmp/hpatch-router HPATCH_BENCH_BASE_HELPER=$tmp/shell HPATCH_BENCH_BASE_RUNTIME=$tmp/runtime
   echo "base: $base ($rev), built in $tmp"
 fi
 echo "this tree: $(git describe --always --dirty)"

@@ -33,7 +33,10 @@ import (
 // With HPATCH_BENCH_BASE_ROUTER and HPATCH_BENCH_BASE_HELPER (binaries
 // built from another commit; scripts/bench-worker.sh --base REV builds
 // them) every worker case also runs against that build, in the same
-// iterations, so before and after are measured under the same load.
+// iterations, so before and after are measured under the same load. The
+// base runs in HPATCH_BENCH_BASE_RUNTIME, a runtime root its own code
+// prepared for thread "bench" (its snapshot manifest may be one this tree
+// no longer writes); without it, this tree prepares one for it.
 func BenchmarkWorkerPath(b *testing.B) {
 	e := newBenchEnv(b)
 	builds := []benchBuild{{"", built.router, built.helper}}
@@ -241,7 +244,10 @@ func (e *benchEnv) cases(b *testing.B, builds []benchBuild) (cases, swapped []*b
 	per := make([]envs, len(builds))
 	for i, bl := range builds {
 		env := e.environ
-		if bl.label != "" {
+		switch root := os.Getenv("HPATCH_BENCH_BASE_RUNTIME"); {
+		case bl.label != "" && root != "":
+			env = append(slices.Clone(e.plain), "HPATCH_RUNTIME_DIR="+root, "CODEX_THREAD_ID=bench")
+		case bl.label != "":
 			env = e.runtimeFor(b, bl.router)
 		}
 		noThread := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "CODEX_THREAD_ID=") })
