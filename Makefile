@@ -1,8 +1,12 @@
 # hpatch-router — build, test and install.
 GO        ?= go
-VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -s -w -X main.version=$(VERSION)
 BIN       := bin
+# The version the binaries report. Where git cannot tell (no git, or root
+# in a user's clone during `sudo make install`, which git refuses), the
+# version the binaries in $(BIN) were built with stands, so install only
+# copies them.
+VERSION   := $(or $(VERSION),$(shell git describe --always --dirty 2>/dev/null || cat $(BIN)/version 2>/dev/null || echo dev))
+LDFLAGS   := -s -w -X main.version=$(VERSION)
 GOBIN_DIR := $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 # `make install` puts the two binaries in BINDIR: $(PREFIX)/bin when PREFIX
 # is given (`sudo make install PREFIX=/usr/local`, a distribution package's
@@ -32,10 +36,15 @@ linux-only:
 
 build: $(BIN)/hpatch-router $(BIN)/shell
 
-# What the binaries are built from: every file of the module outside tests
-# and test data. `make` rebuilds after a change, and `sudo make install`
-# finds them up to date and only copies: no Go runs as root.
-SOURCES := go.mod go.sum $(shell find cmd router shebang retain worker ident plugins -type f -not -name '*_test.go' -not -path '*/testdata/*')
+# What the binaries are built from: every file of the module's package
+# directories outside tests and test data (a new package is picked up
+# without a change here), and the version they report, $(BIN)/version,
+# which is rewritten only when it changes: a new commit rebuilds them even
+# when it changed only documentation, so --version never names an older
+# one. `sudo make install` finds them up to date and only copies: no Go
+# runs as root.
+SOURCES := go.mod go.sum $(BIN)/version $(shell find $(filter-out $(BIN) deploy docs scripts testdata,$(patsubst %/,%,$(wildcard */))) -type f -not -name '*_test.go' -not -path '*/testdata/*')
+$(shell mkdir -p $(BIN) && [ "$$(cat $(BIN)/version 2>/dev/null)" = '$(VERSION)' ] || echo '$(VERSION)' > $(BIN)/version)
 
 $(BIN)/hpatch-router: $(SOURCES)
 	@mkdir -p $(BIN)
