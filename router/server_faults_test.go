@@ -56,6 +56,9 @@ func TestServeFaults(t *testing.T) {
 		h := newHarness(t, func(w http.ResponseWriter, r *http.Request) {})
 		h.upstream.Close()
 		wantRouterError(t, h.post(`{}`), 502, "upstream_unreachable")
+		if m := readAll(t, h.do(mustReq("GET", h.front.URL+"/metrics"))); !strings.Contains(m, `hpatch_router_faults_total{kind="upstream_unreachable"} 1`) {
+			t.Fatalf("the fault is not counted:\n%s", m)
+		}
 	})
 	t.Run("upstream never starting gives 504", func(t *testing.T) {
 		b := newBlock()
