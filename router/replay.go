@@ -319,7 +319,7 @@ func (t *threadReplay) noteLost(callID string, lim ReplayLimits) bool {
 	if t.lost == nil || len(t.lost) >= lim.MaxEntriesPerThread {
 		t.lost = map[string]bool{}
 	}
-	t.lost[callID] = true
+	t.lost[strings.Clone(callID)] = true // callID may alias a request body
 	return true
 }
 
