@@ -131,15 +131,23 @@ func MaxRequestBody(n int64) Option {
 }
 
 // MaxRequestMemory bounds the request body bytes held in memory at once
-// across all requests: a body read whole to be rewritten counts once (the
+// across all requests: a body read whole to be rewritten counts once, as
+// the size of the buffer it is read into (it is parsed in place, and the
 // restore and the rewrite send their edits as pieces between its bytes,
-// never a copy), as the size of the buffer it is read into (a body of up to
-// 4 MiB goes into a reused buffer of the next power of two when the bound
-// has room for that, else into one of its own size); a request that would
-// exceed the bound gets 503 before its body is read. It must be at least
-// MaxRequestBody.
+// never a copy); a request that would exceed the bound gets 503 before its
+// body is read. It must be at least MaxRequestBody (CheckRequestBounds).
 func MaxRequestMemory(n int64) Option {
 	return func(c *config) error { return positive("max request memory", n, &c.maxRequestMemory) }
+}
+
+// CheckRequestBounds is the rule the two request bounds must keep: the
+// memory bound must hold the largest body, or such a body could never be
+// rewritten. New applies it, and so does serve to its flags.
+func CheckRequestBounds(maxBody, maxMemory int64) error {
+	if maxMemory < maxBody {
+		return fmt.Errorf("the request memory bound (%d bytes) is below the largest request body (%d bytes), so such a body could never be rewritten; raise it", maxMemory, maxBody)
+	}
+	return nil
 }
 
 // MaxEventSize bounds one SSE event of a rewritten stream.

@@ -3,7 +3,6 @@ package router
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	pathpkg "path"
@@ -50,9 +49,8 @@ func New(opts ...Option) (*Router, error) {
 	if cfg.upstream == nil {
 		return nil, errors.New("an upstream URL is required (the Upstream option)")
 	}
-	if cfg.maxRequestMemory < cfg.maxRequestBody {
-		return nil, fmt.Errorf("the request memory bound (%d bytes) is below the largest request body (%d bytes), so such a body could never be rewritten; raise it",
-			cfg.maxRequestMemory, cfg.maxRequestBody)
+	if err := CheckRequestBounds(cfg.maxRequestBody, cfg.maxRequestMemory); err != nil {
+		return nil, err
 	}
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()

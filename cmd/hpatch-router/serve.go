@@ -117,8 +117,8 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 		fmt.Fprintf(s.err, "hpatch-router serve: %s\n", msg)
 		return nil, 2
 	}
-	if cfg.maxRequestMemory < cfg.maxRequestBody {
-		fmt.Fprintf(s.err, "hpatch-router serve: --max-request-memory %d is below --max-request-body %d, so the largest body could never be rewritten; raise it\n", cfg.maxRequestMemory, cfg.maxRequestBody)
+	if err := router.CheckRequestBounds(cfg.maxRequestBody, cfg.maxRequestMemory); err != nil {
+		fmt.Fprintf(s.err, "hpatch-router serve: --max-request-memory and --max-request-body: %v\n", err)
 		return nil, 2
 	}
 	if cfg.mode == router.ModeHPatch && !filepath.IsAbs(cfg.runtimeDir) {
