@@ -28,10 +28,12 @@ func journalDescriptors(t *testing.T, dir string) int {
 }
 
 // TestReplayThreadBurstHoldsBoundedDescriptors: a burst of 1,000 new
-// threads, each with a carrier journaled, holds at most MaxCachedThreads
+// threads, each with a carrier journaled, holds about MaxCachedThreads
 // journal descriptors at any time (an evicted thread's handle is closed at
 // eviction), and Close leaves none; every thread's entry stays restorable
-// from its journal.
+// from its journal. The bound allows two more: the maintainer fsyncs an
+// evicted journal through a handle of its own, and a thread it is
+// fsyncing is not evicted until it is done.
 func TestReplayThreadBurstHoldsBoundedDescriptors(t *testing.T) {
 	dir := t.TempDir()
 	lim := DefaultReplayLimits()
@@ -50,8 +52,8 @@ func TestReplayThreadBurstHoldsBoundedDescriptors(t *testing.T) {
 		}
 	}
 	most = max(most, journalDescriptors(t, dir))
-	if most == 0 || most > lim.MaxCachedThreads {
-		t.Fatalf("at most %d journal descriptors open during the burst, want 1 to %d", most, lim.MaxCachedThreads)
+	if most == 0 || most > lim.MaxCachedThreads+2 {
+		t.Fatalf("at most %d journal descriptors open during the burst, want 1 to %d", most, lim.MaxCachedThreads+2)
 	}
 	t.Logf("at most %d journal descriptors open during a burst of 1,000 threads", most)
 	if e, ok := s.get("burst-0", "call_1"); !ok || e.Item != `{"n":1}` {
