@@ -67,7 +67,7 @@ func ExampleRouter_shellCall() {
 	// A Code Mode request as Codex 0.169 sends it (abridged).
 	request := `{"model":"m","stream":true,"input":[{"type":"additional_tools","id":"at_1","role":"developer","tools":[` +
 		`{"type":"namespace","name":"functions","description":"","tools":[{"type":"custom","name":"exec",` +
-		`"description":"Run JavaScript.","format":{"type":"text"}}]}]}]}`
+		`"description":"Run JavaScript; nested tools include tools.exec_command.","format":{"type":"text"}}]}]}]}`
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest("POST", "/v1/responses", strings.NewReader(request))
 	req.Header.Set("Thread-Id", "example-thread")

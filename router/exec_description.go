@@ -191,3 +191,63 @@ func markerLen(line string) int {
 	}
 	return 0
 }
+
+// commandToolName is the nested tool the carriers call.
+const commandToolName = "exec_command"
+
+// offersExecCommand reports an owner description that declares the nested
+// exec_command tool the carriers call; a client that put another command
+// tool there (shell_command) would receive carriers calling a tool it does
+// not have. When it offers none, other names the command tool it seems to
+// offer instead (a nested tool heading or a tools.NAME reference whose name
+// holds "command" or "shell"), or is empty.
+func offersExecCommand(desc string) (offers bool, other string) {
+	for rest := desc; ; {
+		i := strings.Index(rest, commandToolName)
+		if i < 0 {
+			break
+		}
+		end := i + len(commandToolName)
+		if (i == 0 || !identByte(rest[i-1])) && (end == len(rest) || !identByte(rest[end])) {
+			return true, ""
+		}
+		rest = rest[end:]
+	}
+	for _, name := range nestedToolNames(desc) {
+		if strings.Contains(name, "command") || strings.Contains(name, "shell") {
+			return false, name
+		}
+	}
+	return false, ""
+}
+
+// nestedToolNames lists, in order, the names of the nested tools a
+// description introduces with a ### `NAME` heading or mentions as
+// tools.NAME.
+func nestedToolNames(desc string) []string {
+	var names []string
+	for _, line := range strings.Split(desc, "\n") {
+		if name, ok := strings.CutPrefix(strings.TrimRight(line, " \t\r"), "### `"); ok && strings.HasSuffix(name, "`") {
+			names = append(names, strings.TrimSuffix(name, "`"))
+		}
+	}
+	for rest := desc; ; {
+		i := strings.Index(rest, "tools.")
+		if i < 0 {
+			return names
+		}
+		rest = rest[i+len("tools."):]
+		n := 0
+		for n < len(rest) && identByte(rest[n]) {
+			n++
+		}
+		if n > 0 {
+			names = append(names, rest[:n])
+		}
+	}
+}
+
+// identByte reports a byte that can continue a JavaScript identifier.
+func identByte(c byte) bool {
+	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}

@@ -87,10 +87,16 @@ type itemAnalysis struct {
 	// per container, in item order.
 	notes []containerNote
 	// owner reports one eligible exec owner; the fields below describe it.
-	owner     bool
-	namespace string              // "functions" or "" (flat)
-	shape     shebang.ParamsShape // its #!params shape
-	edits     []edit              // the rewrite, as offsets into the item
+	owner bool
+	// lacksExecCommand reports one exec tool whose description offers no
+	// exec_command (offersExecCommand): it is no owner, and when it is the
+	// latest definition the request passes through. otherCommand names
+	// the command tool it offers instead, if one was recognised.
+	lacksExecCommand bool
+	otherCommand     string
+	namespace        string              // "functions" or "" (flat)
+	shape            shebang.ParamsShape // its #!params shape
+	edits            []edit              // the rewrite, as offsets into the item
 }
 
 // containerNote is an injected name found in a container ("functions"
@@ -162,6 +168,10 @@ func analyzeItem(idx int64, raw string, tools plugins.Tools) (*itemAnalysis, err
 		return an, nil
 	}
 	tool := found[0]
+	if ok, other := offersExecCommand(tool.Get("description").String()); !ok {
+		an.lacksExecCommand, an.otherCommand = true, strings.Clone(other)
+		return an, nil
+	}
 	if tool.Index <= 0 || tool.Index+len(tool.Raw) > len(raw) || raw[tool.Index:tool.Index+len(tool.Raw)] != tool.Raw {
 		// gjson gives offsets for plain paths; guard anyway so a wrong
 		// offset can never corrupt a forwarded request.

@@ -33,6 +33,12 @@ type RequestInfo struct {
 	// Rewritten counts the exec definitions rewritten (one per
 	// additional_tools item that declares the owner).
 	Rewritten int
+	// NoExecCommand reports a request passed through because its latest
+	// exec definition offers no exec_command for carriers to call;
+	// OtherCommand names the command tool it offers instead ("" when none
+	// was recognised). The server logs it.
+	NoExecCommand bool
+	OtherCommand  string
 }
 
 // ParamNames are the names of info.Params, in declaration order.
@@ -113,6 +119,8 @@ func rewritePieces(r *request, memo *RequestRewriter, restored []edit) (net.Buff
 		}
 		if it.an.owner {
 			owned++
+		}
+		if it.an.owner || it.an.lacksExecCommand {
 			last = it.an
 		}
 	}
@@ -120,7 +128,13 @@ func rewritePieces(r *request, memo *RequestRewriter, restored []edit) (net.Buff
 	// One that has them is for a model without Code Mode, such as after a
 	// model switch in the thread: its additional_tools items are history,
 	// Codex refuses an exec call there, so nothing is offered.
-	if owned == 0 || req.hasTools {
+	if last == nil || req.hasTools {
+		return splice(body, restored), info, nil
+	}
+	// The latest exec definition wins, as in Codex: when it offers no
+	// exec_command, a carrier would call a tool the client does not have.
+	if last.lacksExecCommand {
+		info.NoExecCommand, info.OtherCommand = true, last.otherCommand
 		return splice(body, restored), info, nil
 	}
 	if err := taken.conflict(req.items); err != nil {

@@ -4,6 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -14,6 +19,10 @@ import (
 
 // execDesc is a small owner description with the parts the rewrite edits.
 const execDesc = "Run JavaScript\n- Nested tools are on the global `tools` object, for example `await tools.exec_command(...)`. Names are identifiers.\n\n### `exec_command`\nRuns a command.\n\nexec tool declaration:\n```ts\ndeclare const tools: { exec_command(args: {\n  // Shell command to execute.\n  cmd: string;\n  // Working directory.\n  workdir?: string;\n  tty?: boolean;\n}): Promise<unknown>; };\n```\n\n### `view_image`\nView an image."
+
+// shellCommandDesc is an owner description of a third-party client whose
+// nested command tool is shell_command, not exec_command (issue 35 item 5).
+const shellCommandDesc = "Run JavaScript\n- Nested tools are on the global `tools` object, for example `await tools.shell_command(...)`.\n\n### `shell_command`\nRuns a command.\n\n```ts\ndeclare const tools: { shell_command(args: {\n  command: string;\n}): Promise<unknown>; };\n```\n\n### `view_image`\nView an image."
 
 func execTool(desc string) string {
 	return `{"type":"custom","name":"exec","description":` + string(appendJSONString(nil, desc)) + `,"format":{"type":"grammar","syntax":"lark","definition":"start: /.+/"}}`
@@ -58,7 +67,13 @@ func TestRequestRules(t *testing.T) {
 		{"A13: flat owner (0.144-0.146)", req("", item("at_1", execTool(execDesc), waitTool, collabNS)), "", true, "", []string{"workdir", "tty"}, 1},
 		{"A13: every additional_tools item is rewritten", req("", item("at_1", ns("functions", execTool(execDesc))), item("at_2", ns("functions", execTool(execDesc)))), "", true, "functions", []string{"workdir", "tty"}, 2},
 		{"A13: latest definition gives namespace and shape", req("", item("at_1", ns("functions", execTool(execDesc))), item("at_2", execTool("### `exec_command`\n- `cmd` (string): command\n- `tty` (bool): PTY\n"))), "", true, "", []string{"tty"}, 2},
-		{"A13: owner without shape keeps base shell description", req("", item("at_1", ns("functions", execTool("Run JavaScript.")))), "", true, "functions", nil, 1},
+		{"A13: owner without shape keeps base shell description", req("", item("at_1", ns("functions", execTool("Run JavaScript.\n\n### `exec_command`\nRuns a command.")))), "", true, "functions", nil, 1},
+		// Issue 35 item 5: carriers call tools.exec_command, so an exec
+		// whose description offers none is no owner.
+		{"§3: exec offering shell_command instead passes unchanged", req("", item("at_1", ns("functions", execTool(shellCommandDesc)))), "", false, "", nil, 0},
+		{"§3: exec naming no command tool passes unchanged", req("", item("at_1", ns("functions", execTool("Run JavaScript.")))), "", false, "", nil, 0},
+		{"§3: the latest exec definition without exec_command wins", req("", item("at_1", ns("functions", execTool(execDesc))), item("at_2", ns("functions", execTool(shellCommandDesc)))), "", false, "", nil, 0},
+		{"§3: a mention of exec_command_v2 is not exec_command", req("", item("at_1", ns("functions", execTool("Run JavaScript, e.g. `await tools.exec_command_v2({})`.")))), "", false, "", nil, 0},
 		{"§3: exec in another namespace is no owner", req("", item("at_1", ns("other", execTool(execDesc)))), "", false, "", nil, 0},
 		{"§3: function-typed exec is no owner", req("", item("at_1", ns("functions", `{"type":"function","name":"exec","parameters":{}}`))), "", false, "", nil, 0},
 		{"§3: no input passes unchanged", []byte(`{"model":"m","instructions":"x"}`), "", false, "", nil, 0},
@@ -167,7 +182,7 @@ func TestRequestShellDescriptionShape(t *testing.T) {
 		desc string
 		want string // exact shell description
 	}{
-		{"A13: no shape keeps the base description", "Run JavaScript.", plugins.ShellDescription()},
+		{"A13: no shape keeps the base description", "Run JavaScript.\n\n### `exec_command`\nRuns a command.", plugins.ShellDescription()},
 		{"A13: TypeScript shape appended without cmd", execDesc, plugins.ShellDescription() +
 			plugins.ParamsSection("  // Working directory.\n  workdir?: string;\n  tty?: boolean;\n", true)},
 		{"A13: bullet shape appended without cmd", "### `exec_command`\nParameters:\n- `cmd` (string): command\n- `workdir` (string): dir\n  continued\n", plugins.ShellDescription() +
@@ -208,5 +223,63 @@ func TestRequestErrorBody(t *testing.T) {
 	}
 	if !bytes.HasPrefix(e.Body(), []byte(`{"error":{"message":"hpatch-router: `)) {
 		t.Fatalf("key order: %s", e.Body())
+	}
+}
+
+// TestRequestExecWithoutExecCommand (issue 35 item 5): an exec tool whose
+// description offers shell_command instead of exec_command gets no shell,
+// and the request info names the tool found, for the server's log line.
+// An earlier such definition stays as it is beside a later real owner.
+func TestRequestExecWithoutExecCommand(t *testing.T) {
+	for _, c := range []struct {
+		name, desc, other string
+	}{
+		{"shell_command heading", shellCommandDesc, "shell_command"},
+		{"tools.run_shell only", "Run JavaScript with `tools.run_shell({command})`.", "run_shell"},
+		{"no command tool", "Run JavaScript.\n\n### `view_image`\nView.", ""},
+	} {
+		body := req("", item("at_1", ns("functions", execTool(c.desc))))
+		out, info, err := RewriteRequest(body)
+		if err != nil || info.Owned || !info.NoExecCommand || info.OtherCommand != c.other || !bytes.Equal(out, body) {
+			t.Errorf("%s: owned %v, info %+v, err %v, unchanged %v", c.name, info.Owned, info, err, bytes.Equal(out, body))
+		}
+	}
+	first := item("at_1", ns("functions", execTool(shellCommandDesc)))
+	body := req("", first, item("at_2", ns("functions", execTool(execDesc))))
+	out, info, err := RewriteRequest(body)
+	if err != nil || !info.Owned || info.NoExecCommand || info.Rewritten != 1 {
+		t.Fatalf("a later exec_command owner: info %+v, err %v", info, err)
+	}
+	if !bytes.Contains(out, []byte(first)) || bytes.Count(out, []byte(`"name":"shell"`)) != 1 {
+		t.Fatalf("the earlier shell_command exec must stay as sent and the later owner get one shell:\n%s", out)
+	}
+}
+
+// TestRequestExecWithoutExecCommandIsLogged: the server logs one line that
+// names the command tool it found, and forwards the body unchanged.
+func TestRequestExecWithoutExecCommandIsLogged(t *testing.T) {
+	var log bytes.Buffer
+	body := req("", item("at_1", ns("functions", execTool(shellCommandDesc))))
+	got := make(chan []byte, 1)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- b
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"id":"r","output":[]}`))
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	srv, err := New(Upstream(u), Logger(slog.New(slog.NewTextHandler(&log, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/responses", bytes.NewReader(body)))
+	if rec.Code != 200 || !bytes.Equal(<-got, body) {
+		t.Fatalf("status %d; the body must be forwarded unchanged", rec.Code)
+	}
+	if n := strings.Count(log.String(), "offers no exec_command"); n != 1 || !strings.Contains(log.String(), "command_tool=shell_command") {
+		t.Fatalf("want one log line naming shell_command, got:\n%s", log.String())
 	}
 }

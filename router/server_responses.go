@@ -1,6 +1,7 @@
 package router
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -65,6 +66,9 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 	}
 	if facts.Owned {
 		rt.metrics.rewrite()
+	}
+	if facts.NoExecCommand {
+		rt.log.Warn("the exec tool offers no exec_command for shell carriers to call; request passed through without shell and hpatch", "command_tool", cmp.Or(facts.OtherCommand, "none recognised"))
 	}
 	resp, cancel, err := rt.roundTrip(r.Context(), func(ctx context.Context) (*http.Request, error) {
 		return rt.outboundRequest(ctx, r, out, facts.Owned)
