@@ -20,6 +20,8 @@ const (
 	// CodeToolNameConflict: a tool named like one the router injects
 	// (`shell`, `hpatch`) already exists beside the owner.
 	CodeToolNameConflict = "tool_name_conflict"
+	// CodeShortBody: the request body ended before its declared length.
+	CodeShortBody = "request_body_short"
 )
 
 // Error is an error the router answers itself, before or instead of

@@ -193,6 +193,16 @@ func (rt *Router) failed(w http.ResponseWriter, r *http.Request, at failStage, e
 		rt.metrics.fault("request_too_large")
 		writeRouterError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "request_too_large",
 			fmt.Sprintf("the request body exceeds %d bytes", rt.cfg.maxRequestBody))
+	case at == readingBody && errors.Is(err, io.ErrUnexpectedEOF):
+		// Checked before client_gone: a client that sent less than its
+		// Content-Length and half-closed the connection cancels the
+		// request's context, yet still reads the answer.
+		rt.metrics.fault("request_body_short")
+		msg := "the request body ended inside a chunk; send the whole body"
+		if r.ContentLength >= 0 {
+			msg = fmt.Sprintf("the request body ended before its Content-Length of %d bytes; send the whole body", r.ContentLength)
+		}
+		writeRouterError(w, http.StatusBadRequest, "invalid_request_error", CodeShortBody, msg)
 	case r.Context().Err() != nil:
 		rt.metrics.fault("client_gone")
 		rt.log.Info("client went away", "path", r.URL.Path)
