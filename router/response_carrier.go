@@ -26,6 +26,10 @@ type rewriteSession struct {
 	thread   string // a valid thread id, or "" (then nothing is retained or stored)
 	facts    RequestInfo
 	carriers map[string][]byte
+	// calls is the model's input of each withheld call seen, by call_id:
+	// a response carries one carrier per call (repeatedCall).
+	calls    map[string]string
+	warned   map[string]bool // call_ids whose repeat with another input was logged
 	prepared bool
 	prepErr  error
 	start    time.Time // when the upstream response started
@@ -35,7 +39,8 @@ type rewriteSession struct {
 }
 
 func (rt *Router) newRewriteSession(ctx context.Context, thread string, facts RequestInfo) *rewriteSession {
-	return &rewriteSession{rt: rt, ctx: ctx, thread: thread, facts: facts, carriers: map[string][]byte{}, start: time.Now()}
+	return &rewriteSession{rt: rt, ctx: ctx, thread: thread, facts: facts, carriers: map[string][]byte{},
+		calls: map[string]string{}, warned: map[string]bool{}, start: time.Now()}
 }
 
 // Model tool names the router owns, and the owner it turns them into.
@@ -77,6 +82,28 @@ func (s *rewriteSession) inScope(item gjson.Result) bool {
 func withholds(item gjson.Result) bool {
 	n := item.Get("name").String()
 	return n == toolShell || n == toolHPatch
+}
+
+// repeatedCall records a withheld call of this response and reports
+// whether its call_id came before: an upstream that sends a call twice
+// (output_item.done twice) must not make Codex run it twice, so the first
+// one stands. A repeat with another input is logged once per call_id,
+// since the model was never shown what that one would run.
+func (s *rewriteSession) repeatedCall(item gjson.Result) bool {
+	callID, input := item.Get("call_id").String(), item.Get("input").String()
+	if callID == "" {
+		return false
+	}
+	first, seen := s.calls[callID]
+	if !seen {
+		s.calls[callID] = strings.Clone(input)
+		return false
+	}
+	if input != first && !s.warned[callID] {
+		s.warned[callID] = true
+		s.rt.log.Warn("upstream sent a call twice in one response with another input; the first one stands", "call_id", callID)
+	}
+	return true
 }
 
 // carrierItem returns the item Codex receives in place of the model's

@@ -19,25 +19,56 @@ func (s *rewriteSession) rewriteOutput(doc []byte, path string) ([]byte, bool) {
 	if !arr.IsArray() {
 		return doc, false
 	}
-	type splice struct {
-		index      int
-		start, end int
-		with       []byte
-	}
-	var sp []splice
+	var sp []carrierSplice
+	var repeats []int // indexes of a withheld call's later copies
+	listed := map[string]bool{}
 	i := 0
 	arr.ForEach(func(_, v gjson.Result) bool {
 		if s.inScope(v) {
+			if withholds(v) {
+				s.repeatedCall(v) // logs a repeat the stream did not show
+				if id := v.Get("call_id").String(); id != "" && listed[id] {
+					repeats = append(repeats, i)
+					i++
+					return true
+				}
+				listed[v.Get("call_id").String()] = true
+			}
 			if c := s.carrierItem(v); c != nil {
-				sp = append(sp, splice{i, v.Index, v.Index + len(v.Raw), c})
+				sp = append(sp, carrierSplice{i, v.Index, v.Index + len(v.Raw), c})
 			}
 		}
 		i++
 		return true
 	})
-	if len(sp) == 0 {
+	if len(sp) == 0 && len(repeats) == 0 {
 		return doc, false
 	}
+	out, ok := spliceCarriers(doc, path, arr, sp)
+	if !ok {
+		return doc, false
+	}
+	for k := len(repeats) - 1; k >= 0; k-- { // from the end, so the indexes stay valid
+		nd, err := sjson.DeleteBytes(out, fmt.Sprintf("%s.%d", path, repeats[k]))
+		if err != nil {
+			return doc, false
+		}
+		out = nd
+	}
+	return out, true
+}
+
+// carrierSplice puts a carrier in place of the output array's item at
+// index, whose bytes are doc[start:end].
+type carrierSplice struct {
+	index      int
+	start, end int
+	with       []byte
+}
+
+// spliceCarriers applies sp to doc, in place where the positions are
+// exact, else by path.
+func spliceCarriers(doc []byte, path string, arr gjson.Result, sp []carrierSplice) ([]byte, bool) {
 	exact := arr.Index > 0
 	for _, p := range sp {
 		if p.start <= 0 || p.end > len(doc) || !bytes.Equal(doc[p.start:p.end], []byte(gjson.GetBytes(doc, fmt.Sprintf("%s.%d", path, p.index)).Raw)) {
@@ -50,7 +81,7 @@ func (s *rewriteSession) rewriteOutput(doc []byte, path string) ([]byte, bool) {
 		for _, p := range sp {
 			nd, err := sjson.SetRawBytes(out, fmt.Sprintf("%s.%d", path, p.index), p.with)
 			if err != nil {
-				return doc, false
+				return nil, false
 			}
 			out = nd
 		}

@@ -81,6 +81,10 @@ func (w *sseRewriter) handle(ev *sseEvent, out []byte) []byte {
 			break
 		}
 		if withholds(item) {
+			if w.s.repeatedCall(item) {
+				delete(w.withheld, item.Get("id").String())
+				return out
+			}
 			return w.carrierEvents(ev, data, item, out)
 		}
 		if c := w.s.carrierItem(item); c != nil {

@@ -52,3 +52,54 @@ func TestE2EShortBody(t *testing.T) {
 		t.Errorf("the upstream got %d requests, want none", n)
 	}
 }
+
+// TestE2ECallDoneTwice (issue 33 case 9): an upstream sends
+// output_item.done twice for one shell call, the second time with another
+// input. Codex receives one carrier and runs the call once, with the
+// first input; the next request carries one call (the model's first item,
+// restored) and one output. Before, two carriers reached Codex.
+func TestE2ECallDoneTwice(t *testing.T) {
+	t.Parallel()
+	const callID = "call_twice_1"
+	item := func(input, status string) json.RawMessage {
+		b, _ := json.Marshal(map[string]string{"type": "custom_tool_call", "id": "ctc_twice_1", "call_id": callID,
+			"name": "shell", "namespace": "functions", "input": input, "status": status})
+		return b
+	}
+	event := func(typ string, it json.RawMessage) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"type": typ, "output_index": 0, "item": it})
+		return b
+	}
+	first, second := item("#!python3\nprint('first', 'input')\n", "completed"), item("#!python3\nprint('second', 'input')\n", "completed")
+	completed, _ := json.Marshal(map[string]any{"type": "response.completed", "response": map[string]any{
+		"id": "resp_twice", "object": "response", "status": "completed", "output": []json.RawMessage{first},
+		"usage": map[string]any{"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}}})
+	created := json.RawMessage(`{"type":"response.created","response":{"id":"resp_twice","object":"response","status":"in_progress","output":[]}}`)
+	c := e2eCase{
+		Scenario: routertest.Scenario{Steps: []routertest.Step{
+			{Events: []json.RawMessage{created,
+				event("response.output_item.added", item("", "in_progress")), event("response.output_item.done", first),
+				event("response.output_item.added", item("", "in_progress")), event("response.output_item.done", second),
+				completed}},
+			{Message: "done"},
+		}},
+		Prompt:   "one call sent twice",
+		Requires: []string{"python3"},
+	}
+	res := runCase(t, c)
+	posts := res.Upstream.Posts()
+	if res.Codex.ExitCode != 0 || len(posts) != 2 {
+		t.Fatalf("codex exit %d, %d posts; want 0 and 2", res.Codex.ExitCode, len(posts))
+	}
+	calls, outs := posts[1].FindItems("custom_tool_call", callID), posts[1].FindItems("custom_tool_call_output", callID)
+	if len(calls) != 1 || len(outs) != 1 {
+		t.Fatalf("the next request carries %d calls and %d outputs of %s, want one of each (Codex ran it %d times)", len(calls), len(outs), callID, len(outs))
+	}
+	if calls[0].Raw != string(first) {
+		t.Errorf("the call reached the model as\n%s\nwant the first item\n%s", calls[0].Raw, first)
+	}
+	checkCallOutput(t, posts, callExpect{CallID: callID, Output: []string{"first input", `"exit_code":0`}, NotOutput: []string{"second input"}})
+	if !strings.Contains(res.Router.Output.String(), "the first one stands") {
+		t.Errorf("the router did not log the repeat with another input:\n%s", res.Router.Output.String())
+	}
+}
