@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"hpatch-router/internal/buildstamp"
 )
 
 const doctorUsage = "Usage: hpatch-router doctor [--json] [--router URL] [--codex-home DIR]\n\n" +
@@ -31,8 +33,17 @@ type check struct {
 	Title    string `json:"title"`    // what was checked
 	Required bool   `json:"required"` // a failure makes the exit status 1
 	OK       bool   `json:"ok"`
-	Detail   string `json:"detail"`        // what was found
-	Fix      string `json:"fix,omitempty"` // what to do when not OK
+	// Skipped: not run, because another check failed or what it needs is
+	// absent; Detail says why. It never fails the exit status itself.
+	Skipped bool   `json:"skipped,omitempty"`
+	Detail  string `json:"detail"`        // what was found
+	Fix     string `json:"fix,omitempty"` // what to do when not OK
+}
+
+// skip marks c as not run, for the reason why.
+func (c check) skip(why string) check {
+	c.OK, c.Skipped, c.Detail, c.Fix = false, true, "skipped: "+why, ""
+	return c
 }
 
 // doctorEnv is everything the checks read from the machine, so tests can
@@ -43,6 +54,9 @@ type doctorEnv struct {
 	uid         int
 	passwdShell func(uid int) (string, error) // the login shell Codex reads
 	selfExe     func() (string, error)        // this router binary
+	selfStamp   buildstamp.Stamp              // this router's commit and helper protocol
+	// helperStamp asks a helper for its stamp (helperStampOf).
+	helperStamp func(ctx context.Context, path string) (buildstamp.Stamp, error)
 	client      *http.Client
 	// serverOwner finds who listens at the router's address
 	// (access.ServerOwner when nil).
@@ -52,7 +66,8 @@ type doctorEnv struct {
 func osDoctorEnv() doctorEnv {
 	return doctorEnv{
 		getenv: os.Getenv, homeDir: os.UserHomeDir, uid: os.Getuid(), passwdShell: passwdShell,
-		selfExe: os.Executable, client: &http.Client{Timeout: 10 * time.Second},
+		selfExe: os.Executable, selfStamp: selfStamp(), helperStamp: helperStampOf,
+		client: &http.Client{Timeout: 10 * time.Second},
 	}
 }
 
@@ -103,10 +118,8 @@ func doctorMain(ctx context.Context, args []string, env doctorEnv, s stdio) int 
 	} else {
 		printChecks(s.out, checks)
 	}
-	for _, c := range checks {
-		if c.Required && !c.OK {
-			return 1
-		}
+	if failedRequired(checks) {
+		return 1
 	}
 	return 0
 }
@@ -117,25 +130,42 @@ func runChecks(ctx context.Context, o doctorOptions, env doctorEnv) []check {
 	var out []check
 	self, _ := env.selfExe()
 	helper := checkHelperOnPath(path, self)
-	out = append(out, helper, checkHelperBuild(helper, env))
+	build := checkHelperBuild(ctx, helper, env)
+	out = append(out, helper, build)
 	health := checkRouterHealth(ctx, o.router, env.client)
 	out = append(out, checkRuntimeRoot(env), checkRegisteredLaunchers(env, health.OK), checkLoginShell(ctx, env), checkBashOnPath(path),
-		checkInCodexSandbox(ctx, o, env))
+		checkInCodexSandbox(ctx, o, env, build.OK))
 	out = append(out, checkTools(path)...)
 	out = append(out, checkCodexConfig(o, env)...)
-	out = append(out, checkRouterOwner(ctx, o.router, env.uid, env.serverOwner), health, checkUpstreamModels(ctx, o.router, env.client))
+	upstream := check{Name: "upstream-models", Title: upstreamTitle, Required: true}.skip("the router does not answer (see router answers /healthz)")
+	if health.OK {
+		upstream = checkUpstreamModels(ctx, o.router, env.client)
+	}
+	out = append(out, checkRouterOwner(ctx, o.router, env.uid, env.serverOwner), health, upstream)
 	return out
 }
+
+// Marks of the text output: passed, failed, and not run (skipped, with
+// the reason, never a pass or a failure of its own).
+const (
+	markOK      = "✓"
+	markFailed  = "✗"
+	markSkipped = "○"
+)
 
 // printChecks writes one line per check, with the fix indented below a
 // failure, and a closing verdict.
 func printChecks(w io.Writer, checks []check) {
-	fmt.Fprintln(w, "hpatch-router doctor: required checks decide the exit status; advisory ones only inform.")
-	failedReq, failedAdv := 0, 0
+	fmt.Fprintln(w, "hpatch-router doctor: required checks decide the exit status; advisory ones only inform; "+markSkipped+" did not run.")
+	failedReq, failedAdv, skipped := 0, 0, 0
 	for _, c := range checks {
-		mark := "✓"
-		if !c.OK {
-			mark = "✗"
+		mark := markOK
+		switch {
+		case c.Skipped:
+			mark = markSkipped
+			skipped++
+		case !c.OK:
+			mark = markFailed
 			if c.Required {
 				failedReq++
 			} else {
@@ -147,18 +177,33 @@ func printChecks(w io.Writer, checks []check) {
 			kind = "advisory"
 		}
 		fmt.Fprintf(w, "%s %s (%s): %s\n", mark, c.Title, kind, c.Detail)
-		if !c.OK && c.Fix != "" {
+		if !c.OK && !c.Skipped && c.Fix != "" {
 			fmt.Fprintf(w, "    fix: %s\n", c.Fix)
 		}
 	}
+	skippedNote := ""
+	if skipped > 0 {
+		skippedNote = fmt.Sprintf(" %d skipped.", skipped)
+	}
 	switch {
 	case failedReq > 0:
-		fmt.Fprintf(w, "%d required check(s) failed; %d advisory.\n", failedReq, failedAdv)
+		fmt.Fprintf(w, "%d required check(s) failed; %d advisory.%s\n", failedReq, failedAdv, skippedNote)
 	case failedAdv > 0:
-		fmt.Fprintf(w, "All required checks passed; %d advisory check(s) did not.\n", failedAdv)
+		fmt.Fprintf(w, "All required checks passed; %d advisory check(s) did not.%s\n", failedAdv, skippedNote)
 	default:
-		fmt.Fprintln(w, "All checks passed.")
+		fmt.Fprintf(w, "All checks passed.%s\n", skippedNote)
 	}
+}
+
+// failedRequired reports whether a required check ran and failed: the
+// exit status. A skipped check points at the one that failed.
+func failedRequired(checks []check) bool {
+	for _, c := range checks {
+		if c.Required && !c.OK && !c.Skipped {
+			return true
+		}
+	}
+	return false
 }
 
 // normalizeRouterURL accepts http(s)://host:port[/][v1] or host:port and

@@ -3,105 +3,82 @@
 package main
 
 import (
-	"crypto/sha256"
+	"bytes"
+	"context"
 	"debug/buildinfo"
-	"encoding/hex"
 	"fmt"
-	"runtime/debug"
-	"sort"
-	"strings"
+	"io"
+	"os/exec"
+	"time"
+
+	"hpatch-router/internal/buildstamp"
+	"hpatch-router/worker/snapshot"
 )
 
-// buildID is what "the same build" means for the router and the helper.
-//
-// The helper prints no version, so the doctor reads the Go build info
-// embedded in both executables (debug/buildinfo, what `go version -m`
-// shows) and compares the fields that a single `make install` (or one `go
-// build` of both commands from one checkout) gives both binaries alike:
-// the toolchain, the main module's path, version and checksum, the VCS
-// stamp (revision, time, modified) and the build settings that change the
-// code (-ldflags, which carries -X main.version, -tags, -trimpath,
-// GOOS/GOARCH/GOAMD64..., CGO_ENABLED). Package paths differ by design
-// (cmd/hpatch-router vs cmd/shell-helper), and so do file hashes, so
-// neither is compared. The ID is the SHA-256 of those fields; its first 12
-// hex digits are shown.
-type buildID struct {
-	fields map[string]string
-	sum    string
-}
+// helperPackage is the main package path a build of the helper records.
+const helperPackage = "hpatch-router/cmd/shell-helper"
 
-// buildSettingsCompared are the build settings that belong to the ID.
-func buildSettingsCompared(key string) bool {
-	switch key {
-	case "-ldflags", "-tags", "-trimpath", "-compiler", "CGO_ENABLED", "GOOS", "GOARCH",
-		"vcs", "vcs.revision", "vcs.time", "vcs.modified":
-		return true
-	}
-	return strings.HasPrefix(key, "GOAMD64") || strings.HasPrefix(key, "GOARM") || strings.HasPrefix(key, "GO386")
-}
+// selfStamp is this router's build stamp: the commit and the helper
+// protocol, what a helper must share with it for shell calls to work.
+func selfStamp() buildstamp.Stamp { return buildstamp.Of(version, snapshot.Protocol) }
 
-// readBuildID reads the build info of the executable at path.
-func readBuildID(path string) (buildID, error) {
+// helperStampOf asks the helper at path for its stamp (`shell --version`).
+// It runs the file only after its Go build info names the helper package,
+// so another program called shell on PATH is never started; a helper of
+// this project too old to answer is reported as such.
+func helperStampOf(ctx context.Context, path string) (buildstamp.Stamp, error) {
 	bi, err := buildinfo.ReadFile(path)
 	if err != nil {
-		return buildID{}, err
+		return buildstamp.Stamp{}, fmt.Errorf("%s is not a Go build of hpatch-router's helper: %w", path, err)
 	}
-	return buildIDOf(bi), nil
+	if bi.Path != helperPackage {
+		return buildstamp.Stamp{}, fmt.Errorf("%s is a Go build of %s, not of hpatch-router's helper (%s)", path, bi.Path, helperPackage)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.Env = []string{} // nothing of this process reaches it
+	var out bytes.Buffer
+	cmd.Stdout = &limitedWriter{w: &out, n: 4096}
+	if err := cmd.Run(); err != nil {
+		return buildstamp.Stamp{}, fmt.Errorf("%s does not answer `shell --version` (%v): a helper built before it could", path, err)
+	}
+	return buildstamp.Parse(out.String())
 }
 
-func buildIDOf(bi *debug.BuildInfo) buildID {
-	f := map[string]string{
-		"go":             bi.GoVersion,
-		"module":         bi.Main.Path,
-		"module.version": bi.Main.Version,
-		"module.sum":     bi.Main.Sum,
-	}
-	for _, s := range bi.Settings {
-		if buildSettingsCompared(s.Key) {
-			f[s.Key] = s.Value
-		}
-	}
-	keys := sortedKeys(f)
-	h := sha256.New()
-	for _, k := range keys {
-		fmt.Fprintf(h, "%s=%s\n", k, f[k])
-	}
-	return buildID{fields: f, sum: hex.EncodeToString(h.Sum(nil))}
+// limitedWriter keeps the first n bytes written to it and drops the rest.
+type limitedWriter struct {
+	w io.Writer
+	n int
 }
 
-func (b buildID) short() string { return b.sum[:12] }
-
-// note explains a weak identity (no VCS stamp).
-func (b buildID) note() string {
-	if b.fields["vcs.revision"] == "" {
-		return " (no VCS stamp: compared toolchain, module version and build flags)"
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	keep := min(len(p), l.n)
+	l.n -= keep
+	if _, err := l.w.Write(p[:keep]); err != nil {
+		return 0, err
 	}
-	rev := b.fields["vcs.revision"]
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if b.fields["vcs.modified"] == "true" {
-		rev += "+dirty"
-	}
-	return ", revision " + rev
+	return len(p), nil
 }
 
-// diff lists the fields that differ, as "key a≠b" (values shortened).
-func (b buildID) diff(o buildID) []string {
-	all := map[string]bool{}
-	for k := range b.fields {
-		all[k] = true
+// describeStamp is a stamp in a check's detail.
+func describeStamp(s buildstamp.Stamp) string {
+	c := s.Commit
+	if c == "" {
+		c = "unknown"
 	}
-	for k := range o.fields {
-		all[k] = true
+	if s.Dirty {
+		c += "+dirty"
 	}
-	var out []string
-	for _, k := range sortedKeys(all) {
-		if b.fields[k] != o.fields[k] {
-			out = append(out, fmt.Sprintf("%s %q≠%q", k, clipValue(o.fields[k]), clipValue(b.fields[k])))
-		}
+	return fmt.Sprintf("commit %s, protocol %d", c, s.Protocol)
+}
+
+// stampNote is the detail's remark when either commit is unknown.
+func stampNote(r, h buildstamp.Stamp) string {
+	if r.Commit == "" || h.Commit == "" {
+		return " (no commit to compare: a build without make's -X main.version or a VCS stamp; compared the protocol only)"
 	}
-	return out
+	return ""
 }
 
 func clipValue(s string) string {
@@ -109,13 +86,4 @@ func clipValue(s string) string {
 		return s[:24] + "…"
 	}
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -32,7 +32,7 @@ func codexConfigPath(o doctorOptions, env doctorEnv) (string, error) {
 
 // selectionSkipped is the selection check's detail when no provider points
 // at the router: which one Codex selects does not matter yet.
-const selectionSkipped = "skipped: checked once a provider points at the router"
+const selectionSkipped = "checked once a provider points at the router"
 
 // checkCodexConfig reads Codex's config read-only and returns two checks: a
 // provider points at the router (required) and Codex selects it (advisory:
@@ -45,7 +45,7 @@ func checkCodexConfig(o doctorOptions, env doctorEnv) []check {
 	path, err := codexConfigPath(o, env)
 	if err != nil {
 		prov.Detail, prov.Fix = err.Error(), "set CODEX_HOME or pass --codex-home"
-		sel.Detail = selectionSkipped
+		sel = sel.skip(selectionSkipped)
 		return []check{prov, sel}
 	}
 	doc, err := readCodexConfig(path)
@@ -55,12 +55,12 @@ func checkCodexConfig(o doctorOptions, env doctorEnv) []check {
 		if !errors.Is(err, fs.ErrNotExist) {
 			prov.Fix = "fix the TOML syntax in " + path
 		}
-		sel.Detail = selectionSkipped
+		sel = sel.skip(selectionSkipped)
 		return []check{prov, sel}
 	}
 	if why, fix := codexRefusal(doc); why != "" {
 		prov.Detail, prov.Fix = "Codex refuses "+path+": "+why, fix+" in "+path
-		sel.Detail = selectionSkipped
+		sel = sel.skip(selectionSkipped)
 		return []check{prov, sel}
 	}
 	want := o.router + "/v1"
@@ -85,7 +85,7 @@ func checkCodexConfig(o doctorOptions, env doctorEnv) []check {
 			prov.Detail += "; same address but another path: " + strings.Join(near, ", ")
 		}
 		prov.Fix = snippetFix
-		sel.Detail = selectionSkipped
+		sel = sel.skip(selectionSkipped)
 		return []check{prov, sel}
 	}
 	name := matched[0]
@@ -102,6 +102,28 @@ func checkCodexConfig(o doctorOptions, env doctorEnv) []check {
 	sel.Detail = fmt.Sprintf("%s selects %q, so Codex bypasses the router by default", how, active)
 	sel.Fix = fmt.Sprintf("set model_provider = %q at the top of %s, or run `codex -c model_provider=%s`", name, path, name)
 	return []check{prov, sel}
+}
+
+// codexConfigUnloadable says why Codex would refuse to start with its
+// config.toml ("" when it loads or is absent): every Codex command,
+// `codex sandbox` included, stops on it, so the checks that run Codex
+// skip and the provider check carries the one failure and its fix.
+func codexConfigUnloadable(o doctorOptions, env doctorEnv) string {
+	path, err := codexConfigPath(o, env)
+	if err != nil {
+		return ""
+	}
+	doc, err := readCodexConfig(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	if err != nil {
+		return "Codex cannot read " + path
+	}
+	if why, _ := codexRefusal(doc); why != "" {
+		return "Codex refuses " + path
+	}
+	return ""
 }
 
 type urlMatch int

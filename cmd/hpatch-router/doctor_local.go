@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"hpatch-router/internal/buildstamp"
 	"hpatch-router/worker/privcmd"
 	"hpatch-router/worker/snapshot"
 )
@@ -76,39 +78,33 @@ func checkHelperOnPath(path, self string) check {
 	return c
 }
 
-func checkHelperBuild(helper check, env doctorEnv) check {
-	c := check{Name: "helper-build", Title: "shell helper is the same build as this router", Required: true}
+// checkHelperBuild compares what a shell call depends on: the helper's
+// protocol and commit against this router's (package buildstamp). How
+// either was built otherwise (`go run`, make's -trimpath and ldflags, go
+// install) does not matter.
+func checkHelperBuild(ctx context.Context, helper check, env doctorEnv) check {
+	c := check{Name: "helper-build", Title: "shell helper fits this router (commit and protocol)", Required: true}
 	if !helper.OK {
-		c.Detail = "skipped: no helper found"
-		c.Fix = helper.Fix
-		return c
+		return c.skip("no helper found (see shell helper on PATH)")
 	}
-	self, err := env.selfExe()
-	if err != nil {
-		c.Detail = "cannot locate this router's executable: " + err.Error()
-		return c
+	mine := env.selfStamp
+	theirs, err := env.helperStamp(ctx, helper.Detail)
+	if err == nil {
+		if why := buildstamp.Mismatch(mine, theirs); why != "" {
+			err = fmt.Errorf("%s is another build: %s", helper.Detail, why)
+		}
 	}
-	mine, err := readBuildID(self)
-	if err != nil {
-		c.Detail = "cannot read this router's build info: " + err.Error()
-		return c
-	}
-	theirs, err := readBuildID(helper.Detail)
-	switch {
-	case err != nil:
-		c.Detail = helper.Detail + " is not a Go build of hpatch-router: " + err.Error()
-		c.Fix = "reinstall the helper from the router's checkout: `make install`"
-	case len(mine.diff(theirs)) > 0:
-		c.Detail = fmt.Sprintf("build %s differs from the router's %s (%s)", theirs.short(), mine.short(), joinMax(mine.diff(theirs), 3))
-		c.Fix = "install the router and the helper from one checkout in one step: `make install`"
-	default:
+	if err == nil {
 		c.OK = true
-		c.Detail = "build " + mine.short() + mine.note()
+		c.Detail = describeStamp(theirs) + stampNote(mine, theirs)
 		return c
 	}
+	c.Detail = err.Error()
+	c.Fix = "install the router and the helper from one checkout in one step (`make install`), then restart the router"
 	// A helper of this build that `go install` misnamed is the fix at hand.
+	self, _ := env.selfExe()
 	if m, ok := misnamedHelper(env.getenv("PATH"), self); ok {
-		if id, err := readBuildID(m); err == nil && len(mine.diff(id)) == 0 {
+		if st, err := env.helperStamp(ctx, m); err == nil && buildstamp.Mismatch(mine, st) == "" {
 			c.Fix = renameFix(m)
 			if filepath.Dir(m) != filepath.Dir(helper.Detail) {
 				c.Fix += ", ahead of " + filepath.Dir(helper.Detail)
@@ -120,14 +116,14 @@ func checkHelperBuild(helper check, env doctorEnv) check {
 
 // helperProblem is what serve warns about at startup when the PATH it
 // runs with (Codex's too, when both start from one session) has no
-// `shell` helper of this build, so that every worker shell call would
-// fail: doctor's two helper checks, the first that fails (OK when both
-// pass).
-func helperProblem(env doctorEnv) check {
+// `shell` helper that fits this router, so that every worker shell call
+// would fail: doctor's two helper checks, the first that fails (OK when
+// both pass).
+func helperProblem(ctx context.Context, env doctorEnv) check {
 	self, _ := env.selfExe()
 	c := checkHelperOnPath(env.getenv("PATH"), self)
 	if c.OK {
-		c = checkHelperBuild(c, env)
+		c = checkHelperBuild(ctx, c, env)
 	}
 	return c
 }
@@ -186,8 +182,7 @@ func checkRegisteredLaunchers(env doctorEnv, routerUp bool) check {
 		}
 	}
 	if err != nil {
-		c.Detail = "skipped: no usable runtime root (see runtime root)"
-		return c
+		return c.skip("no usable runtime root (see runtime root)")
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -60,8 +60,7 @@ func checkRouterOwner(ctx context.Context, router string, uid int, serverOwner f
 	// An answer means the server accepted the connection: its end then
 	// has an owner the kernel reports.
 	if _, _, err := httpGet(ctx, &http.Client{Transport: tr, Timeout: 10 * time.Second}, router+"/healthz", 256); err != nil || conn == nil {
-		c.Detail = "skipped: nothing answers at " + hostPort(router) + " (see router answers /healthz)"
-		return c
+		return c.skip("nothing answers at " + hostPort(router) + " (see router answers /healthz)")
 	}
 	owner, known, err := serverOwner(conn)
 	switch {
@@ -83,13 +82,15 @@ func checkRouterOwner(ctx context.Context, router string, uid int, serverOwner f
 	return c
 }
 
+const upstreamTitle = "GET /v1/models reaches the upstream through the router"
+
 // checkUpstreamModels asks the upstream's model list through the router.
 // The doctor sends no credentials, so 401/403 from the upstream still
 // proves the path router→upstream works; an error the router produced
 // itself (its body says "hpatch-router: …") means the upstream was not
 // reached.
 func checkUpstreamModels(ctx context.Context, router string, client *http.Client) check {
-	c := check{Name: "upstream-models", Title: "GET /v1/models reaches the upstream through the router", Required: true}
+	c := check{Name: "upstream-models", Title: upstreamTitle, Required: true}
 	status, body, err := httpGet(ctx, client, router+"/v1/models", 64<<10)
 	if err != nil {
 		c.Detail = err.Error()

@@ -28,26 +28,31 @@ const sandboxProbeBody = "echo hpatch-doctor-probe\necho ok\n"
 // launcher of a router serving this runtime root: a refusal that only
 // shows inside the sandbox (where ownership looks different) shows here,
 // with its fix, before the first model call. It needs Codex on PATH and a
-// router that registered a binary; otherwise it is skipped. The probe
+// router that registered a binary, a helper that fits it and a config
+// Codex loads; otherwise it is skipped, and the check that failed says
+// what to fix. The probe
 // thread directory it creates (hpatch-doctor-<random>) is removed after.
-func checkInCodexSandbox(ctx context.Context, o doctorOptions, env doctorEnv) check {
+func checkInCodexSandbox(ctx context.Context, o doctorOptions, env doctorEnv, helperFits bool) check {
 	c := check{Name: "sandbox", Title: "a worker command inside Codex's sandbox", Required: true, OK: true}
 	path := env.getenv("PATH")
 	codex, ok := lookPathIn("codex", path)
 	if !ok {
-		c.Detail = "skipped: codex is not on PATH"
-		return c
+		return c.skip("codex is not on PATH")
+	}
+	if !helperFits {
+		return c.skip("no shell helper that fits this router (see the helper checks)")
+	}
+	if why := codexConfigUnloadable(o, env); why != "" {
+		return c.skip(why + " (see Codex provider points at the router)")
 	}
 	root, digest := servedSnapshot(env)
 	if digest == "" {
-		c.Detail = "skipped: no router has registered a binary in the runtime root (see the launchers check)"
-		return c
+		return c.skip("no router has registered a binary in the runtime root (see the launchers check)")
 	}
 	login, err := env.passwdShell(env.uid)
 	sh, ok := codexShell(login, path)
 	if err != nil || !ok {
-		c.Detail = "skipped: no shell for Codex (see the login shell check)"
-		return c
+		return c.skip("no shell for Codex (see the login shell check)")
 	}
 	thread, cleanup, err := probeThread(root, digest)
 	if err != nil {

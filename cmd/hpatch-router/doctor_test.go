@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"hpatch-router/internal/buildstamp"
 	"hpatch-router/internal/testenv"
 	"hpatch-router/worker/snapshot"
 )
@@ -70,9 +71,27 @@ func (m *fakeMachine) doctorEnv() doctorEnv {
 			}
 			return m.loginShell, nil
 		},
-		selfExe: func() (string, error) { return m.self, nil },
-		client:  http.DefaultClient,
+		selfExe:   func() (string, error) { return m.self, nil },
+		selfStamp: fakeRouterStamp,
+		// The fake helpers are scripts: ask them as helperStampOf asks a
+		// Go build of the helper, without its build-info gate.
+		helperStamp: func(ctx context.Context, path string) (buildstamp.Stamp, error) {
+			out, err := exec.CommandContext(ctx, path, "--version").Output()
+			if err != nil {
+				return buildstamp.Stamp{}, err
+			}
+			return buildstamp.Parse(string(out))
+		},
+		client: http.DefaultClient,
 	}
+}
+
+// fakeRouterStamp is the fake machine's router build.
+var fakeRouterStamp = buildstamp.Stamp{Version: "v1-2-g0123abcd", Commit: "0123abcd", Protocol: snapshot.Protocol}
+
+// helperScript is a fake helper that answers `--version` with st.
+func helperScript(st buildstamp.Stamp) []byte {
+	return []byte("#!/bin/sh\necho '" + st.Line() + "'\n")
 }
 
 // install writes an executable named name into the PATH directory.
@@ -83,15 +102,11 @@ func (m *fakeMachine) install(name string, content []byte) {
 	}
 }
 
-// installSameBuildHelper copies this (Go) test binary as `shell`: the same
-// build as selfExe by construction.
+// installSameBuildHelper installs as `shell` a helper of the router's
+// commit and protocol.
 func (m *fakeMachine) installSameBuildHelper() {
 	m.t.Helper()
-	b, err := os.ReadFile(m.self)
-	if err != nil {
-		m.t.Fatal(err)
-	}
-	m.install("shell", b)
+	m.install("shell", helperScript(fakeRouterStamp))
 }
 
 func (m *fakeMachine) writeCodexConfig(src string) {
@@ -188,7 +203,8 @@ func TestDoctorTextOutput(t *testing.T) {
 		"✗ shell helper on PATH (required): no executable named shell on PATH\n    fix: run `make install`",
 		"✓ router answers /healthz (required): " + srv.URL + "/healthz: ok\n",
 		"✗ node (advisory): not on PATH",
-		"2 required check(s) failed",
+		"○ shell helper fits this router (commit and protocol) (required): skipped: no helper found",
+		"1 required check(s) failed; 4 advisory. 2 skipped.",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
@@ -196,20 +212,68 @@ func TestDoctorTextOutput(t *testing.T) {
 	}
 }
 
+// TestDoctorHelperBuild: the helper fits when its commit and protocol are
+// the router's, however either was built; a script, another commit or
+// another protocol fails with the fix; no helper is a skip, not a second ✗.
 func TestDoctorHelperBuild(t *testing.T) {
 	m := newFakeMachine(t)
-	m.install("shell", []byte("#!/bin/sh\necho not a go binary\n"))
-	c := checkHelperBuild(checkHelperOnPath(m.bin, m.self), m.doctorEnv())
-	if c.OK || !strings.Contains(c.Detail, "is not a Go build") || c.Fix == "" {
-		t.Fatalf("script helper: %+v", c)
+	short := fakeRouterStamp
+	short.Commit, short.Version, short.Dirty = "0123abcd", "0123abcd-dirty", true
+	full := fakeRouterStamp
+	full.Commit = "0123abcd" + strings.Repeat("e", 32)
+	unknown := fakeRouterStamp
+	unknown.Commit, unknown.Version = "", "dev"
+	otherCommit := fakeRouterStamp
+	otherCommit.Commit = "fedcba98"
+	otherProto := fakeRouterStamp
+	otherProto.Protocol++
+	for _, tc := range []struct {
+		name   string
+		helper []byte
+		ok     bool
+		detail string
+	}{
+		{"same stamp", helperScript(fakeRouterStamp), true, "commit 0123abcd, protocol"},
+		{"same commit, dirty tree, other version text", helperScript(short), true, "commit 0123abcd+dirty"},
+		{"full revision of the same commit", helperScript(full), true, "commit 0123abcdeeee"},
+		{"no commit known", helperScript(unknown), true, "compared the protocol only"},
+		{"another commit", helperScript(otherCommit), false, "helper of commit fedcba98, router of commit 0123abcd"},
+		{"another protocol", helperScript(otherProto), false, "helper protocol"},
+		{"no --version", []byte("#!/bin/sh\nexit 2\n"), false, "exit status 2"},
+		{"not a helper", []byte("#!/bin/sh\necho not a go binary\n"), false, "not the version line"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m.install("shell", tc.helper)
+			c := checkHelperBuild(context.Background(), checkHelperOnPath(m.bin, m.self), m.doctorEnv())
+			if c.OK != tc.ok || !strings.Contains(c.Detail, tc.detail) || (!c.OK && !strings.Contains(c.Fix, "make install")) {
+				t.Fatalf("%+v; want ok=%v with %q", c, tc.ok, tc.detail)
+			}
+		})
 	}
-	m.installSameBuildHelper()
-	c = checkHelperBuild(checkHelperOnPath(m.bin, m.self), m.doctorEnv())
-	if !c.OK || !strings.HasPrefix(c.Detail, "build ") {
-		t.Fatalf("same build: %+v", c)
+	c := checkHelperBuild(context.Background(), checkHelperOnPath("", m.self), m.doctorEnv())
+	if c.OK || !c.Skipped || !strings.Contains(c.Detail, "skipped: no helper found") || c.Fix != "" {
+		t.Fatalf("no helper: %+v; want a skip without a fix of its own", c)
 	}
-	if c := checkHelperBuild(checkHelperOnPath("", m.self), m.doctorEnv()); c.OK || !strings.Contains(c.Detail, "skipped") {
-		t.Fatalf("no helper: %+v", c)
+}
+
+// TestHelperStampOfRunsOnlyTheHelper: the real reader starts a file only
+// when its Go build info names the helper package; a script or another
+// Go program named shell is refused unread.
+func TestHelperStampOfRunsOnlyTheHelper(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	script := filepath.Join(dir, "shell")
+	must(t, os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755))
+	if _, err := helperStampOf(context.Background(), script); err == nil || !strings.Contains(err.Error(), "not a Go build") {
+		t.Fatalf("script: %v", err)
+	}
+	self, err := os.Executable()
+	must(t, err)
+	if _, err := helperStampOf(context.Background(), self); err == nil || !strings.Contains(err.Error(), "not of hpatch-router's helper") {
+		t.Fatalf("another Go program: %v", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("helperStampOf ran a file that is not the helper")
 	}
 }
 
@@ -220,8 +284,7 @@ func TestDoctorHelperBuild(t *testing.T) {
 // fix is the misnamed helper of this build.
 func TestDoctorMisnamedHelper(t *testing.T) {
 	m := newFakeMachine(t)
-	self, err := os.ReadFile(m.self)
-	must(t, err)
+	self := helperScript(fakeRouterStamp)
 	m.install(goInstallName, self)
 	misnamed := filepath.Join(m.bin, goInstallName)
 	want := "mv " + misnamed + " " + filepath.Join(m.bin, "shell")
@@ -238,50 +301,15 @@ func TestDoctorMisnamedHelper(t *testing.T) {
 	}
 	m.install(goInstallName, self)
 	m.install("shell", []byte("#!/bin/sh\necho an older helper\n"))
-	if c := checkHelperBuild(checkHelperOnPath(m.bin, m.self), m.doctorEnv()); c.OK || !strings.Contains(c.Fix, want) {
+	if c := checkHelperBuild(context.Background(), checkHelperOnPath(m.bin, m.self), m.doctorEnv()); c.OK || !strings.Contains(c.Fix, want) {
 		t.Errorf("an old shell ahead of shell-helper: %+v; want a fix with %q", c, want)
 	}
-	if c := helperProblem(m.doctorEnv()); c.OK || !strings.Contains(c.Fix, want) {
+	if c := helperProblem(context.Background(), m.doctorEnv()); c.OK || !strings.Contains(c.Fix, want) {
 		t.Errorf("serve's startup check: %+v", c)
 	}
 	m.installSameBuildHelper()
-	if c := helperProblem(m.doctorEnv()); !c.OK {
+	if c := helperProblem(context.Background(), m.doctorEnv()); !c.OK {
 		t.Errorf("serve's startup check with the right helper: %+v", c)
-	}
-}
-
-func TestBuildIDCompares(t *testing.T) {
-	base := func() *debug.BuildInfo {
-		return &debug.BuildInfo{GoVersion: "go1.26.8", Path: "hpatch-router/cmd/hpatch-router",
-			Main: debug.Module{Path: "hpatch-router", Version: "(devel)"},
-			Settings: []debug.BuildSetting{{Key: "-ldflags", Value: "-s -w -X main.version=v1"},
-				{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.modified", Value: "false"},
-				{Key: "GOOS", Value: "linux"}, {Key: "-buildmode", Value: "exe"}}}
-	}
-	a, b := base(), base()
-	b.Path = "hpatch-router/cmd/shell-helper"                                              // package path: not compared
-	b.Settings = append(b.Settings, debug.BuildSetting{Key: "DefaultGODEBUG", Value: "x"}) // not compared
-	if d := buildIDOf(a).diff(buildIDOf(b)); len(d) != 0 || buildIDOf(a).sum != buildIDOf(b).sum {
-		t.Fatalf("same build differs: %v", d)
-	}
-	if n := buildIDOf(a).note(); !strings.Contains(n, "revision 0123456789ab") {
-		t.Fatalf("note = %q", n)
-	}
-	c := base()
-	c.Settings[0].Value = "-s -w -X main.version=v2"
-	c.Settings[1].Value = "fedcba9876543210"
-	d := buildIDOf(a).diff(buildIDOf(c))
-	if len(d) != 2 || !strings.HasPrefix(d[0], "-ldflags") || !strings.HasPrefix(d[1], "vcs.revision") {
-		t.Fatalf("diff = %v", d)
-	}
-	c = base()
-	c.GoVersion = "go1.26.7"
-	if d := buildIDOf(a).diff(buildIDOf(c)); len(d) != 1 || !strings.HasPrefix(d[0], "go ") {
-		t.Fatalf("diff = %v", d)
-	}
-	c.Settings = nil
-	if n := buildIDOf(c).note(); !strings.Contains(n, "no VCS stamp") {
-		t.Fatalf("note = %q", n)
 	}
 }
 

@@ -34,7 +34,7 @@ func TestGoInstallMisnamedHelper(t *testing.T) {
 	path := "PATH=" + gobin + ":/usr/bin:/bin"
 	misnamed, shell := filepath.Join(gobin, "shell-helper"), filepath.Join(gobin, "shell")
 	fix := "mv " + misnamed + " " + shell
-	const warning = "no shell helper of this build on PATH"
+	const warning = "no shell helper of this commit on PATH"
 
 	rp := startRouter(t, routerSpec{binDir: gobin, upstream: "http://127.0.0.1:9/v1", runtimeDir: t.TempDir(), env: []string{path}})
 	if out := rp.Output.String(); !strings.Contains(out, warning) || !strings.Contains(out, fix) {

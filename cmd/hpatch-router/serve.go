@@ -232,8 +232,8 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 	// Once serving (a refusal to start stays one line): a PATH without
 	// this build's `shell` helper means every worker call will fail.
 	if cfg.mode == router.ModeHPatch {
-		if c := helperProblem(osDoctorEnv()); !c.OK {
-			log.Warn("no shell helper of this build on PATH: Codex's worker shell calls will fail", "found", c.Detail, "fix", c.Fix)
+		if c := helperProblem(ctx, osDoctorEnv()); !c.OK {
+			log.Warn("no shell helper of this commit on PATH: Codex's worker shell calls will fail", "found", c.Detail, "fix", c.Fix)
 		}
 	}
 	if ready != nil {

@@ -17,6 +17,9 @@ func main() {
 // run returns only on refusal; on success the process is replaced by the
 // worker: `shell FIELDS… /dev/fd/N`, the body on descriptor N.
 func run() int {
+	if code, done := infoRequest(os.Args[1:]); done {
+		return code
+	}
 	fields, body, err := oneline.ParseArgs(os.Args[1:])
 	if err != nil {
 		return fail(&snapshot.Refusal{Code: exitUsage, Msg: err.Error()})
