@@ -4,6 +4,7 @@ import "strings"
 
 // Carrier is the Code Mode JavaScript the router sends as the `exec` call:
 //
+//	// @exec: {…}                 // only when ARGS ask for a budget (ExecPragma)
 //	const result = await tools.exec_command(ARGS);
 //	text("warning\n");            // one per warning (A16)
 //	text(PROJECTION);
@@ -27,6 +28,7 @@ func (p *Plan) Carrier(r Retention) string {
 	}
 	var b strings.Builder
 	b.Grow(len(p.Args) + 256)
+	b.WriteString(ExecPragma(p.Args))
 	b.WriteString("const result = await tools.exec_command(")
 	b.Write(p.Args)
 	b.WriteString(");\n")

@@ -57,6 +57,13 @@
 //     ".hpatch-tmp-" name the store's temporary files, never a script
 //     (likewise ".runtime", the launcher link).
 //
+// Output budget (pragma.go): ExecPragma turns an exec_command argument
+// object that sets max_output_tokens or yield_time_ms into the first-line
+// `// @exec:` pragma that raises the Code Mode cell's own budgets, with room
+// for the result JSON; Plan.Carrier writes it, and a tool plugin's carrier
+// gets it from the same function. A carrier without those arguments is
+// unchanged.
+//
 // Errors are values without a tool prefix: *Diagnostic ("line N: …") and
 // *RefError. The edge adds "shell: " once: RejectionCarrier for the
 // router's carrier, the translate CLI on stderr.

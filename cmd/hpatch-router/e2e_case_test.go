@@ -105,6 +105,7 @@ type e2eResult struct {
 	Codex    codexRun
 	Upstream *routertest.Upstream
 	Router   *routerProc // nil for Direct cases
+	Home     string      // the run's CODEX_HOME (sessions/ holds its rollout)
 }
 
 // runCase plays c with the Codex CLI codexBin finds.
@@ -131,6 +132,7 @@ func runCaseWith(t *testing.T, codex string, c e2eCase) e2eResult {
 		baseURL = res.Router.URL + "/v1"
 	}
 	home := writeCodexHomeCatalog(t, c.Config, c.Catalog, baseURL)
+	res.Home = home
 	res.Codex = runCodex(t, codex, home, binDir, runtimeDir, workspace(t, c.Files), c.Prompt, c.CodexArgs...)
 	t.Cleanup(func() {
 		if t.Failed() || testing.Verbose() {
