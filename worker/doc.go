@@ -38,6 +38,10 @@
 // removes a thread directory this runtime verified once its scripts/ is
 // empty and no PrepareThread came for that lifetime (the router prepares
 // a thread on every request of it; WithThreadLifetime).
+// With WithRootLock (serve's), NewRuntime first takes the root's lock
+// (snapshot.LockRoot), so a second router of the user on the same root
+// refuses to start, naming the first one's pid and address; Close
+// releases it last.
 // Close removes what the runtime created; NewRuntime first reclaims
 // snapshots of this user whose router is gone and the thread directories
 // that link to them.

@@ -70,10 +70,15 @@ func (rt *Runtime) staleSnapshot(name string) bool {
 	if err != nil {
 		return false
 	}
-	if start, err := procStart(m.PID); err == nil && start == m.Start {
-		return false // the owning router still runs: in use
-	}
-	return true
+	return !RouterRuns(m) // while the owning router still runs, it is in use
+}
+
+// RouterRuns reports whether the router process a snapshot manifest
+// names still runs: its pid is alive with the start time it recorded (a
+// reused pid has another).
+func RouterRuns(m snapshot.Manifest) bool {
+	start, err := procStart(m.PID)
+	return err == nil && start == m.Start
 }
 
 func (rt *Runtime) orphanThread(name string) bool {

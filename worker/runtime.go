@@ -35,6 +35,8 @@ type Runtime struct {
 	digest   string
 	manifest snapshot.Manifest
 	snapID   fileID
+	addr     string             // the listen address the root's lock names ("": no lock)
+	lock     *snapshot.RootLock // held while the runtime is open, when addr is set
 
 	now       func() time.Time // when a verification starts and a thread was last used (a test seam)
 	lifetime  time.Duration    // how long a thread directory may stay idle (WithThreadLifetime)
@@ -62,6 +64,7 @@ type Option func(*runtimeConfig)
 
 type runtimeConfig struct {
 	exe       string
+	addr      string
 	log       *slog.Logger
 	now       func() time.Time
 	lifetime  time.Duration
@@ -71,6 +74,14 @@ type runtimeConfig struct {
 // WithExecutable names the launcher target instead of the running
 // executable (tests use it to point at a freshly built router binary).
 func WithExecutable(path string) Option { return func(c *runtimeConfig) { c.exe = path } }
+
+// WithRootLock makes NewRuntime take the runtime root's lock
+// (snapshot.LockRoot) for a router listening on addr before it touches
+// anything in the root, and Close release it: a second router of the
+// user on the same root then refuses to start, naming the first, instead
+// of reclaiming and, at its own shutdown, removing what the first serves.
+// serve sets it; tests that play several routers on one root do not.
+func WithRootLock(addr string) Option { return func(c *runtimeConfig) { c.addr = addr } }
 
 // WithLogger sets the logger for reclamation and cleanup events.
 func WithLogger(l *slog.Logger) Option { return func(c *runtimeConfig) { c.log = l } }
@@ -101,15 +112,24 @@ func NewRuntime(root string, opts ...Option) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	var lock *snapshot.RootLock
+	if cfg.addr != "" {
+		if lock, err = snapshot.LockRoot(root, cfg.addr, os.Getuid()); err != nil {
+			return nil, err
+		}
+	}
 	dir, err := os.OpenRoot(root)
 	if err != nil {
+		closeLock(lock)
 		return nil, fmt.Errorf("open runtime root: %w", err)
 	}
 	rt := &Runtime{root: root, dir: dir, log: cfg.log, uid: os.Getuid(), manifest: m, now: cfg.now,
+		addr: cfg.addr, lock: lock,
 		lifetime: cfg.lifetime, afterFunc: cfg.afterFunc, threads: map[string]verifiedThread{}}
 	rt.reclaim()
 	if err := rt.createSnapshot(); err != nil {
 		dir.Close()
+		closeLock(lock)
 		return nil, err
 	}
 	rt.scheduleSweepLocked()
@@ -378,5 +398,14 @@ func (rt *Runtime) Close() error {
 		}
 	}
 	errs = append(errs, rt.dir.Close())
+	errs = append(errs, closeLock(rt.lock)) // last: the root is no longer ours once it is released
 	return errors.Join(errs...)
+}
+
+// closeLock releases a root lock, if one is held.
+func closeLock(l *snapshot.RootLock) error {
+	if l == nil {
+		return nil
+	}
+	return l.Close()
 }

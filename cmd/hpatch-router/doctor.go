@@ -133,7 +133,8 @@ func runChecks(ctx context.Context, o doctorOptions, env doctorEnv) []check {
 	build := checkHelperBuild(ctx, helper, env)
 	out = append(out, helper, build)
 	health := checkRouterHealth(ctx, o.router, env.client)
-	out = append(out, checkRuntimeRoot(env), checkRegisteredLaunchers(env, health.OK), checkLoginShell(ctx, env), checkBashOnPath(path),
+	out = append(out, checkRuntimeRoot(env), checkRegisteredLaunchers(env, health.OK),
+		checkOneRouterPerRoot(env, o.router, health.OK), checkLoginShell(ctx, env), checkBashOnPath(path),
 		checkInCodexSandbox(ctx, o, env, build.OK))
 	out = append(out, checkTools(path)...)
 	out = append(out, checkCodexConfig(o, env)...)

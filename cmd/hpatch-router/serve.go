@@ -201,7 +201,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 		}
 	}()
 	if cfg.mode == router.ModeHPatch {
-		hooks, cl, err := buildHooks(cfg.runtimeDir, log)
+		hooks, cl, err := buildHooks(cfg.runtimeDir, ln.Addr().String(), log)
 		closers = append(closers, cl...)
 		if err != nil {
 			return err
@@ -295,9 +295,13 @@ func newGuard(cfg *serveConfig, log *slog.Logger) *access.Guard {
 // retained-script store (package retain) are constructed and handed to the
 // router. Both live on the runtime root; both are closed on shutdown (the
 // runtime removes its snapshot and thread directories, the store its
-// artifacts), in reverse order of creation.
-func buildHooks(runtimeDir string, log *slog.Logger) ([]router.Option, []io.Closer, error) {
-	wr, err := worker.NewRuntime(runtimeDir, worker.WithLogger(log))
+// artifacts), in reverse order of creation. The runtime holds the root's
+// lock, naming addr, from before it touches the root until after the store
+// is closed: a second router on the same root refuses to start, naming
+// this one, rather than removing at its own shutdown what this one serves
+// (it would prepare this router's recent threads, relinked to itself).
+func buildHooks(runtimeDir, addr string, log *slog.Logger) ([]router.Option, []io.Closer, error) {
+	wr, err := worker.NewRuntime(runtimeDir, worker.WithLogger(log), worker.WithRootLock(addr))
 	if err != nil {
 		return nil, nil, fmt.Errorf("worker runtime: %w", err)
 	}

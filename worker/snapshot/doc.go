@@ -6,6 +6,7 @@
 //	<root>/hpatch-<thread>/.runtime      link to a launcher (ident.RuntimeLink)
 //	<root>/hpatch-<thread>/scripts/      retained scripts (ident.ScriptsDirName)
 //	<root>/hpatch-snapshot-<digest>/     DirName: manifest and launcher
+//	<root>/router.lock                   LockName: the serving router's flock, pid and address
 //
 // It holds the runtime root rule (Root: $HPATCH_RUNTIME_DIR, else
 // $XDG_RUNTIME_DIR/hpatch-router, else hpatch-router-<uid> in the temp
@@ -15,7 +16,8 @@
 // (OpenLauncher, ExecutableProblem; inside Codex's sandbox, where root's
 // files show the overflow uid, "root" is what the manifest recorded for
 // that very file: owner.go), the body handoff from the helper to
-// the worker on a sealed memfd (HandOver, TakeBody). The names of a
+// the worker on a sealed memfd (HandOver, TakeBody), and the root's lock
+// (LockRoot, RootHolder: one router per root). The names of a
 // thread's directory and its scripts/ are package ident's, next to the ids
 // they are made of, whose reserved names (.runtime, snapshot-) keep ids
 // from colliding with these entries.
