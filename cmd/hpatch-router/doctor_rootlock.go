@@ -34,8 +34,7 @@ func checkOneRouterPerRoot(env doctorEnv, routerURL string, routerUp bool) check
 		return c
 	}
 	if err != nil {
-		c.Detail = "skipped: no usable runtime root (see runtime root)"
-		return c
+		return c.skip("no usable runtime root (see runtime root)")
 	}
 	holder, held, err := snapshot.RootHolder(root, env.uid)
 	if err != nil {
