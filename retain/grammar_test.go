@@ -198,7 +198,7 @@ func larkPython(t *testing.T) string {
 			return path
 		}
 	}
-	testenv.Missing(t, "python3 with lark (Debian's python3-lark) is not installed")
+	testenv.Missing(t, "python3-lark", "python3 with lark is not installed")
 	return ""
 }
 

@@ -64,7 +64,7 @@ func mountTmpfs(t *testing.T, opts string) func(string) {
 	return func(dir string) {
 		t.Helper()
 		if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, opts+",mode=0755"); err != nil {
-			testenv.Missing(t, "mounting a tmpfs (a real full or read-only file system) needs root: %v", err)
+			testenv.Missing(t, "root", "mounting a tmpfs (a real full or read-only file system): %v", err)
 		}
 		t.Cleanup(func() {
 			if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {

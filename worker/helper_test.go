@@ -28,7 +28,7 @@ func refused(t *testing.T, r result, code int, want string) {
 func needChown(t *testing.T) {
 	t.Helper()
 	if os.Getuid() != 0 {
-		testenv.Missing(t, "giving a file to another uid needs root")
+		testenv.Missing(t, "root", "giving a file to another uid")
 	}
 }
 

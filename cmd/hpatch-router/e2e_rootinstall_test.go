@@ -179,7 +179,7 @@ func TestE2ERootInstallAttacks(t *testing.T) {
 func rootInstall(t *testing.T) string {
 	t.Helper()
 	if os.Getuid() != 0 {
-		testenv.Missing(t, "a root-owned install: the test must run as root")
+		testenv.Missing(t, "root", "a root-owned install")
 	}
 	testenv.NeedTool(t, "make")
 	prefix, err := os.MkdirTemp("", "hpatch-root-prefix-")

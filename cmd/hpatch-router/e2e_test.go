@@ -29,6 +29,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -105,14 +106,18 @@ func (b *e2eBinaries) binDir(t testing.TB) string {
 }
 
 // codexBin finds the real Codex CLI: $HPATCH_CODEX_BIN (which must
-// exist when set), the CI install, or `codex` on PATH; without one the test
-// skips (fails under CI=true).
+// exist when set; set and empty means none), the CI install, or `codex`
+// on PATH; without one the test skips (fails under CI=true).
 func codexBin(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("e2e: skipped with -short")
 	}
-	if p := os.Getenv("HPATCH_CODEX_BIN"); p != "" {
+	p, set := os.LookupEnv("HPATCH_CODEX_BIN")
+	if set && p == "" {
+		testenv.Missing(t, "Codex", "HPATCH_CODEX_BIN is set and empty: the tests run as on a machine without Codex")
+	}
+	if p != "" {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatalf("e2e: HPATCH_CODEX_BIN: %v", err)
 		}
@@ -121,7 +126,11 @@ func codexBin(t testing.TB) string {
 	if _, err := os.Stat(ciCodexPath); err == nil {
 		return ciCodexPath
 	}
-	return testenv.NeedTool(t, "codex")
+	p, err := exec.LookPath("codex")
+	if err != nil {
+		testenv.Missing(t, "Codex", "the real Codex CLI: set HPATCH_CODEX_BIN, install it at %s (.ci/run), or put codex on PATH", ciCodexPath)
+	}
+	return p
 }
 
 // repoPath returns an absolute path under the repository root.

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,15 +40,27 @@ func codexVersions(t *testing.T) []string {
 
 // versionedCodex is the Codex CLI of one matrix version, or a skip (a
 // failure under CI=true) when it is not installed.
+//
+// HPATCH_CODEX_BIN stands for the matrix version it is (`codex --version`),
+// so a run pointed at one Codex uses it there too; set and empty, it
+// stands for none, and every version skips as on a machine without Codex.
 func versionedCodex(t *testing.T, version string) string {
 	t.Helper()
+	if p, set := os.LookupEnv("HPATCH_CODEX_BIN"); set {
+		if p == "" {
+			testenv.Missing(t, "Codex "+version, "HPATCH_CODEX_BIN is set and empty: the tests run as on a machine without Codex")
+		}
+		if out, err := exec.Command(p, "--version").Output(); err == nil && strings.TrimSpace(string(out)) == "codex-cli "+version {
+			return p
+		}
+	}
 	dir := os.Getenv("HPATCH_CODEX_VERSIONS_DIR")
 	if dir == "" {
 		dir = ciCodexVersionsDir
 	}
 	bin := filepath.Join(dir, version, "node_modules", ".bin", "codex")
 	if _, err := os.Stat(bin); err != nil {
-		testenv.Missing(t, "Codex %s is not installed at %s (npm install --prefix %s @openai/codex@%s)",
+		testenv.Missing(t, "Codex "+version, "Codex %s is not installed at %s (npm install --prefix %s @openai/codex@%s)",
 			version, bin, filepath.Join(dir, version), version)
 	}
 	return bin

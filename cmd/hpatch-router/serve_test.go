@@ -191,7 +191,7 @@ func TestServeRefusesUntrustedRuntimeRoot(t *testing.T) {
 // from a directory the other user controls).
 func TestServeRefusesRootInAnotherUsersDir(t *testing.T) {
 	if os.Getuid() != 0 {
-		testenv.Missing(t, "a directory of another user needs chown: run as root")
+		testenv.Missing(t, "root", "a directory of another user needs chown")
 	}
 	theirs := filepath.Join(t.TempDir(), "run-user-65534")
 	must(t, os.Mkdir(theirs, 0o755))

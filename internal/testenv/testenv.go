@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,22 +19,27 @@ func NeedTool(t testing.TB, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
-		Missing(t, "%s is not on PATH", name)
+		Missing(t, name, "%s is not on PATH", name)
 	}
 	return p
 }
 
-// Missing ends a test whose external tool is absent: a skip on a
-// developer's machine, a failure under CI=true. The message says which
-// tool is missing and where it was looked for.
-func Missing(t testing.TB, format string, args ...any) {
+// Missing ends a test whose external tool (or privilege, such as root)
+// is absent: a skip on a developer's machine, a failure under CI=true.
+// Every such message has one form, "skipped (needs TOOL): detail", which
+// `make test`'s closing block (internal/testsummary) groups by TOOL.
+func Missing(t testing.TB, tool, format string, args ...any) {
 	t.Helper()
+	detail := fmt.Sprintf(format, args...)
 	if InCI() {
-		t.Fatalf(format+" (CI=true: .ci/run installs it; a missing tool fails instead of skipping)", args...)
+		t.Fatalf("missing %s: %s (CI=true: .ci/run installs it; a missing tool fails instead of skipping)", tool, detail)
 		return
 	}
-	t.Skipf(format+" (skipped; under CI=true this fails)", args...)
+	t.Skipf("%s%s): %s; under CI=true this fails", SkipPrefix, tool, detail)
 }
+
+// SkipPrefix starts a skip message of Missing: "skipped (needs TOOL): …".
+const SkipPrefix = "skipped (needs "
 
 // Home is a set of fresh, empty per-test directories standing in for a
 // user's home: HOME, the XDG base directories and TMPDIR.

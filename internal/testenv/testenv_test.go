@@ -27,9 +27,9 @@ func TestNeedTool(t *testing.T) {
 		wantSkip, wantFail   string
 	}{
 		{name: "a tool on PATH is found", path: os.Getenv("PATH"), tool: "go"},
-		{name: "missing locally skips", path: empty, tool: "gopls", wantSkip: "gopls is not on PATH (skipped"},
-		{name: "missing under CI=true fails", ci: "true", path: empty, tool: "gopls", wantFail: "gopls is not on PATH (CI=true"},
-		{name: "CI must be exactly true to fail", ci: "1", path: empty, tool: "rg", wantSkip: "rg is not on PATH"},
+		{name: "missing locally skips", path: empty, tool: "gopls", wantSkip: "skipped (needs gopls): gopls is not on PATH;"},
+		{name: "missing under CI=true fails", ci: "true", path: empty, tool: "gopls", wantFail: "missing gopls: gopls is not on PATH (CI=true"},
+		{name: "CI must be exactly true to fail", ci: "1", path: empty, tool: "rg", wantSkip: "skipped (needs rg): rg is not on PATH"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -29,11 +29,11 @@ type User struct {
 func New(t testing.TB, shell string) User {
 	t.Helper()
 	if os.Getuid() != 0 {
-		testenv.Missing(t, "a throwaway user: creating users needs root")
+		testenv.Missing(t, "root", "a throwaway user: creating users")
 	}
 	testenv.NeedTool(t, "useradd")
 	if _, err := os.Stat(shell); err != nil {
-		testenv.Missing(t, "login shell %s is not installed", shell)
+		testenv.Missing(t, filepath.Base(shell), "login shell %s is not installed", shell)
 	}
 	var b [4]byte
 	rand.Read(b[:])

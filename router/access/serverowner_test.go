@@ -52,7 +52,7 @@ func TestServerOwner(t *testing.T) {
 		}
 	}
 	if python3 == "" {
-		testenv.Missing(t, "python3 in /usr/bin or /usr/local/bin, for another user's listener")
+		testenv.Missing(t, "python3", "python3 in /usr/bin or /usr/local/bin, for another user's listener")
 	}
 	cmd := exec.Command(python3, "-c", "import socket, sys\ns = socket.socket()\ns.bind(('127.0.0.1', 0))\ns.listen()\n"+
 		"print(s.getsockname()[1], flush=True)\nc, _ = s.accept()\nprint('accepted', flush=True)\nsys.stdin.read()\n")

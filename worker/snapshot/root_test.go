@@ -128,7 +128,7 @@ func TestCheckRoot(t *testing.T) {
 		})
 	}
 	if uid != 0 {
-		testenv.Missing(t, "the cases of another user's root, link and directory need chown: run as root")
+		testenv.Missing(t, "root", "the cases of another user's root, link and directory need chown")
 	}
 }
 
