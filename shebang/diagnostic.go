@@ -50,10 +50,14 @@ func oneLine(s string) string {
 // and only prints "shell: " and the error's one line, so the model reads
 // why its call did not run in the same place it would have read the
 // output. It is the edge that adds the prefix: errors never carry it.
-func RejectionCarrier(err error) string {
+func RejectionCarrier(err error) string { return ToolRejectionCarrier("shell", err) }
+
+// ToolRejectionCarrier is RejectionCarrier for a call of the declared tool
+// name (TranslateTool): the prefix names the tool the model called.
+func ToolRejectionCarrier(name string, err error) string {
 	msg := "rejected"
 	if err != nil {
 		msg = oneLine(err.Error())
 	}
-	return textStatement("shell: " + msg)
+	return textStatement(name + ": " + msg)
 }

@@ -203,7 +203,12 @@ func isDirectiveShaped(t string) bool {
 // whatever path named them. Other selectors stay as written: bare names
 // resolve through PATH when the worker runs, paths are used unchanged.
 func parseSelector(sel string) ([]string, error) {
-	f := fields(sel)
+	return selectorFields(fields(sel))
+}
+
+// selectorFields applies the selector rules of parseSelector to fields
+// already split (a shebang line's, or a tool's run list). f is modified.
+func selectorFields(f []string) ([]string, error) {
 	if len(f) == 0 {
 		return nil, diag(1, "empty shebang selector; name an interpreter (e.g. #!python3) or drop the #! line to use bash")
 	}

@@ -4,11 +4,14 @@ package worker
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
+
+	"hpatch-router/shebang"
 )
 
 // BodyPath is where every non-shell interpreter reads the script body: the
@@ -21,12 +24,47 @@ const BodyPath = "/dev/fd/3"
 // body's sealed memfd on fd 3, the inherited stdin, cwd and environment,
 // under the run's output budget and process tracking.
 func (r *run) runInterpreter(selector string, middle []string, body *os.File) int {
+	return r.runProgram(selector, interpreterArgs(selector, middle), r.stdin, body)
+}
+
+// runStdin runs fields (the program first, looked up as an interpreter
+// selector is) with the body's memfd as its standard input and no script
+// operand: the stdin form of a declared tool (shebang.StdinMarker).
+func (r *run) runStdin(fields []string, body *os.File) int {
+	if len(fields) == 0 {
+		body.Close()
+		r.note("the stdin form names no program; write shell '" + shebang.StdinMarker + "' PROGRAM [ARGS…] INPUT")
+		return ExitUsage
+	}
+	if _, err := body.Seek(0, io.SeekStart); err != nil {
+		body.Close()
+		r.note("cannot read the input: " + err.Error())
+		return ExitCannotRun
+	}
+	return r.runProgram(fields[0], fields, body, nil)
+}
+
+// runProgram starts selector with args, stdin and, as fd 3, extra (nil:
+// none); it closes stdin unless it is the run's own, and extra.
+func (r *run) runProgram(selector string, args []string, stdin, extra *os.File) int {
+	var files []*os.File
+	if extra != nil {
+		files = []*os.File{extra}
+	}
+	own := func() {
+		if extra != nil {
+			extra.Close() // the child has its own copy
+		}
+		if stdin != r.stdin {
+			stdin.Close()
+		}
+	}
 	path, code, problem := lookInterpreter(selector)
 	if problem != "" {
+		own()
 		r.note(problem)
 		return code
 	}
-	args := interpreterArgs(selector, middle)
 	stdout, err := r.stdout.file()
 	if err != nil {
 		r.note("cannot set up the output streams: " + err.Error())
@@ -37,10 +75,10 @@ func (r *run) runInterpreter(selector string, middle []string, body *os.File) in
 		r.note("cannot set up the output streams: " + err.Error())
 		return ExitCannotRun
 	}
-	cmd := &exec.Cmd{Path: path, Args: args, Env: os.Environ(), Stdin: r.stdin,
-		Stdout: stdout, Stderr: stderr, ExtraFiles: []*os.File{body}}
+	cmd := &exec.Cmd{Path: path, Args: args, Env: os.Environ(), Stdin: stdin,
+		Stdout: stdout, Stderr: stderr, ExtraFiles: files}
 	c, err := r.procs.start(cmd)
-	body.Close() // the child has its own copy
+	own()
 	if err != nil {
 		if errors.Is(err, errStopping) {
 			return 128 + int(r.sig)

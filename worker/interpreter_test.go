@@ -178,3 +178,19 @@ func TestPythonMiddleFieldsApply(t *testing.T) {
 		t.Fatalf("-x: got %+v", r)
 	}
 }
+
+// The stdin form of a declared tool (shebang.StdinMarker): the program
+// reads the exact input on its standard input, trailing blanks and no
+// final newline kept, and gets no script operand.
+func TestInterpreterStdinForm(t *testing.T) {
+	e := newEnv(t)
+	input := "a  \n\tb \nlast  "
+	r := e.run("ignored", "<", "sh", "-c", `cat; echo "|$#"`, input)
+	if r.code != 0 || r.stdout != input+"|0\n" {
+		t.Fatalf("got %+v, want the input then |0", r)
+	}
+	r = e.run("", "<", input)
+	if r.code == 0 || !strings.Contains(r.stderr, "stdin form names no program") {
+		t.Fatalf("a marker alone ran: %+v", r)
+	}
+}

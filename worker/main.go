@@ -9,6 +9,7 @@ import (
 
 	"hpatch-router/ident"
 	"hpatch-router/retain"
+	"hpatch-router/shebang"
 	"hpatch-router/worker/snapshot"
 )
 
@@ -55,6 +56,10 @@ func execute(fields []string, body *os.File, sigs chan os.Signal, stdin, stdout,
 	selector, middle := fields[0], fields[1:]
 	done := make(chan int, 1)
 	go func() {
+		if selector == shebang.StdinMarker {
+			done <- r.runStdin(middle, body)
+			return
+		}
 		lang, name, ok := shellLang(selector)
 		if !ok {
 			done <- r.runInterpreter(selector, middle, body)
