@@ -3,6 +3,8 @@
 package snapshot
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -59,6 +61,33 @@ func CheckRoot(root string, uid int) error {
 		}
 		return refuseFix(ExitCannotRun, "cannot inspect runtime root "+root+": "+err.Error(), mine)
 	}
+	if problem, fix := ownership(root, &st, "directory", uid); problem != "" {
+		return refuseFix(ExitCannotRun, "runtime root "+root+" "+problem, fix+", or "+mine)
+	}
+	return nil
+}
+
+// CheckOwned applies the runtime root's rule to another entry the router
+// trusts for what it runs (the tools directory and its files): path, not
+// followed if it is a link, must be a kind ("directory" or "file") of
+// uid's that group and others cannot write. The error is one line: what
+// is wrong with it and what to do.
+func CheckOwned(what, path, kind string, uid int) error {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil {
+		return &os.PathError{Op: "inspect " + what, Path: path, Err: err}
+	}
+	if problem, fix := ownership(path, &st, kind, uid); problem != "" {
+		return errors.New(what + " " + path + " " + problem + "; " + fix)
+	}
+	return nil
+}
+
+// ownership is the rule itself: "" when st is a want ("directory" or
+// "file") of uid that group and others cannot write; otherwise what is
+// wrong (after the entry's name) and the fix the user can apply (in a
+// sticky temp dir only an entry's owner or root can remove it).
+func ownership(path string, st *syscall.Stat_t, want string, uid int) (problem, fix string) {
 	owner := int(st.Uid)
 	removal := "remove it"
 	switch {
@@ -68,16 +97,16 @@ func CheckRoot(root string, uid int) error {
 		removal = "ask uid " + strconv.Itoa(owner) + " or root to remove it"
 	}
 	switch kind := fileKind(st.Mode); {
-	case kind != "directory" && owner != uid:
-		return refuseFix(ExitCannotRun, "runtime root "+root+" is a "+kind+" owned by uid "+strconv.Itoa(owner)+", not a directory of yours", removal+", or "+mine)
-	case kind != "directory":
-		return refuseFix(ExitCannotRun, "runtime root "+root+" is a "+kind+", not a directory", removal+", or "+mine)
+	case kind != want && owner != uid:
+		return "is a " + kind + " owned by uid " + strconv.Itoa(owner) + ", not a " + want + " of yours", removal
+	case kind != want:
+		return "is a " + kind + ", not a " + want, removal
 	case owner != uid:
-		return refuseFix(ExitCannotRun, "runtime root "+root+" is owned by uid "+strconv.Itoa(owner)+", not by you (uid "+strconv.Itoa(uid)+")", removal+", or "+mine)
+		return "is owned by uid " + strconv.Itoa(owner) + ", not by you (uid " + strconv.Itoa(uid) + ")", removal
 	case st.Mode&0o022 != 0:
-		return refuseFix(ExitCannotRun, "runtime root "+root+" is writable by group or others", "chmod go-w "+root+", or "+mine)
+		return "is writable by group or others", "chmod go-w " + path
 	}
-	return nil
+	return "", ""
 }
 
 // foreignParent describes a root that cannot be inspected or created

@@ -153,3 +153,49 @@ func TestExecutableProblem(t *testing.T) {
 		}
 	}
 }
+
+// CheckOwned is the root's rule for the tools directory and its files.
+func TestCheckOwned(t *testing.T) {
+	dir := t.TempDir()
+	uid := os.Getuid()
+	mk := func(name string, mode os.FileMode, isDir bool) string {
+		p := filepath.Join(dir, name)
+		var err error
+		if isDir {
+			err = os.Mkdir(p, mode)
+		} else {
+			err = os.WriteFile(p, nil, mode)
+		}
+		if err == nil {
+			err = os.Chmod(p, mode)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path, kind, want string
+	}{
+		{mk("ok", 0o700, true), "directory", ""},
+		{mk("okfile", 0o644, false), "file", ""},
+		{mk("open", 0o777, true), "directory", "is writable by group or others; chmod go-w "},
+		{mk("groupfile", 0o664, false), "file", "is writable by group or others"},
+		{mk("plain", 0o600, false), "directory", "is a file, not a directory; remove it"},
+		{link, "directory", "is a symbolic link, not a directory"},
+		{filepath.Join(dir, "missing"), "file", "no such file"},
+	}
+	for _, tc := range tests {
+		err := CheckOwned("tools directory", tc.path, tc.kind, uid)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.path, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want %q", tc.path, err, tc.want)
+		}
+	}
+}
