@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"hpatch-router/plugins"
+	"hpatch-router/plugins/registry"
 	"hpatch-router/shebang"
 
 	"github.com/tidwall/gjson"
@@ -47,9 +48,10 @@ func findOwners(req *request, memo *RequestRewriter) (requestOwners, error) {
 	return r, nil
 }
 
-// injectedNames are the tools the router adds beside the owner; a request
-// that already defines one there cannot be rewritten without shadowing it.
-func isInjectedName(name string) bool { return name == "shell" || name == "hpatch" }
+// isInjectedName reports the built-in tools the router adds beside the
+// owner (package registry owns the list); a request that already defines
+// one there cannot be rewritten without shadowing it.
+func isInjectedName(name string) bool { return registry.IsBuiltin(name) }
 
 // checkTopLevelTools rejects Code Mode exec in the top-level `tools` list
 // (A14): that layout (non-Lite models) has no additional_tools owner, and

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"hpatch-router/plugins"
+	"hpatch-router/plugins/registry"
 )
 
 // RequestRewriter is RewriteRequest with a bounded memo of analysed
@@ -44,7 +45,7 @@ func NewRequestRewriter(maxItems int) *RequestRewriter {
 		entries:  make(map[string]*itemMemo, maxItems),
 		maxItems: maxItems,
 		maxBytes: maxItems << 16,
-		tools:    plugins.CompactTools(),
+		tools:    registry.Builtins(),
 	}
 }
 
@@ -64,7 +65,7 @@ func (r *RequestRewriter) rewritePieces(req *request, restored []edit) (net.Buff
 // rewriter (on every call without one).
 func (r *RequestRewriter) injectedTools() plugins.Tools {
 	if r == nil {
-		return plugins.CompactTools()
+		return registry.Builtins()
 	}
 	return r.tools
 }

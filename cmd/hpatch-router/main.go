@@ -36,6 +36,7 @@ func subcommands() []subcommand {
 		{"translate", "show the exec carrier the router would send for a shell input on stdin", runTranslate},
 		{"version", "print the build version (also: hpatch-router --version)", runVersion},
 		{"doctor", "check the helper, runtime root, tools, Codex config and the running router", runDoctor},
+		{"tools", "list the tools the router offers; 'tools check [PATH]' validates tool files", runTools},
 		{"codex-config", "print the Codex config.toml snippet for this router (writes nothing)", runCodexConfig},
 	}
 }

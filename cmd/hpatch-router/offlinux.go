@@ -16,6 +16,8 @@ func runServe(_ context.Context, _ []string, s stdio) int { return needsLinux("s
 
 func runDoctor(_ context.Context, _ []string, s stdio) int { return needsLinux("doctor", s) }
 
+func runTools(_ context.Context, _ []string, s stdio) int { return needsLinux("tools", s) }
+
 func runWorker(_ []string, s stdio) int { return needsLinux("shell", s) }
 
 func needsLinux(what string, s stdio) int {

@@ -1,0 +1,57 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func toolsEnv(t *testing.T, config string) serveEnv {
+	return serveEnv{
+		getenv:  func(k string) string { return map[string]string{"XDG_CONFIG_HOME": config}[k] },
+		homeDir: func() (string, error) { return t.TempDir(), nil },
+		uid:     os.Getuid(),
+	}
+}
+
+// tools check reports every problem of a file with two problems, each
+// with its line, and exits 1; tools lists the tools in service.
+func TestToolsCheckAndList(t *testing.T) {
+	config := t.TempDir()
+	dir := filepath.Join(config, "hpatch-router", "tools")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.toml")
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("bad.toml", "[[tool]]\nname = \"exec\"\ndescription = \"d\"\nrun = [\"jq\"]\nmax_input_bytes = 0\n")
+	var out, errb bytes.Buffer
+	code := toolsCommand([]string{"check"}, toolsEnv(t, config), stdio{nil, &out, &errb})
+	want := bad + ":2: name \"exec\" is reserved (shell, hpatch, exec, apply_patch); choose another\n" +
+		bad + ":5: max_input_bytes 0 is outside 1…131071 (the argv limit); choose a value in it or remove the key\n"
+	if code != 1 || out.String() != want {
+		t.Fatalf("check: code %d, stdout\n%s\nwant\n%s", code, out.String(), want)
+	}
+	write("bad.toml", "[[tool]]\nname = \"jqx\"\ndescription = \"jq on stdin\"\nrun = [\"jq\", \".\"]\ninput = \"stdin\"\n")
+	out.Reset()
+	if code := toolsCommand([]string{"check", bad}, toolsEnv(t, config), stdio{nil, &out, &errb}); code != 0 || !strings.Contains(out.String(), "1 tool(s), no problems") {
+		t.Fatalf("check file: %d %s", code, out.String())
+	}
+	out.Reset()
+	if code := toolsCommand(nil, toolsEnv(t, config), stdio{nil, &out, &errb}); code != 0 {
+		t.Fatalf("list: %d %s", code, errb.String())
+	}
+	for _, w := range []string{"shell ", "hpatch ", "jqx ", bad + ":1", "stdin", "jq .", "text"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("list lacks %q:\n%s", w, out.String())
+		}
+	}
+}
