@@ -14,7 +14,7 @@ import (
 func TestCheckLarkAgreesWithLark(t *testing.T) {
 	py := testenv.NeedTool(t, "/usr/bin/python3")
 	if exec.Command(py, "-c", "import lark").Run() != nil {
-		testenv.Missing(t, "python3-lark is not installed")
+		testenv.Missing(t, "python3-lark", "import lark failed")
 	}
 	cases := map[string]bool{
 		"start: expr\nexpr: NUMBER (\"+\" NUMBER)*\n    | \"(\" expr \")\"\nNUMBER: /[0-9]+/\n%ignore \" \"\n": true,
