@@ -29,11 +29,15 @@ func TestParseFileSections(t *testing.T) {
 		{"rm", "in old.txt\n  rm \t\n", []sec{{"old.txt", 1, SectionRemove, "", "", 0}}},
 		{"mv alone", "in a.txt\nmv b/c.txt", []sec{{"a.txt", 1, SectionEdit, "b/c.txt", "", 0}}},
 		{"mv then edits", "in a.txt\nmv \"b c.txt\"\ntype \"x\" 2 \"y\"", []sec{{"a.txt", 1, SectionEdit, "b c.txt", "", 1}}},
-		{"new with a JSON string keeps the exact bytes", "new n.txt\ntype \"a\\r\\nb\"", []sec{{"n.txt", 1, SectionNew, "", "a\r\nb", 0}}},
+		{"new with a JSON string: rows in the VALUE's line ending", "new n.txt\ntype \"a\\r\\nb\"", []sec{{"n.txt", 1, SectionNew, "", "a\r\nb\r\n", 0}}},
+		{"new: a last row without a line ending gets LF", "new n.txt\ntype \"alpha\\nbeta\"", []sec{{"n.txt", 1, SectionNew, "", "alpha\nbeta\n", 0}}},
+		{"new: one row", "new n.txt\ntype \"x\"", []sec{{"n.txt", 1, SectionNew, "", "x\n", 0}}},
+		{"new: a VALUE that ends its rows stays", "new n.txt\ntype \"a\\n\\n\"", []sec{{"n.txt", 1, SectionNew, "", "a\n\n", 0}}},
+		{"new: mixed endings, the last row takes the most frequent", "new n.txt\ntype \"a\\r\\nb\\r\\nc\\nd\"", []sec{{"n.txt", 1, SectionNew, "", "a\r\nb\r\nc\nd\r\n", 0}}},
 		{"new with a heredoc keeps each line's ending", "new n.txt\r\n\r\ntype <<PATCH\r\na\r\nb\nPATCH\r\n", []sec{{"n.txt", 1, SectionNew, "", "a\r\nb\n", 0}}},
 		{"new empty file", "new e\ntype \"\"", []sec{{"e", 1, SectionNew, "", "", 0}}},
 		{"several files, the same path twice stays two sections", "in a\nrm\nnew b\ntype \"x\"\nin c\ntype 1:abcd \"\"\nin c\nadd EOF \"z\"",
-			[]sec{{"a", 1, SectionRemove, "", "", 0}, {"b", 3, SectionNew, "", "x", 0}, {"c", 5, SectionEdit, "", "", 1}, {"c", 7, SectionEdit, "", "", 1}}},
+			[]sec{{"a", 1, SectionRemove, "", "", 0}, {"b", 3, SectionNew, "", "x\n", 0}, {"c", 5, SectionEdit, "", "", 1}, {"c", 7, SectionEdit, "", "", 1}}},
 		{"keywords are paths after in", "in rm\ntype 1:abcd \"x\"\nin new\nrm", []sec{{"rm", 1, SectionEdit, "", "", 1}, {"new", 3, SectionRemove, "", "", 0}}},
 	}
 	for _, tc := range tests {

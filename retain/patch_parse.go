@@ -41,8 +41,8 @@ type Section struct {
 	// DestLine is the input line of the `mv`.
 	Dest     string
 	DestLine int
-	// Content is the exact bytes a `new` file gets: VALUE's JSON string,
-	// or the raw lines of its heredoc with their own line endings.
+	// Content is the exact bytes a `new` file gets: VALUE's rows with
+	// their own line endings, the last one ended too (newFileContent).
 	Content []byte
 	Ops     []Op
 }
@@ -276,7 +276,7 @@ func (ps *patchParser) op(word, rest string) error {
 		if err != nil {
 			return err
 		}
-		ps.cur.Content, ps.state = v.raw, closed
+		ps.cur.Content, ps.state = newFileContent(v.raw), closed
 		return nil
 	case ps.state == needValue:
 		return errAt(ln, "`new %s` takes `type VALUE` (the whole content), not `add`", clip(ps.cur.Path))
@@ -288,6 +288,19 @@ func (ps *patchParser) op(word, rest string) error {
 	ps.cur.Ops = append(ps.cur.Ops, op)
 	ps.state = openOps
 	return nil
+}
+
+// newFileContent is the bytes a `new` file gets from its VALUE: rows, as
+// apply_patch's Add File and editors write them, so a last row without a
+// line ending gets one, the VALUE's own (LF unless its rows use CRLF or
+// CR more: dominantEOL). Every other byte stays; an empty VALUE is an
+// empty file.
+func newFileContent(raw []byte) []byte {
+	rs := rows.Split(raw)
+	if len(rs) == 0 || len(rs[len(rs)-1].Term) > 0 {
+		return raw
+	}
+	return append(raw[:len(raw):len(raw)], dominantEOL(rs)...)
 }
 
 // fileCommand parses `mv DEST` and `rm`, which follow `in PATH` directly.

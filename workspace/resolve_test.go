@@ -137,6 +137,36 @@ func TestResolveBytes(t *testing.T) {
 	}
 }
 
+// A `new` file gets its VALUE as rows (issue 35 item 4): the last row
+// ends with the VALUE's line ending, LF unless its rows use CRLF (or CR)
+// more; an empty VALUE is an empty file.
+func TestResolveNewBytes(t *testing.T) {
+	tests := []struct{ value, want string }{
+		{`"alpha\nbeta"`, "alpha\nbeta\n"},
+		{`"alpha\nbeta\n"`, "alpha\nbeta\n"},
+		{`"one row"`, "one row\n"},
+		{`"a\r\nb"`, "a\r\nb\r\n"},
+		{`"a\n\n"`, "a\n\n"},
+		{`""`, ""},
+		{"<<PATCH\nalpha\nbeta\nPATCH", "alpha\nbeta\n"},
+	}
+	var table strings.Builder
+	table.WriteString("| edit | file after |\n| --- | --- |\n")
+	defer func() { t.Log("\n" + table.String()) }()
+	for _, tc := range tests {
+		tr := newTree(t, nil)
+		edit := "new n.txt\ntype " + tc.value
+		plan, err := resolve(t, tr.env(), edit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := plan.Files[0]; f.Action != Create || string(f.New) != tc.want {
+			t.Errorf("%q: new %q, want %q", edit, f.New, tc.want)
+		}
+		fmt.Fprintf(&table, "| `%s` | `%s` |\n", strings.ReplaceAll(edit, "\n", " ⏎ "), strconv.Quote(tc.want))
+	}
+}
+
 func TestResolveFiles(t *testing.T) {
 	tr := newTree(t, map[string]string{"a.txt": "one\ntwo\n", "old.txt": "x\n", "m.txt": "m1\nm2\n"})
 	plan, err := resolve(t, tr.env(), tr.cite(t, "in a.txt\ntype {a.txt:2} \"TWO\"\nin old.txt\nrm\nnew dir/n.md\ntype \"# N\\r\\nbody\"\nin m.txt\nmv moved/m2.txt\ntype \"m1\" \"M1\"\nin \"a.txt\"\nadd EOF \"three\""))
@@ -154,7 +184,7 @@ func TestResolveFiles(t *testing.T) {
 	want := []got{
 		{Rewrite, "a.txt", "", "one\nTWO\nthree\n"},
 		{Remove, "old.txt", "", ""},
-		{Create, "dir/n.md", "", "# N\r\nbody"},
+		{Create, "dir/n.md", "", "# N\r\nbody\r\n"},
 		{Rewrite, "m.txt", "moved/m2.txt", "M1\nm2\n"},
 	}
 	if len(files) != len(want) {

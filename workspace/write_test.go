@@ -54,7 +54,7 @@ func TestWrite(t *testing.T) {
 		"a.txt":    "-rw-rw-r-- one\r\nTWO\r\nthree\r\nfour",
 		"d":        "/",
 		"d/e":      "/",
-		"d/e/n.md": "-rw-r--r-- # N",
+		"d/e/n.md": "-rw-r--r-- # N\n",
 		"d/m.txt":  "-rw-r--r-- M1\nm2",
 	}
 	if !equalMaps(got, want) {

@@ -58,7 +58,7 @@ func TestWritesAndPrintsThePredictedReport(t *testing.T) {
 	}
 	a, _ := os.ReadFile(filepath.Join(root, "a.txt"))
 	c, _ := os.ReadFile(filepath.Join(root, "b/c.txt"))
-	if string(a) != "one\r\nTWO" || string(c) != "c" {
+	if string(a) != "one\r\nTWO" || string(c) != "c\n" {
 		t.Fatalf("files %q %q", a, c)
 	}
 }
