@@ -56,10 +56,11 @@ func outside(err error) error {
 	return err
 }
 
-// fileState is what a read found: the bytes and the permission bits.
+// fileState is what a read found: the bytes, and the file's identity
+// and metadata as the open file showed them.
 type fileState struct {
 	data []byte
-	mode fs.FileMode
+	meta fileMeta
 	info fs.FileInfo
 }
 
@@ -101,7 +102,7 @@ func readRegular(ctx context.Context, r *os.Root, rel string) (fileState, error)
 	case !utf8.Valid(data):
 		return fileState{}, errors.New("is not UTF-8 text; hpatch edits UTF-8 text files only")
 	}
-	return fileState{data: data, mode: fi.Mode().Perm(), info: fi}, nil
+	return fileState{data: data, meta: metaOf(fi), info: fi}, nil
 }
 
 // regular refuses anything but a regular file, naming what it is.

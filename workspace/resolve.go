@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 
 	"hpatch-router/retain"
@@ -30,14 +31,24 @@ type File struct {
 	Name   string      // the path as the edit wrote it
 	Old    []byte      // the bytes the edit was resolved against (nil for Create)
 	New    []byte      // the bytes to write (nil for Remove)
-	Mode   fs.FileMode // the permission bits a rewrite keeps
+	Mode   fs.FileMode // the mode bits a rewrite keeps: permissions, setuid, setgid, sticky
+	// InPlace: the file has other hard links, so a rewrite writes its own
+	// inode (a rename would give this name a new file and leave the
+	// other names the old one).
+	InPlace bool
+
+	meta             fileMeta // owner, group and identity as resolved
+	entry, destEntry string   // the directory entries of Rel and Dest (entryKey)
 }
 
 // Plan is a resolved workspace edit: every file it touches, in the order
 // the edit first names them, and the report the model reads on success.
+// After lists the earlier calls of the same response whose writes the
+// plan was resolved on top of (Pending.Resolve; nil for Resolve).
 type Plan struct {
 	Files  []File
 	Report string
+	After  []Prior
 }
 
 // Digest identifies the baseline a plan was resolved against: each file's
@@ -53,34 +64,30 @@ func (p *Plan) Digest() string {
 	return fmt.Sprintf("%x", h.Sum(nil)[:16])
 }
 
-// entry is one file while the edit is resolved: the merged section of all
-// `in` lines that name it.
-type entry struct {
-	at   place
-	dest place
-	sec  *retain.Section
-}
-
 // Resolve reads every file p names, under env, and resolves the whole edit
 // against those bytes. Nothing is written. Errors are one line: a
 // *retain.PatchError at the input line at fault.
 func Resolve(ctx context.Context, env Env, p *retain.Patch) (*Plan, error) {
+	src := newSource(nil)
+	defer src.rs.close()
+	return resolveWith(ctx, src, env, p)
+}
+
+func resolveWith(ctx context.Context, src *source, env Env, p *retain.Patch) (*Plan, error) {
 	if !p.Workspace {
 		return nil, &retain.PatchError{Msg: "this edit names retained scripts, not workspace files"}
 	}
 	if len(env.Roots) == 0 {
 		return nil, &retain.PatchError{Line: p.Sections[0].Line, Msg: "this turn declares no workspace root, so hpatch cannot edit workspace files; edit them with the shell"}
 	}
-	entries, err := group(env, p)
+	entries, err := group(ctx, src, env, p)
 	if err != nil {
 		return nil, err
 	}
-	rs := roots{}
-	defer rs.close()
 	plan := &Plan{}
 	var report strings.Builder
 	for _, e := range entries {
-		f, rep, err := resolveEntry(ctx, rs, e)
+		f, rep, err := e.resolve(src)
 		if err != nil {
 			return nil, err
 		}
@@ -91,89 +98,124 @@ func Resolve(ctx context.Context, env Env, p *retain.Patch) (*Plan, error) {
 	return plan, nil
 }
 
-// group locates every section and merges the sections that name one file;
-// two sections that would create, remove or move onto one file conflict.
-func group(env Env, p *retain.Patch) ([]*entry, error) {
+// entry is one file while the edit is resolved: every section that names
+// it, by any of its names, merged into one.
+type entry struct {
+	at      place
+	v       view
+	sec     *retain.Section // the first section naming it
+	ops     []retain.Op     // the operations of every merged section, in order
+	aliases []string        // its other names, as written
+	named   map[string]bool // place keys already merged
+
+	destPath string // the `mv` destination as written, and its line
+	destLine int
+	dest     place
+	destV    view
+}
+
+// group reads what every section names and merges the sections that reach
+// one file (one device and inode, or one directory entry): by one path,
+// two paths through a symlinked directory, or two hard links. Merged
+// sections share one baseline, so their edits apply in order. A file may
+// be created, removed or moved under one name only, and two sections may
+// not create, remove or move onto one name. Merging appends, so grouping
+// is linear in the number of sections.
+func group(ctx context.Context, src *source, env Env, p *retain.Patch) ([]*entry, error) {
 	var entries []*entry
-	byKey := map[string]*entry{}
-	firstLine := map[string]int{} // every place named, as source or destination
-	claim := func(at place, line int) error {
-		if l, ok := firstLine[at.key()]; ok && l != line {
-			return errAt(line, "%s is also named at line %d; an edit may create, remove or move onto a file only once, and not edit it elsewhere", at.rel, l)
-		}
-		firstLine[at.key()] = line
-		return nil
-	}
+	byIdent := map[string]*entry{}
+	line := map[string]int{} // the first line naming each identity
 	for _, s := range p.Sections {
 		at, err := env.locate(s.Path)
 		if err != nil {
 			return nil, wrapAt(s.Line, err)
 		}
-		if prev := byKey[at.key()]; prev != nil && s.Kind == retain.SectionEdit && prev.sec.Kind == retain.SectionEdit {
-			if s.Dest != "" && prev.sec.Dest != "" {
-				return nil, errAt(s.DestLine, "%s is already moved at line %d; move a file once", s.Path, prev.sec.DestLine)
-			}
-			merged := *prev.sec
-			merged.Ops = append(append([]retain.Op(nil), prev.sec.Ops...), s.Ops...)
-			if s.Dest != "" {
-				merged.Dest, merged.DestLine = s.Dest, s.DestLine
-			}
-			prev.sec = &merged
-			if err := prev.locateDest(env); err != nil {
+		v, err := src.name(ctx, at, s.Kind == retain.SectionNew)
+		if err != nil {
+			return nil, fileErr(s.Line, s.Path, err, "")
+		}
+		if prev := byIdent[v.ident()]; prev != nil {
+			if err := prev.merge(s, at); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if err := claim(at, s.Line); err != nil {
-			return nil, err
-		}
-		e := &entry{at: at, sec: s}
-		if err := e.locateDest(env); err != nil {
-			return nil, err
-		}
-		byKey[at.key()] = e
+		e := &entry{at: at, v: v, sec: s, ops: append([]retain.Op(nil), s.Ops...), destPath: s.Dest, destLine: s.DestLine}
+		byIdent[v.ident()], line[v.ident()] = e, s.Line
 		entries = append(entries, e)
 	}
 	for _, e := range entries {
-		if e.sec.Dest == "" {
+		if e.destPath == "" {
 			continue
 		}
-		if err := claim(e.dest, e.sec.DestLine); err != nil {
+		if err := e.locateDest(ctx, src, env); err != nil {
 			return nil, err
 		}
+		id := e.destV.ident()
+		if l, ok := line[id]; ok {
+			return nil, errAt(e.destLine, "%s is also named at line %d; an edit may create, remove or move onto a file only once, and not edit it elsewhere", e.destPath, l)
+		}
+		line[id] = e.destLine
 	}
 	return entries, nil
 }
 
-// locateDest resolves the `mv` destination of e, which must lie in the
-// same root and differ from the file.
-func (e *entry) locateDest(env Env) error {
-	if e.sec.Dest == "" {
-		return nil
-	}
-	d, err := env.locate(e.sec.Dest)
+// merge adds section s, which names e's file at at, to e.
+func (e *entry) merge(s *retain.Section, at place) error {
+	same := at == e.at
 	switch {
-	case err != nil:
-		return wrapAt(e.sec.DestLine, err)
-	case d.root != e.at.root:
-		return errAt(e.sec.DestLine, "mv %s: the destination is in another workspace root (%s, not %s); move files within one root", e.sec.Dest, d.root, e.at.root)
-	case d == e.at:
-		return errAt(e.sec.DestLine, "mv %s: the destination is the file itself", e.sec.Dest)
+	case same && (s.Kind != retain.SectionEdit || e.sec.Kind != retain.SectionEdit):
+		return errAt(s.Line, "%s is also named at line %d; an edit may create, remove or move onto a file only once, and not edit it elsewhere", s.Path, e.sec.Line)
+	case !same && (s.Kind != retain.SectionEdit || e.sec.Kind != retain.SectionEdit || s.Dest != "" || e.destPath != ""):
+		return errAt(s.Line, "%s and %s (line %d) are one file (a hard link, or a path through a symlinked directory); it may be created, moved or removed under one name only: name it one way in this edit", s.Path, e.sec.Path, e.sec.Line)
+	case s.Dest != "" && e.destPath != "":
+		return errAt(s.DestLine, "%s is already moved at line %d; move a file once", s.Path, e.destLine)
 	}
-	e.dest = d
+	e.ops = append(e.ops, s.Ops...)
+	if s.Dest != "" {
+		e.destPath, e.destLine = s.Dest, s.DestLine
+	}
+	if !same && !e.named[at.key()] {
+		if e.named == nil {
+			e.named = map[string]bool{}
+		}
+		e.named[at.key()] = true
+		e.aliases = append(e.aliases, s.Path)
+	}
 	return nil
 }
 
-// resolveEntry reads one file and resolves its section.
-func resolveEntry(ctx context.Context, rs roots, e *entry) (File, string, error) {
+// locateDest resolves the `mv` destination of e, which must lie in the
+// same root and be another entry than the file's own.
+func (e *entry) locateDest(ctx context.Context, src *source, env Env) error {
+	d, err := env.locate(e.destPath)
+	switch {
+	case err != nil:
+		return wrapAt(e.destLine, err)
+	case d.root != e.at.root:
+		return errAt(e.destLine, "mv %s: the destination is in another workspace root (%s, not %s); move files within one root", e.destPath, d.root, e.at.root)
+	}
+	dv, err := src.name(ctx, d, true)
+	switch {
+	case err != nil:
+		return fileErr(e.destLine, e.destPath, err, "")
+	case d == e.at || dv.entry == e.v.entry || dv.ident() == e.v.ident():
+		return errAt(e.destLine, "mv %s: the destination is the file itself", e.destPath)
+	}
+	e.dest, e.destV = d, dv
+	return nil
+}
+
+// resolve resolves e's merged section against its view.
+func (e *entry) resolve(src *source) (File, string, error) {
 	s := e.sec
-	r, err := rs.open(e.at.root)
+	r, err := src.rs.open(e.at.root)
 	if err != nil {
 		return File{}, "", wrapAt(s.Line, err)
 	}
-	f := File{Root: e.at.root, Rel: e.at.rel, Name: s.Path}
+	f := File{Root: e.at.root, Rel: e.at.rel, Name: s.Path, entry: e.v.entry}
 	if s.Kind == retain.SectionNew {
-		if err := absent(r, e.at.rel); err != nil {
+		if err := free(r, e.at, e.v); err != nil {
 			return File{}, "", fileErr(s.Line, s.Path, err, "edit it with `in` instead of `new`")
 		}
 		f.Action, f.New = Create, s.Content
@@ -182,33 +224,51 @@ func resolveEntry(ctx context.Context, rs roots, e *entry) (File, string, error)
 		}
 		return f, newReport(s.Path, f.New), nil
 	}
-	st, err := readRegular(ctx, r, e.at.rel)
-	if err != nil {
-		return File{}, "", fileErr(s.Line, s.Path, err, "")
+	if !e.v.exists {
+		return File{}, "", fileErr(s.Line, s.Path, fs.ErrNotExist, "")
 	}
-	f.Old, f.Mode = st.data, st.mode
+	f.Old, f.Mode, f.meta = e.v.data, e.v.meta.mode, e.v.meta
 	if s.Kind == retain.SectionRemove {
 		f.Action = Remove
 		return f, s.Path + " (removed)\n", nil
 	}
+	f.InPlace = e.v.meta.links > 1
 	header := s.Path
-	if s.Dest != "" {
-		if err := absent(r, e.dest.rel); err != nil {
-			return File{}, "", fileErr(s.DestLine, s.Dest, err, "choose a name that does not exist")
-		}
-		f.Dest = e.dest.rel
-		header = s.Path + " -> " + s.Dest
+	if len(e.aliases) > 0 {
+		header += " (also " + strings.Join(e.aliases, ", ") + ")"
 	}
-	if len(s.Ops) == 0 {
+	if e.destPath != "" {
+		if err := free(r, e.dest, e.destV); err != nil {
+			return File{}, "", fileErr(e.destLine, e.destPath, err, "choose a name that does not exist")
+		}
+		f.Dest, f.destEntry = e.dest.rel, e.destV.entry
+		header += " -> " + e.destPath
+	}
+	if len(e.ops) == 0 {
 		f.New = f.Old
 		return f, header + "\n(moved; content unchanged)\n", nil
 	}
-	ed, err := s.Apply(f.Old, MaxFileBytes)
+	merged := *s
+	merged.Ops = e.ops
+	ed, err := merged.Apply(f.Old, MaxFileBytes)
 	if err != nil {
 		return File{}, "", err
 	}
 	f.New = ed.New
 	return f, header + strings.TrimPrefix(ed.Report, s.Path), nil
+}
+
+// free checks that the name at, seen as v, can be created: it does not
+// exist and, unless an earlier call of the response decides that, its
+// parents on disk are directories inside the root.
+func free(r *os.Root, at place, v view) error {
+	switch {
+	case v.exists:
+		return fs.ErrExist
+	case v.pending:
+		return nil
+	}
+	return absent(r, at.rel)
 }
 
 // newReport lists every row of a created file, as hread would show it.

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"syscall"
 
 	"hpatch-router/retain"
 )
@@ -17,8 +18,9 @@ import (
 // staged is a file's new version in a temporary file beside its target.
 type staged struct {
 	r    *os.Root
-	temp string // "" for Remove
+	temp string // "" for Remove and a rewrite in place
 	dirs []string
+	seen fs.FileInfo // the source as the last check read it (nil for Create)
 }
 
 // Write applies p: every new version goes to a temporary file beside its
@@ -53,8 +55,13 @@ func (p *Plan) Write(ctx context.Context) error {
 		return err
 	}
 	for i, f := range p.Files {
-		if err := f.recheck(ctx, st[i].r); err != nil {
+		seen, err := f.recheck(ctx, st[i].r)
+		if err != nil {
 			return err
+		}
+		st[i].seen = seen
+		if err := keep(f, st[i]); err != nil {
+			return fmt.Errorf("cannot write %s (%w); nothing was changed", f.target(), retain.Pathless(err))
 		}
 	}
 	for i, f := range p.Files {
@@ -91,9 +98,13 @@ func (f File) target() string {
 }
 
 // stage writes f.New to a new temporary file in the directory of f's
-// target, creating that directory (and its parents) when missing.
+// target, creating that directory (and its parents) when missing. A
+// rewrite in place stages nothing.
 func stage(r *os.Root, f File) (staged, error) {
 	s := staged{r: r}
+	if f.Action == Rewrite && f.InPlace {
+		return s, nil
+	}
 	dir := path.Dir(f.target())
 	if dir != "." {
 		missing, err := missingDirs(r, dir)
@@ -105,7 +116,7 @@ func stage(r *os.Root, f File) (staged, error) {
 		}
 		s.dirs = missing
 	}
-	mode := f.Mode
+	mode := fs.FileMode(0o600) // a rewrite's copy gets its mode last (keep)
 	if f.Action == Create {
 		mode = 0o666 // and the umask, as any new file
 	}
@@ -118,13 +129,75 @@ func stage(r *os.Root, f File) (staged, error) {
 	}
 	s.temp = temp
 	_, err = w.Write(f.New)
-	if err == nil && f.Action == Rewrite {
-		err = w.Chmod(f.Mode) // the umask must not narrow an existing file's bits
-	}
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
 	return s, err
+}
+
+// keep gives s.temp, the new copy of f, what the file it replaces has:
+// owner and group, the extended attributes, then the mode bits (chown
+// clears setuid and setgid; the copy was made 0600 so that it stays
+// writable until then). A file that cannot keep them is refused, before
+// anything is put in place. The file must still be the one resolved
+// (f.meta.id); a rollback (no id) copies from whatever holds the name,
+// or only the resolved owner and mode when nothing does.
+func keep(f File, s staged) error {
+	if f.Action != Rewrite || s.temp == "" {
+		return nil
+	}
+	w, err := s.r.OpenFile(s.temp, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	m := f.meta
+	src, err := s.r.OpenFile(f.Rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	switch {
+	case err == nil:
+		defer src.Close()
+		fi, err := src.Stat()
+		if err != nil {
+			return err
+		}
+		if m = metaOf(fi); f.meta.id != "" && m.id != f.meta.id {
+			return errors.New("it was replaced since this edit was checked; read it again with hread")
+		}
+	case f.meta.id != "" || !errors.Is(err, fs.ErrNotExist):
+		return outside(err)
+	default:
+		src = nil
+	}
+	if err := chown(w, m); err != nil {
+		return err
+	}
+	if src != nil {
+		if err := copyXattrs(src, w); err != nil {
+			return err
+		}
+	}
+	if err := w.Chmod(m.mode); err != nil {
+		return fmt.Errorf("cannot keep its mode %v (%w)", m.mode, retain.Pathless(err))
+	}
+	return nil
+}
+
+// chown gives w the owner and group of m when it has others. An
+// unprivileged writer cannot give a file away, so the rewrite is refused
+// rather than changing the owner.
+func chown(w *os.File, m fileMeta) error {
+	if m.uid < 0 {
+		return nil
+	}
+	if fi, err := w.Stat(); err == nil {
+		if have := metaOf(fi); have.uid == m.uid && have.gid == m.gid {
+			return nil
+		}
+	}
+	if err := w.Chown(m.uid, m.gid); err != nil {
+		return fmt.Errorf("hpatch writes a new copy and cannot give it the file's owner uid %d, gid %d (%w); edit it with the shell as its owner", m.uid, m.gid, retain.Pathless(err))
+	}
+	return nil
 }
 
 // missingDirs lists the directories of dir that do not exist yet, deepest
@@ -145,21 +218,46 @@ func missingDirs(r *os.Root, dir string) ([]string, error) {
 }
 
 // recheck compares f's source with the bytes the plan was resolved
-// against, and checks that a name f creates is still free.
-func (f File) recheck(ctx context.Context, r *os.Root) error {
+// against, and checks that a name f creates is still free. It returns
+// the source as it read it, for the last look before the rename.
+func (f File) recheck(ctx context.Context, r *os.Root) (fs.FileInfo, error) {
+	var seen fs.FileInfo
 	if f.Action != Create {
 		cur, err := readRegular(ctx, r, f.Rel)
 		switch {
 		case err != nil:
-			return fmt.Errorf("%s %v since this edit was checked; nothing was written, read it again with hread", f.Name, changedErr(err))
+			return nil, fmt.Errorf("%s %v since this edit was checked; nothing was written, read it again with hread", f.Name, changedErr(err))
 		case !bytes.Equal(cur.data, f.Old):
-			return fmt.Errorf("%s changed since this edit was checked; nothing was written, read it again with hread", f.Name)
+			return nil, fmt.Errorf("%s changed since this edit was checked; nothing was written, read it again with hread", f.Name)
 		}
+		seen = cur.info
 	}
 	if f.Action == Create || f.Dest != "" {
 		if err := absent(r, f.target()); err != nil {
-			return fmt.Errorf("%s %v since this edit was checked; nothing was written", f.target(), changedErr(err))
+			return nil, fmt.Errorf("%s %v since this edit was checked; nothing was written", f.target(), changedErr(err))
 		}
+	}
+	return seen, nil
+}
+
+// errWrittenMeanwhile is a source that changed after its last check,
+// while the other files of the edit were being put in place.
+var errWrittenMeanwhile = errors.New("it changed while hpatch was writing it (another process writes it); read it again with hread")
+
+// unchanged is the last look at f's source before it is replaced: the
+// same file, size and modification time as the last check read. It
+// narrows, without closing, the window in which a process appending to
+// the file loses what it appends (package doc, "The write window").
+func unchanged(r *os.Root, f File, seen fs.FileInfo) error {
+	if seen == nil {
+		return nil
+	}
+	fi, err := r.Lstat(f.Rel)
+	if err != nil {
+		return err
+	}
+	if !os.SameFile(fi, seen) || fi.Size() != seen.Size() || !fi.ModTime().Equal(seen.ModTime()) {
+		return errWrittenMeanwhile
 	}
 	return nil
 }
@@ -174,24 +272,70 @@ func changedErr(err error) string {
 	return fmt.Sprint(retain.Pathless(err))
 }
 
-// put puts f in place from its staged temporary file.
+// put puts f in place from its staged temporary file, or for a rewrite
+// in place, writes its inode.
 func (f File) put(s staged) error {
+	if err := unchanged(s.r, f, s.seen); err != nil {
+		return err
+	}
+	from := s.temp
 	switch {
 	case f.Action == Remove:
 		return s.r.Remove(f.Rel)
+	case f.Action == Rewrite && f.InPlace:
+		if err := writeInPlace(s.r, f, f.New); err != nil {
+			if !errors.Is(err, errWrittenMeanwhile) {
+				writeInPlace(s.r, f, f.Old) // a write that stopped halfway
+			}
+			return err
+		}
+		if f.Dest == "" {
+			return nil
+		}
+		from = f.Rel // the move is a new link and the old name's removal
 	case f.Action == Rewrite && f.Dest == "":
 		return s.r.Rename(s.temp, f.Rel)
 	}
-	if err := linkNew(s.r, s.temp, f.target()); err != nil {
+	if err := linkNew(s.r, from, f.target()); err != nil {
 		return err
 	}
-	if f.Dest != "" {
+	if f.Dest != "" && from != f.Rel {
 		if err := s.r.Remove(f.Rel); err != nil {
 			s.r.Remove(f.Dest)
 			return err
 		}
 	}
 	return nil
+}
+
+// writeInPlace writes data over f's own inode: the file that has other
+// hard links keeps them, and its owner, group and extended attributes
+// with them. The mode is set again, since a write by an unprivileged
+// process clears setuid and setgid.
+func writeInPlace(r *os.Root, f File, data []byte) error {
+	w, err := r.OpenFile(f.Rel, os.O_WRONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return outside(err)
+	}
+	fi, err := w.Stat()
+	if err == nil && metaOf(fi).id != f.meta.id {
+		err = errWrittenMeanwhile
+	}
+	if err == nil {
+		_, err = w.WriteAt(data, 0)
+	}
+	if err == nil {
+		err = w.Truncate(int64(len(data)))
+	}
+	if err == nil {
+		if after, serr := w.Stat(); serr == nil && after.Mode()&keptMode != f.Mode {
+			err = w.Chmod(f.Mode)
+		}
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // linkNew gives the temporary file its final name without replacing an
@@ -220,21 +364,29 @@ func restore(done []File, st []staged) {
 		switch {
 		case f.Action == Create:
 			r.Remove(f.Rel)
-		case f.Action == Remove || f.Dest != "":
+		case f.InPlace:
+			if f.Dest != "" {
+				linkNew(r, f.Dest, f.Rel) // the name comes back; the inode stayed
+			}
+			writeInPlace(r, f, f.Old)
+		default:
 			if f.Dest != "" {
 				r.Remove(f.Dest)
 			}
-			writeBack(r, f)
-		default:
 			writeBack(r, f)
 		}
 	}
 }
 
-// writeBack puts f.Old back at f.Rel.
+// writeBack puts f.Old back at f.Rel by a new copy with f's metadata.
 func writeBack(r *os.Root, f File) {
-	back := File{Action: Rewrite, Rel: f.Rel, New: f.Old, Mode: f.Mode}
+	meta := f.meta
+	meta.id = ""
+	back := File{Action: Rewrite, Rel: f.Rel, New: f.Old, Mode: f.Mode, meta: meta}
 	s, err := stage(r, back)
+	if err == nil {
+		err = keep(back, s)
+	}
 	if err == nil {
 		err = r.Rename(s.temp, f.Rel)
 	}
