@@ -92,8 +92,11 @@ bench:
 
 # Each file is written beside its place and renamed over it: a shell call
 # during the install runs the old file or the new one, never half of one,
-# and a running router keeps its own inode. 0755 whatever the umask: the
-# helper runs only a launcher target nobody else can write.
+# and a running router keeps its own inode, which /proc/PID/exe then shows
+# as "(deleted)": only then does install say to restart it (on a first
+# install, or with no router running, there is nothing to restart).
+# 0755 whatever the umask: the helper runs only a launcher target nobody
+# else can write.
 install: linux-only build
 	install -d $(INSTALLED)
 	@set -e; for f in hpatch-router shell; do \
@@ -102,7 +105,8 @@ install: linux-only build
 	  mv -f $(INSTALLED)/.$$f.new $(INSTALLED)/$$f; \
 	done
 	@echo "installed $(INSTALLED)/hpatch-router and $(INSTALLED)/shell"
-	@echo "a router that was already running still serves the old binary and its shell calls are refused (126): restart it (systemctl --user restart hpatch-router)"
+	@for e in /proc/[0-9]*/exe; do readlink "$$e"; done 2>/dev/null | grep -qxF '$(abspath $(INSTALLED))/hpatch-router (deleted)' && \
+	  echo "a router started from the replaced binary is still running; its shell calls are refused (126) until you restart it (systemctl --user restart hpatch-router)" || true
 
 uninstall:
 	rm -f $(INSTALLED)/hpatch-router $(INSTALLED)/shell

@@ -205,7 +205,9 @@ func (rt *Router) failed(w http.ResponseWriter, r *http.Request, at failStage, e
 		writeRouterError(w, http.StatusBadRequest, "invalid_request_error", CodeShortBody, msg)
 	case r.Context().Err() != nil:
 		rt.metrics.fault("client_gone")
-		rt.log.Info("client went away", "path", r.URL.Path)
+		// Codex closes a stream it no longer needs after a normal turn:
+		// debug, not news (counted as client_gone).
+		rt.log.Debug("client closed the connection before the response ended", "path", r.URL.Path)
 	case errors.Is(err, errResponseStart):
 		rt.metrics.fault("response_start_timeout")
 		rt.log.Warn("upstream response start timeout", "path", r.URL.Path, "timeout", rt.cfg.responseStartTimeout)

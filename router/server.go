@@ -99,7 +99,8 @@ func (rt *Router) Close() error {
 // ServeHTTP routes one request. Its path is cleaned first, so dot
 // segments cannot lead outside /v1/ and so outside the upstream base path.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
+	w, done := rt.logRequests(r.Context(), w, r, r.URL.Path)
+	defer done()
 	r, ok := cleanRequestPath(r)
 	if !ok {
 		rt.metrics.request("bad_path")
@@ -129,9 +130,8 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		rt.metrics.request("not_found")
 		writeRouterError(w, http.StatusNotFound, "invalid_request_error", "not_found",
-			"no route for "+r.Method+" "+path+"; the router serves /v1/..., /healthz and /metrics")
+			"no route for "+r.Method+" "+path+"; the router serves /v1/..., /healthz, /metrics and, unless serve --dashboard=false, the dashboard at /")
 	}
-	rt.log.Debug("request done", "method", r.Method, "path", path, "elapsed", time.Since(start))
 }
 
 // cleanRequestPath returns r with its path cleaned of dot segments and

@@ -147,7 +147,7 @@ func (rt *Router) relaySSE(w http.ResponseWriter, r *http.Request, resp *http.Re
 		if len(batch) > 0 {
 			if _, werr := w.Write(batch); werr != nil {
 				rt.metrics.fault("client_gone")
-				rt.log.Info("client went away mid-stream", "path", r.URL.Path)
+				rt.log.Debug("client closed the connection mid-stream", "path", r.URL.Path)
 				return
 			}
 			batch = batch[:0]

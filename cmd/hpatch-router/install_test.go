@@ -265,3 +265,37 @@ func treeDigest(t *testing.T, dir string) [32]byte {
 	copy(sum[:], h.Sum(nil))
 	return sum
 }
+
+// TestMakeInstallRestartNote (issue 37): `make install` says to restart
+// the router only when a router started from the file it replaced is
+// still running: not on a first install, not with no router running.
+func TestMakeInstallRestartNote(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries through make")
+	}
+	testenv.NeedTool(t, "make")
+	gobin, home := t.TempDir(), testenv.FreshHome(t)
+	goEnv := goEnvVars(t, "GOCACHE", "GOMODCACHE", "GOPATH")
+	install := func() string {
+		t.Helper()
+		cmd := exec.Command("make", "-C", filepath.Join("..", ".."), "install")
+		cmd.Env = append(append(home.Environ(os.Environ()), "GOBIN="+gobin), goEnv...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("make install: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	const note = "still running"
+	if out := install(); strings.Contains(out, note) {
+		t.Errorf("the first install says to restart:\n%s", out)
+	}
+	if out := install(); strings.Contains(out, note) {
+		t.Errorf("a reinstall with no router running says to restart:\n%s", out)
+	}
+	rp := startRouter(t, routerSpec{binDir: gobin, upstream: "http://127.0.0.1:9/v1", runtimeDir: t.TempDir()})
+	if out := install(); !strings.Contains(out, note) || !strings.Contains(out, "systemctl --user restart hpatch-router") {
+		t.Errorf("a reinstall under a running router does not say to restart it:\n%s", out)
+	}
+	rp.stop()
+}

@@ -272,7 +272,8 @@ func listen(cfg *serveConfig, log *slog.Logger) (net.Listener, error) {
 	if err := access.CheckListen(ln.Addr()); err != nil {
 		if !cfg.allowRemote {
 			ln.Close()
-			return nil, fmt.Errorf("--listen %s: %w; listen on 127.0.0.1 or [::1], or pass --allow-remote to accept that", cfg.listen, err)
+			// Named as given: Go reports 0.0.0.0 bound as [::].
+			return nil, fmt.Errorf("--listen %s accepts connections from other hosts, whose users cannot be identified; listen on 127.0.0.1 or [::1], or pass --allow-remote to accept that", cfg.listen)
 		}
 		log.Warn("--allow-remote: clients on other hosts cannot be identified; anyone who reaches this address can use the router, its dashboard and every thread's retained scripts",
 			"listen", ln.Addr().String())

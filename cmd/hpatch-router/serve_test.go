@@ -257,6 +257,10 @@ func TestServeRefusesRemoteListen(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--allow-remote") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("serve = %v, want one line naming --allow-remote", err)
 	}
+	// The address as the user gave it, not Go's [::] for 0.0.0.0.
+	if !strings.HasPrefix(err.Error(), "--listen 0.0.0.0:0 accepts connections") || strings.Contains(err.Error(), "[::]") {
+		t.Errorf("serve = %v, want the address as given", err)
+	}
 	for _, dir := range []string{cfg.runtimeDir, cfg.stateDir} {
 		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s was created (%v)", dir, err)
