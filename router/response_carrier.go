@@ -36,6 +36,10 @@ type rewriteSession struct {
 	// turn reads where the request's turn runs, for workspace hpatch
 	// calls (nil: the request is not at hand, so no workspace is known).
 	turn func() turnWorkspace
+	// edits holds what the workspace hpatch calls of this response
+	// will write, in order: Codex runs them in order, so each later call
+	// is resolved on top of the earlier ones.
+	edits workspace.Pending
 }
 
 func (rt *Router) newRewriteSession(ctx context.Context, thread string, facts RequestInfo) *rewriteSession {
@@ -329,7 +333,8 @@ func (s *rewriteSession) hpatchCarrier(callID, input string) string {
 }
 
 // workspaceCarrier resolves a workspace edit against the files as they
-// are now, in the workspace the request declared, and returns a carrier
+// are now, as the earlier workspace edits of the response will leave them
+// (s.edits), in the workspace the request declared, and returns a carrier
 // that runs hpatch-write through tools.exec_command: the write happens in
 // Codex's sandbox and under its approvals, checked again there against
 // the digest of what was resolved here. Nothing is written or staged by
@@ -340,13 +345,16 @@ func (s *rewriteSession) workspaceCarrier(callID, input string, p *retain.Patch)
 	if s.turn != nil {
 		tw = s.turn()
 	}
-	plan, err := workspace.Resolve(s.ctx, tw.env, p)
+	plan, err := s.edits.Resolve(s.ctx, tw.env, p)
 	if err != nil {
 		return s.hpatchFailed(callID, err, true)
 	}
 	argv := []string{shebang.HpatchWrite, "--expect", plan.Digest(), "--cwd", tw.env.Cwd}
 	for _, r := range tw.env.Roots {
 		argv = append(argv, "--root", r)
+	}
+	for _, prior := range plan.After {
+		argv = append(argv, "--after", prior.Call+":"+prior.State)
 	}
 	call, err := shebang.PrivateCall(append(argv, input))
 	if err != nil {
@@ -355,7 +363,8 @@ func (s *rewriteSession) workspaceCarrier(callID, input string, p *retain.Patch)
 	if err := s.prepareRuntime(); err != nil {
 		return s.hpatchFailed(callID, err, false)
 	}
-	s.rt.log.Info("workspace hpatch resolved", "call_id", callID, "files", len(plan.Files), "sandbox_mode", tw.sandbox)
+	s.edits.Add(callID, plan)
+	s.rt.log.Info("workspace hpatch resolved", "call_id", callID, "files", len(plan.Files), "after_calls", len(plan.After), "sandbox_mode", tw.sandbox)
 	return call.OutputCarrier()
 }
 

@@ -24,6 +24,11 @@ func Run(ctx context.Context, env *privcmd.Env, args []string) int {
 		return fail(env.Stderr, err.Error())
 	}
 	plan, err := workspace.Resolve(ctx, a.env, p)
+	if err != nil || plan.Digest() != a.expect {
+		if call, ok := notWritten(ctx, a, p); ok {
+			return fail(env.Stderr, "this edit was checked on top of hpatch call "+call+" earlier in this response, which did not write (its own output says why); nothing was written; read the files again with hread")
+		}
+	}
 	switch {
 	case err != nil:
 		return fail(env.Stderr, err.Error()+" (found when writing; the file changed after the edit was checked)")
@@ -44,10 +49,26 @@ func Run(ctx context.Context, env *privcmd.Env, args []string) int {
 	return 0
 }
 
+// notWritten finds the first earlier call of the response (--after) whose
+// write is missing: the files the edit names are as they were before it.
+func notWritten(ctx context.Context, a args, p *retain.Patch) (string, bool) {
+	if len(a.after) == 0 {
+		return "", false
+	}
+	now := workspace.StateDigest(ctx, a.env, p)
+	for _, prior := range a.after {
+		if prior.State == now {
+			return prior.Call, true
+		}
+	}
+	return "", false
+}
+
 // args are the command's arguments.
 type args struct {
 	expect string
 	env    workspace.Env
+	after  []workspace.Prior // --after CALL:STATE, in response order
 	edit   string
 }
 
@@ -62,6 +83,12 @@ func parseArgs(list []string) (args, error) {
 			a.env.Cwd = val
 		case "--root":
 			a.env.Roots = append(a.env.Roots, val)
+		case "--after":
+			call, state, ok := cutLast(val, ":")
+			if !ok {
+				return a, fmt.Errorf("--after %q is not CALL:STATE", val)
+			}
+			a.after = append(a.after, workspace.Prior{Call: call, State: state})
 		default:
 			return a, fmt.Errorf("unknown option %q", flag)
 		}
@@ -77,6 +104,16 @@ func parseArgs(list []string) (args, error) {
 	}
 	a.edit = list[0]
 	return a, nil
+}
+
+// cutLast cuts s at the last sep (a call id may hold one; a state does
+// not).
+func cutLast(s, sep string) (string, string, bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
 }
 
 // fail prints one line, hpatch: and msg, and returns exit status 1.

@@ -102,3 +102,62 @@ func TestRefuses(t *testing.T) {
 		})
 	}
 }
+
+// A call resolved on top of an earlier call of the same response (issue 33
+// case 6) writes once that call wrote; when it did not, the refusal names
+// it instead of blaming an outside change.
+func TestAfterAnEarlierCall(t *testing.T) {
+	tests := []struct {
+		name       string
+		firstRuns  bool
+		outside    bool // a.txt also changes outside
+		wantCode   int
+		wantStderr string
+		wantFile   string
+	}{
+		{"the earlier call wrote", true, false, 0, "", "ONE\r\nTWO"},
+		{"the earlier call did not write", false, false, 1, "hpatch: this edit was checked on top of hpatch call call_1 earlier in this response, which did not write (its own output says why); nothing was written", "one\r\ntwo"},
+		{"the earlier call wrote, then an outside change", true, true, 1, "hpatch: the files of this edit changed after the router checked it", "ONE\r\ntwo\r\noutside"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root, env := setup(t)
+			ctx := context.Background()
+			var pd workspace.Pending
+			first, later := "in a.txt\ntype \"one\" \"ONE\"", "in a.txt\ntype \"two\" \"TWO\""
+			plan1, err := pd.Resolve(ctx, env, parse(t, first))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pd.Add("call_1", plan1)
+			plan2, err := pd.Resolve(ctx, env, parse(t, later))
+			if err != nil || len(plan2.After) != 1 {
+				t.Fatalf("later plan %+v, %v", plan2, err)
+			}
+			if tc.firstRuns {
+				if code, _, errs := run(env, plan1.Digest(), first); code != 0 {
+					t.Fatalf("the first call: %s", errs)
+				}
+			}
+			if tc.outside {
+				os.WriteFile(filepath.Join(root, "a.txt"), []byte("ONE\r\ntwo\r\noutside"), 0o644)
+			}
+			code, out, errs := run(env, plan2.Digest(), later, "--after", "call_1:"+plan2.After[0].State)
+			if code != tc.wantCode || !strings.HasPrefix(errs, tc.wantStderr) || (code == 0) != (out == plan2.Report) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d, stderr %q", code, out, errs, tc.wantCode, tc.wantStderr)
+			}
+			if data, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(data) != tc.wantFile {
+				t.Fatalf("a.txt = %q, want %q", data, tc.wantFile)
+			}
+		})
+	}
+}
+
+func parse(t *testing.T, edit string) *retain.Patch {
+	t.Helper()
+	p, err := retain.ParsePatch(edit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
