@@ -29,7 +29,11 @@ type Committed struct {
 	Retain  string    // the artifact a retention wrote; "" for an edit
 	Content string    // the retained body
 	Patch   string    // an edit's hpatch input
-	Sum     string    // an edit's editsSum: a replay must arrive at the same versions
+	Sum     string    // the versions it wrote (editsSum): a replay must arrive at the same versions
+	// Report is the report the model read for an edit the request's
+	// history shows ("" for one only the journal knows: Sum checks it).
+	// It is not journaled.
+	Report string
 }
 
 // editsSum is the hex SHA-256 of the versions an edit wrote, in order.
@@ -44,50 +48,6 @@ func editsSum(edits []Edit) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// restoredScript is a script's version as a thread's history leaves it.
-type restoredScript struct {
-	content []byte
-	at      time.Time
-}
-
-// replayHistory applies history in order and returns the version of each
-// script it retained. An edit that no longer applies, or writes other
-// versions than it did (its history is incomplete), leaves the scripts it
-// names out: their content is unknown.
-func replayHistory(history []Committed) map[string]*restoredScript {
-	out := map[string]*restoredScript{}
-	for _, c := range history {
-		if c.Retain != "" {
-			out[c.Retain] = &restoredScript{content: []byte(c.Content), at: c.At}
-			continue
-		}
-		p, err := ParsePatch(c.Patch)
-		if err != nil || p.Workspace {
-			continue
-		}
-		baseline := map[string][]byte{}
-		for _, sec := range p.Sections {
-			if v := out[sec.ID]; v != nil {
-				baseline[sec.ID] = v.content
-			}
-		}
-		edits, err := p.Apply(baseline)
-		if err == nil && editsSum(edits) != c.Sum {
-			err = errors.New("the replayed edit wrote other versions")
-		}
-		if err != nil {
-			for _, sec := range p.Sections {
-				delete(out, sec.ID)
-			}
-			continue
-		}
-		for _, e := range edits {
-			out[e.ID].content = e.New
-		}
-	}
-	return out
-}
-
 // Restore puts back, from history (the thread's changes written, oldest
 // first), every script of thread whose hour has not passed: a missing one
 // is written and expires when its hour ends; one still there with the
@@ -99,7 +59,7 @@ func (s *Store) Restore(ctx context.Context, thread string, history []Committed)
 	if ctx.Err() != nil || checkThread(thread) != nil {
 		return 0
 	}
-	scripts := replayHistory(history)
+	scripts, _ := foldHistory(history)
 	if len(scripts) == 0 {
 		return 0
 	}
@@ -111,7 +71,7 @@ func (s *Store) Restore(ctx context.Context, thread string, history []Committed)
 	now := s.now()
 	written := 0
 	for id, v := range scripts {
-		if c, _ := s.stagedLocked(thread, id); c != nil {
+		if c, _ := s.stagedLocked(thread, id); c != nil || v.unknown != "" {
 			continue
 		}
 		left := s.ttl - now.Sub(v.at)

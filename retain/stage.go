@@ -67,10 +67,10 @@ func (c *stagedChange) version(id string) ([]byte, bool) {
 	return nil, false
 }
 
-// sum is editsSum of an edit, "" for a retention.
+// sum is the versions c wrote (editsSum; retainSum for a retention).
 func (c *stagedChange) sum() string {
 	if c.retain != "" {
-		return ""
+		return retainSum(c.retain, c.content)
 	}
 	return editsSum(c.edits)
 }
@@ -171,6 +171,9 @@ func (s *Store) checkEditLocked(thread string, p *Patch, staged bool) (*stagedCh
 	baseline := make(map[string][]byte, len(p.Sections))
 	var ts *threadStore
 	for _, sec := range p.Sections {
+		if err := s.unknownLocked(thread, sec.ID); err != nil {
+			return nil, wrapAt(sec.Line, err)
+		}
 		if parent, v := s.stagedLocked(thread, sec.ID); staged && parent != nil {
 			baseline[sec.ID] = v
 			if !slices.Contains(c.parents, parent) {

@@ -58,9 +58,10 @@ type Store struct {
 	mu      sync.Mutex
 	closed  bool
 	threads map[string]*threadStore
-	open    []*threadStore             // threads whose directories stay open, least recently used first
-	idle    Timer                      // the next closeIdle sweep; nil while no thread is open
-	staged  map[string][]*stagedChange // per thread, changes waiting for their calls, in order
+	open    []*threadStore               // threads whose directories stay open, least recently used first
+	idle    Timer                        // the next closeIdle sweep; nil while no thread is open
+	staged  map[string][]*stagedChange   // per thread, changes waiting for their calls, in order
+	unknown map[string]map[string]string // per thread, scripts whose version no source gives, and why
 }
 
 // threadStore is one thread's storage and the artifacts this Store wrote
@@ -106,6 +107,7 @@ func NewStore(root string, opts ...Option) (*Store, error) {
 		now:     time.Now,
 		threads: map[string]*threadStore{},
 		staged:  map[string][]*stagedChange{},
+		unknown: map[string]map[string]string{},
 	}
 	for _, o := range opts {
 		o(s)
@@ -220,6 +222,9 @@ func (s *Store) currentLocked(thread, id, ref string) ([]byte, error) {
 	if c, v := s.stagedLocked(thread, id); c != nil {
 		return v, nil
 	}
+	if err := s.unknownLocked(thread, id); err != nil {
+		return nil, err
+	}
 	ts, err := s.threadLocked(thread, false)
 	if err != nil {
 		return nil, threadMissing(err, ref)
@@ -242,6 +247,7 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	clear(s.staged)
+	clear(s.unknown)
 	if s.idle != nil {
 		s.idle.Stop()
 	}

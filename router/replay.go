@@ -67,6 +67,9 @@ type replayEntry struct {
 	// Item is the model's original item, byte for byte as the upstream
 	// sent it in output_item.done.
 	Item string
+	// At is when the carrier was sent (zero in entries of journals
+	// written before it was kept).
+	At time.Time
 	// line is the size of the entry's journal line (0 in memory-only
 	// mode), so the store knows how much of a journal is live.
 	line int
@@ -84,6 +87,9 @@ type threadReplay struct {
 	commits   []committedChange // changes written, oldest first (replay_commits.go)
 	restored  bool              // history was handed to a restore since the thread was loaded
 	lost      map[string]bool   // calls echoed as carriers with no entry, said once
+	// known: calls whose change the scripts reflect (written by settle or
+	// reconciled from a request's history) since the thread was loaded.
+	known map[string]bool
 
 	// Journal state (state directory mode only).
 	f        *os.File // append handle, opened by the first put
@@ -382,7 +388,7 @@ func (s *replayStore) put(thread, callID, carrier string, original []byte) error
 	}
 	// callID is cloned: it is a substring of gjson's copy of the whole
 	// item, which the entry would otherwise keep alive beside its own.
-	e := replayEntry{CallID: strings.Clone(callID), Carrier: carrierDigest(carrier), Sent: carrier, Item: string(original)}
+	e := replayEntry{CallID: strings.Clone(callID), Carrier: carrierDigest(carrier), Sent: carrier, Item: string(original), At: s.now()}
 	var line []byte
 	if s.root != nil {
 		line = appendJournalLine(nil, e)

@@ -2,6 +2,7 @@ package router
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"hpatch-router/retain"
@@ -41,13 +42,27 @@ func appendCommitLine(dst []byte, c retain.Committed) []byte {
 	return append(append(dst, b...), '\n')
 }
 
-// decodeCommitLine parses a commit line without its newline.
-func decodeCommitLine(b []byte) (committedChange, bool) {
+// decodeCommitLine parses a commit line without its newline, or says why
+// it fails its check. A retention's body must match its sum (journals
+// written before retentions had one are taken as they are); an edit's sum
+// is checked when it is replayed.
+func decodeCommitLine(b []byte) (committedChange, string) {
 	var l commitLine
-	if json.Unmarshal(b, &l) != nil || l.Commit == "" || l.At <= 0 || (l.Retain == "") == (l.Patch == "") {
-		return committedChange{}, false
+	switch {
+	case json.Unmarshal(b, &l) != nil:
+		return committedChange{}, "not a JSON object"
+	case l.Commit == "":
+		return committedChange{}, "a commit without its call_id"
+	case l.At <= 0:
+		return committedChange{}, "a commit without its time"
+	case (l.Retain == "") == (l.Patch == ""):
+		return committedChange{}, "a commit that is neither one retention nor one edit"
+	case l.Patch != "" && l.Sum == "":
+		return committedChange{}, "an edit without its checksum"
+	case l.Retain != "" && l.Sum != "" && l.Sum != retain.RetainSum(l.Retain, l.Content):
+		return committedChange{}, "a retained body that does not match its checksum"
 	}
-	return committedChange{Committed: retain.Committed{Call: l.Commit, At: time.UnixMilli(l.At), Retain: l.Retain, Content: l.Content, Patch: l.Patch, Sum: l.Sum}, line: len(b) + 1}, true
+	return committedChange{Committed: retain.Committed{Call: l.Commit, At: time.UnixMilli(l.At), Retain: l.Retain, Content: l.Content, Patch: l.Patch, Sum: l.Sum}, line: len(b) + 1}, ""
 }
 
 // commit journals changes of thread that were written; like put, the
@@ -107,4 +122,29 @@ func (s *replayStore) history(thread string) ([]retain.Committed, bool) {
 		out[i] = c.Committed
 	}
 	return out, first
+}
+
+// markKnown records that the changes of calls ids are written (or known
+// to have no version) in thread, so a request that shows them again does
+// not reconcile them again.
+func (s *replayStore) markKnown(thread string, ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	t := s.locked(thread)
+	defer t.mu.Unlock()
+	if t.known == nil || len(t.known)+len(ids) > 2*s.lim.MaxEntriesPerThread {
+		t.known = map[string]bool{}
+	}
+	for _, id := range ids {
+		t.known[id] = true
+	}
+}
+
+// knows reports whether the change of call callID is known to thread:
+// written, journaled or reconciled.
+func (s *replayStore) knows(thread, callID string) bool {
+	t := s.locked(thread)
+	defer t.mu.Unlock()
+	return t.known[callID] || slices.ContainsFunc(t.commits, func(c committedChange) bool { return c.Call == callID })
 }

@@ -9,13 +9,17 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+	"time"
 	"unicode/utf8"
 )
 
 // A thread's journal is <thread>.replay.jsonl: one JSON object per line,
 //
-//	{"call_id":"call_1","carrier_sha256":"<hex>","carrier":"<carrier input>","item":"<original item>"}
+//	{"call_id":"call_1","carrier_sha256":"<hex>","carrier":"<carrier input>","item":"<original item>","at":1700000000000}
 //
+// "at" is when the carrier was sent (Unix milliseconds; absent in
+// journals written before it was kept): a retention rebuilt from the
+// history counts its hour from there.
 // appended in the order the router emitted the carriers. An item that is
 // not valid UTF-8 (which a JSON string cannot hold byte-exactly) is kept
 // base64-encoded in "item_b64" instead of "item"; "carrier" is left out
@@ -44,11 +48,15 @@ type journalLine struct {
 	Sent    string `json:"carrier,omitempty"`
 	Item    string `json:"item,omitempty"`
 	ItemB64 []byte `json:"item_b64,omitempty"`
+	At      int64  `json:"at,omitempty"`
 }
 
 // appendJournalLine appends e's journal line, newline included, to dst.
 func appendJournalLine(dst []byte, e replayEntry) []byte {
 	l := journalLine{CallID: e.CallID, Carrier: e.Carrier}
+	if !e.At.IsZero() {
+		l.At = e.At.UnixMilli()
+	}
 	if utf8.ValidString(e.Sent) {
 		l.Sent = e.Sent
 	}
@@ -61,11 +69,17 @@ func appendJournalLine(dst []byte, e replayEntry) []byte {
 	return append(append(dst, b...), '\n')
 }
 
-// decodeJournalLine parses one line without its newline.
-func decodeJournalLine(b []byte) (replayEntry, bool) {
+// decodeJournalLine parses one line without its newline, or says why it
+// fails its check.
+func decodeJournalLine(b []byte) (replayEntry, string) {
 	var l journalLine
-	if json.Unmarshal(b, &l) != nil || l.CallID == "" || len(l.Carrier) != 64 {
-		return replayEntry{}, false
+	switch {
+	case json.Unmarshal(b, &l) != nil:
+		return replayEntry{}, "not a JSON object"
+	case l.CallID == "":
+		return replayEntry{}, "no call_id"
+	case len(l.Carrier) != 64:
+		return replayEntry{}, "no carrier digest"
 	}
 	if l.Sent != "" && carrierDigest(l.Sent) != l.Carrier {
 		l.Sent = "" // not the carrier the digest names: restore by the digest only
@@ -75,9 +89,27 @@ func decodeJournalLine(b []byte) (replayEntry, bool) {
 		item = string(l.ItemB64)
 	}
 	if item == "" {
-		return replayEntry{}, false
+		return replayEntry{}, "no original item"
 	}
-	return replayEntry{CallID: l.CallID, Carrier: l.Carrier, Sent: l.Sent, Item: item, line: len(b) + 1}, true
+	e := replayEntry{CallID: l.CallID, Carrier: l.Carrier, Sent: l.Sent, Item: item, line: len(b) + 1}
+	if l.At > 0 {
+		e.At = time.UnixMilli(l.At)
+	}
+	return e, ""
+}
+
+// decodeLine parses one journal line without its newline: a commit line
+// (c set) or an entry line, or says why it fails its check.
+func decodeLine(b []byte) (e replayEntry, c *committedChange, why string) {
+	if bytes.HasPrefix(b, []byte(`{"commit":`)) {
+		cc, why := decodeCommitLine(b)
+		if why != "" {
+			return replayEntry{}, nil, why
+		}
+		return replayEntry{}, &cc, ""
+	}
+	e, why = decodeJournalLine(b)
+	return e, nil, why
 }
 
 func journalName(thread string) string { return thread + replayJournalSuffix }
@@ -114,22 +146,19 @@ func (s *replayStore) load(id string, t *threadReplay) {
 		}
 		line := b[:i]
 		b = b[i+1:]
-		if c, ok := decodeCommitLine(line); ok {
-			t.addCommit(c, s.now(), s.lim)
-			continue
-		}
-		e, ok := decodeJournalLine(line)
-		if !ok {
+		e, c, why := decodeLine(line)
+		switch {
+		case why != "":
 			t.loadErrs++
-			continue
+			s.log.Warn("replay journal line fails its check; ignoring it", "thread", id, "line", t.lines, "reason", why)
+		case c != nil:
+			t.addCommit(*c, s.now(), s.lim)
+		default:
+			t.add(e, s.lim)
 		}
-		t.add(e, s.lim)
 	}
 	if t.torn {
 		s.log.Info("replay journal ends in an unfinished line (the router stopped mid-write); ignoring it", "file", name)
-	}
-	if t.loadErrs > 0 {
-		s.log.Warn("replay journal has unreadable lines; ignoring them", "file", name, "lines", t.loadErrs)
 	}
 	t.compact = t.torn || t.loadErrs > 0 || t.needsCompaction()
 }

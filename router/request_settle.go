@@ -45,6 +45,11 @@ func (rt *Router) settle(ctx context.Context, thread string, req *request) {
 	if len(committed) == 0 {
 		return
 	}
+	ids := make([]string, len(committed))
+	for i, c := range committed {
+		ids[i] = c.Call
+	}
+	rt.replay.markKnown(thread, ids)
 	rt.metrics.committed(len(committed))
 	if err := rt.replay.commit(thread, committed); err != nil {
 		rt.metrics.replay("store_error")

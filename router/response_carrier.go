@@ -122,6 +122,7 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 		return c
 	}
 	if carrier, ok := s.sentBefore(callID, item); ok {
+		s.restage(callID, item, carrier)
 		return s.carrierOf(item, callID, carrier)
 	}
 	input := item.Get("input").String()

@@ -47,6 +47,10 @@ func (fakeTranslator) Carrier(p *shebang.Plan, r shebang.Retention) string {
 	return fmt.Sprintf("carrier(%s|%s|%v|%s)", p.Kind, p.Cmd, r.Retained, r.ScriptRef)
 }
 
+func (fakeTranslator) Retains(carrier, ref string) bool {
+	return strings.HasSuffix(carrier, "|true|"+ref+")")
+}
+
 func (fakeTranslator) Rejection(err error) string { return "rejected(" + err.Error() + ")" }
 
 func (fakeTranslator) ScriptReference(input string) (string, bool) {
@@ -74,6 +78,8 @@ type fakeScripts struct {
 	failRet  bool
 	settled  map[string]retain.CallState
 	restores [][]retain.Committed
+	// reconciled holds the history of each Reconcile call.
+	reconciled [][]retain.Committed
 }
 
 func newFakeScripts() *fakeScripts { return &fakeScripts{retained: map[string]string{}} }
@@ -117,6 +123,11 @@ func (f *fakeScripts) Settle(_ ctxT, _ string, state func(string) retain.CallSta
 		}
 	}
 	return ran
+}
+
+func (f *fakeScripts) Reconcile(_ ctxT, _ string, history []retain.Committed) ([]retain.Committed, map[string]string) {
+	f.reconciled = append(f.reconciled, history)
+	return history, nil
 }
 
 func (f *fakeScripts) Restore(_ ctxT, thread string, history []retain.Committed) int {

@@ -43,6 +43,11 @@ type Scripts interface {
 	// aborted or gone (with what was staged on top) and returns the
 	// changes written, for the journal.
 	Settle(ctx context.Context, thread string, state func(callID string) retain.CallState) []retain.Committed
+	// Reconcile makes the scripts of thread the versions history gives
+	// (its changes whose calls ran, in order) and returns the changes
+	// that applied, for the journal, and the scripts whose version no
+	// source gives, with why (their reruns are refused).
+	Reconcile(ctx context.Context, thread string, history []retain.Committed) ([]retain.Committed, map[string]string)
 	// Restore puts back the scripts of thread whose hour has not passed,
 	// from its journaled history of changes written, and returns how many
 	// it wrote.
@@ -66,6 +71,9 @@ type translator interface {
 	Carrier(p *shebang.Plan, r shebang.Retention) string
 	// Rejection renders the carrier that only prints why nothing ran.
 	Rejection(err error) string
+	// Retains reports whether a carrier Carrier rendered told the model
+	// that its input is retained as ref.
+	Retains(carrier, ref string) bool
 	// ScriptReference recognises a `#!script=@shell/<id>` rerun.
 	ScriptReference(input string) (id string, ok bool)
 	// AnnotateExec adds the one-time notice to model exec JavaScript that
@@ -86,6 +94,10 @@ func (shebangTranslator) Translate(input string, params []shebang.Param) (*sheba
 func (shebangTranslator) Carrier(p *shebang.Plan, r shebang.Retention) string { return p.Carrier(r) }
 
 func (shebangTranslator) Rejection(err error) string { return shebang.RejectionCarrier(err) }
+
+func (shebangTranslator) Retains(carrier, ref string) bool {
+	return shebang.CarrierRetains(carrier, ref)
+}
 
 func (shebangTranslator) ScriptReference(input string) (string, bool) {
 	return shebang.ScriptReference(input)

@@ -44,6 +44,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 	}
 	rt.restoreScripts(r.Context(), thread)
 	rt.settle(r.Context(), thread, req)
+	rt.reconcileHistory(r.Context(), thread, req)
 	if err != nil {
 		// A compaction body that is not a JSON object has nothing to
 		// restore: the upstream answers it.

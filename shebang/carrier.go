@@ -38,8 +38,17 @@ func (p *Plan) Carrier(r Retention) string {
 	}
 	b.WriteString(`text(result !== null && typeof result === "object" ? JSON.stringify(Object.assign({}, result, `)
 	b.WriteString(r.meta())
-	b.WriteString(`)) : String(result));`)
+	b.WriteString(carrierEnd)
 	return b.String()
+}
+
+// carrierEnd ends a carrier that runs exec_command, after its meta.
+const carrierEnd = `)) : String(result));`
+
+// CarrierRetains reports whether carrier, as Plan.Carrier rendered it,
+// told the model that its input is retained as ref.
+func CarrierRetains(carrier, ref string) bool {
+	return strings.HasSuffix(carrier, Retention{Retained: true, ScriptRef: ref}.meta()+carrierEnd)
 }
 
 // meta is the object merged over the result; it wins over equally named

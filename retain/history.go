@@ -1,0 +1,254 @@
+package retain
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"hpatch-router/shebang"
+)
+
+// The model's history is the truth (DESIGN §8): a script's current version
+// is its retained body, then every edit on it whose call ran, in the order
+// the model was told of them. The router hands that history to Reconcile
+// (the changes only the journal still knows first, then the ones the
+// request shows), and the store makes the scripts on disk those versions.
+// Patch application is deterministic, so an edit replayed from its hpatch
+// input writes what its report said at stream time; where no source gives
+// the version the model was told (its retention is gone, or an edit no
+// longer writes what its report said), the script is marked unknown and a
+// rerun or an edit of it is refused with one line.
+
+// maxUnknownPerThread bounds the scripts a thread may have marked unknown.
+const maxUnknownPerThread = 1024
+
+// scriptVersion is a script as a history leaves it: its content and when
+// it was retained, or why its version is unknown.
+type scriptVersion struct {
+	content []byte
+	at      time.Time
+	unknown string
+}
+
+// retainSum is the Sum of a retention: the editsSum of the one version it
+// wrote, so a journaled body that changed is seen.
+func retainSum(id string, content []byte) string {
+	return editsSum([]Edit{{ID: id, New: content}})
+}
+
+// RetainSum is the Sum a retention of content as artifact id carries.
+func RetainSum(id, content string) string { return retainSum(id, []byte(content)) }
+
+// foldHistory applies history in order and returns the version of each
+// script it names and the changes that applied, with their Sum set. A
+// change whose call appeared before counts once. An edit is checked
+// against what the model was told: its Report when it has one (the
+// request shows the call), else its Sum (the journal knows it). An edit
+// that does not apply, or writes other versions than it was told, leaves
+// the scripts it names unknown, and so does an edit of an unknown script.
+func foldHistory(history []Committed) (map[string]*scriptVersion, []Committed) {
+	out := map[string]*scriptVersion{}
+	seen := map[string]bool{}
+	var applied []Committed
+	for _, c := range history {
+		if seen[c.Call] {
+			continue
+		}
+		seen[c.Call] = true
+		if c.Retain != "" {
+			v := &scriptVersion{content: []byte(c.Content), at: c.At}
+			if c.Sum != "" && c.Sum != retainSum(c.Retain, v.content) {
+				v = &scriptVersion{unknown: "its journaled body does not match its checksum"}
+			} else {
+				c.Sum = retainSum(c.Retain, v.content)
+				applied = append(applied, c)
+			}
+			out[c.Retain] = v
+			continue
+		}
+		if a, ok := foldEdit(out, c); ok {
+			applied = append(applied, a)
+		}
+	}
+	return out, applied
+}
+
+// foldEdit applies edit c to the versions in out and reports whether it
+// wrote what the model was told; c with its Sum set.
+func foldEdit(out map[string]*scriptVersion, c Committed) (Committed, bool) {
+	p, err := ParsePatch(c.Patch)
+	if err != nil || p.Workspace {
+		return c, false // not a script edit: it changed no script
+	}
+	baseline := map[string][]byte{}
+	reason := ""
+	for _, sec := range p.Sections {
+		switch v := out[sec.ID]; {
+		case v == nil:
+			reason = "the conversation and the journal no longer hold " + shebang.FormatRef(sec.ID) + " as it was retained"
+		case v.unknown != "":
+			reason = v.unknown
+		default:
+			baseline[sec.ID] = v.content
+		}
+		if reason != "" {
+			break
+		}
+	}
+	var edits []Edit
+	if reason == "" {
+		edits, err = p.Apply(baseline)
+		switch {
+		case err != nil:
+			reason = "an edit the model was told of (call " + c.Call + ") no longer applies"
+		case c.Report != "" && FormatReport(edits) != c.Report:
+			reason = "an edit (call " + c.Call + ") no longer writes what its report said"
+		case c.Report == "" && editsSum(edits) != c.Sum:
+			reason = "a journaled edit (call " + c.Call + ") no longer writes what it wrote"
+		}
+	}
+	if reason != "" {
+		for _, sec := range p.Sections {
+			out[sec.ID] = &scriptVersion{unknown: reason}
+		}
+		return c, false
+	}
+	for _, e := range edits {
+		out[e.ID].content = e.New
+	}
+	c.Sum = editsSum(edits)
+	return c, true
+}
+
+// Reconcile makes thread's scripts the versions history gives (the
+// thread's changes whose calls ran, in the order the model was told of
+// them: what only the journal knows, then what the request shows; an
+// edit the request shows carries the Report the model read). A script
+// with a staged change keeps it. A missing script is written with what
+// is left of its hour, one that differs is replaced, one whose hour has
+// passed is removed when it is that version; a script whose version no
+// source gives is marked unknown, and Resolve and StageEdit refuse it. It
+// returns the changes that applied, with their Sum, for the journal, and
+// the scripts marked unknown with the reason (logged, without content).
+func (s *Store) Reconcile(ctx context.Context, thread string, history []Committed) ([]Committed, map[string]string) {
+	if ctx.Err() != nil || checkThread(thread) != nil || len(history) == 0 {
+		return nil, nil
+	}
+	versions, applied := foldHistory(history)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, nil
+	}
+	now := s.now()
+	unknown := map[string]string{}
+	for id, v := range versions {
+		if c, _ := s.stagedLocked(thread, id); c != nil {
+			continue
+		}
+		if v.unknown == "" {
+			left := s.ttl - now.Sub(v.at)
+			if left <= 0 {
+				v.unknown = "it was retained more than " + s.ttl.String() + " ago and has expired"
+			}
+			if err := s.syncScriptLocked(thread, id, v.content, left); err != nil && v.unknown == "" {
+				v.unknown = "it could not be written: " + err.Error()
+			}
+		}
+		if v.unknown != "" {
+			unknown[id] = v.unknown
+		}
+		s.markLocked(thread, id, v.unknown)
+	}
+	for id, why := range unknown {
+		s.log.Warn("a retained script's version cannot be produced; reruns of it are refused",
+			"thread", thread, "ref", shebang.FormatRef(id), "reason", why)
+	}
+	return applied, unknown
+}
+
+// markLocked records why artifact id of thread has no version, or clears
+// the mark for why == ""; s.mu is held.
+func (s *Store) markLocked(thread, id, why string) {
+	m := s.unknown[thread]
+	if why == "" {
+		delete(m, id)
+		if len(m) == 0 {
+			delete(s.unknown, thread)
+		}
+		return
+	}
+	if m == nil {
+		m = map[string]string{}
+		s.unknown[thread] = m
+	}
+	if _, ok := m[id]; ok || len(m) < maxUnknownPerThread {
+		m[id] = why
+	}
+}
+
+// unknownLocked is the error for artifact id of thread when its version
+// is unknown, or nil; s.mu is held.
+func (s *Store) unknownLocked(thread, id string) error {
+	why, ok := s.unknown[thread][id]
+	if !ok {
+		return nil
+	}
+	return fmt.Errorf("%s cannot be run as the version this conversation last showed: %s; retain the script again", shebang.FormatRef(id), why)
+}
+
+// syncScriptLocked makes artifact id of thread content, with left of its
+// hour (none left: removed if it is content); s.mu is held.
+func (s *Store) syncScriptLocked(thread, id string, content []byte, left time.Duration) error {
+	ts, err := s.threadLocked(thread, left > 0)
+	if errors.Is(err, fs.ErrNotExist) && left <= 0 {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer s.releaseLocked(ts)
+	data, err := ReadScript(ts.scripts, id)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && left > 0:
+		_, err := s.retainLocked(thread, id, content, left)
+		return err
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case left <= 0:
+		if !bytes.Equal(data, content) {
+			return nil // not the version the history gives: not ours to remove
+		}
+		a := ts.owned[id]
+		if a != nil {
+			a.timer.Stop()
+			delete(ts.owned, id)
+		} else if fi, err := ts.scripts.Lstat(id); err == nil {
+			a = &artifact{file: fi, sum: sha256.Sum256(content)}
+		} else {
+			return err
+		}
+		return ts.removeOwned(id, a)
+	case !bytes.Equal(data, content):
+		if err := s.commitLocked(ts, []Edit{{ID: id, Old: data, New: content}}); err != nil {
+			return err
+		}
+		s.log.Info("retained script brought to the version the conversation shows", "thread", thread, "ref", shebang.FormatRef(id))
+	}
+	if ts.owned[id] == nil {
+		fi, err := ts.scripts.Lstat(id)
+		if err != nil {
+			return err
+		}
+		a := &artifact{file: fi, sum: sha256.Sum256(content)}
+		a.timer = s.afterFunc(left, func() { s.expire(ts, id, a) })
+		ts.owned[id] = a
+	}
+	return nil
+}

@@ -1,0 +1,235 @@
+package router
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"hpatch-router/retain"
+	"hpatch-router/shebang"
+)
+
+// The model's history is the truth (DESIGN §8): a script's version is its
+// retained body, then every hpatch call on it whose output the request
+// carries as not aborted, in history order. settle writes the changes
+// staged in this router; reconcileHistory covers what nothing staged (a
+// restart lost it, or a call sent again was answered from its earlier
+// carrier) and what the journal lost or holds wrongly: when a request
+// shows a change that ran and the thread does not know it yet, the
+// versions are computed again from the request's history (the journal's
+// older changes first) and the scripts are made those versions
+// (retain.Store.Reconcile). A thread whose changes are all known costs a
+// map lookup per carrier of a changing call.
+
+// reportPrefix starts the carrier of an hpatch call on retained scripts
+// whose edit was checked: printCarrier of a report, which begins with its
+// first script's header. A refused edit prints "hpatch: …".
+const reportPrefix = `text("` + shebang.RefPrefix
+
+// changingCall is a call of the history whose carrier told the model that
+// it changed a script: a retention or a checked edit.
+type changingCall struct {
+	id      string
+	carrier string
+}
+
+// reconcileHistory brings the thread's scripts to what the request's
+// history told the model, when the request shows a change that ran and is
+// not known to the thread.
+func (rt *Router) reconcileHistory(ctx context.Context, thread string, req *request) {
+	sc := rt.cfg.scripts
+	if sc == nil || thread == "" || req == nil || len(req.execCalls) == 0 {
+		return
+	}
+	changing := rt.unknownChanges(thread, req)
+	if len(changing) == 0 {
+		return
+	}
+	ran := ranCalls(req)
+	if !slices.ContainsFunc(changing, func(c changingCall) bool { return ran[c.id] == retain.CallRan }) {
+		return
+	}
+	history, ids := rt.historyOf(thread, req, ran)
+	applied, unknown := sc.Reconcile(ctx, thread, history)
+	rt.journalApplied(thread, applied)
+	rt.replay.markKnown(thread, ids)
+	if len(unknown) > 0 {
+		rt.metrics.replay("version_unknown")
+	}
+}
+
+// unknownChanges returns the carriers in req that tell of a retention or
+// an edit whose call the thread does not know.
+func (rt *Router) unknownChanges(thread string, req *request) []changingCall {
+	var out []changingCall
+	tr := rt.cfg.translator
+	rt.replay.lookupAll(thread, func(t *threadReplay) {
+		for _, c := range req.execCalls {
+			id := c.Get("call_id").String()
+			if t.known[id] {
+				continue
+			}
+			carrier := c.Get("input").String()
+			if strings.HasPrefix(carrier, reportPrefix) || tr.Retains(carrier, shebang.FormatRef(id)) {
+				out = append(out, changingCall{id: strings.Clone(id), carrier: carrier})
+			}
+		}
+	})
+	return out
+}
+
+// ranCalls reads the state of every call whose output req carries.
+func ranCalls(req *request) map[string]retain.CallState {
+	out := make(map[string]retain.CallState, len(req.toolOutputs))
+	for _, o := range req.toolOutputs {
+		out[o.Get("call_id").String()] = outputState(o.Get("output"))
+	}
+	return out
+}
+
+// historyOf returns the thread's changes whose calls ran, in the order
+// the model was told of them: the journal's changes of calls the request
+// no longer shows, then the retentions and edits of req's carriers whose
+// output is there and not aborted (each restored to the model's call
+// through the replay store); and the call ids of the latter.
+func (rt *Router) historyOf(thread string, req *request, ran map[string]retain.CallState) ([]retain.Committed, []string) {
+	var shown []retain.Committed
+	var ids []string
+	inRequest := map[string]bool{}
+	tr := rt.cfg.translator
+	rt.replay.lookupAll(thread, func(t *threadReplay) {
+		for _, c := range req.execCalls {
+			id := c.Get("call_id").String()
+			inRequest[id] = true
+			if ran[id] != retain.CallRan {
+				continue
+			}
+			carrier := c.Get("input").String()
+			e, ok := t.match(id, carrierDigest(carrier))
+			if !ok {
+				continue
+			}
+			ch, ok := changeOf(tr, gjson.Parse(e.Item), id, carrier, e.At)
+			if ok {
+				shown = append(shown, ch)
+				ids = append(ids, strings.Clone(id))
+			}
+		}
+		var history []retain.Committed
+		for _, c := range t.commits {
+			if !inRequest[c.Call] {
+				history = append(history, c.Committed)
+			}
+		}
+		shown = append(history, shown...)
+	})
+	return shown, ids
+}
+
+// changeOf is the change the model's call item made, as its carrier told
+// the model: a retention of a shell call's input, or an edit of an hpatch
+// call's, with the report the model read.
+func changeOf(tr translator, item gjson.Result, id, carrier string, at time.Time) (retain.Committed, bool) {
+	if at.IsZero() {
+		at = time.Now() // a journal from before entries kept their time
+	}
+	input := item.Get("input").String()
+	switch item.Get("name").String() {
+	case toolShell:
+		if tr.Retains(carrier, shebang.FormatRef(id)) {
+			return retain.Committed{Call: strings.Clone(id), At: at, Retain: strings.Clone(id), Content: input}, true
+		}
+	case toolHPatch:
+		if report, ok := printedText(carrier); ok && strings.HasPrefix(report, shebang.RefPrefix) {
+			return retain.Committed{Call: strings.Clone(id), At: at, Patch: input, Report: report}, true
+		}
+	}
+	return retain.Committed{}, false
+}
+
+// errRestagedReport: an edit sent again, checked again, gives another
+// report than the carrier sent before.
+var errRestagedReport = errors.New("checked again, the edit gives another report than the one sent")
+
+// printedText is the text a printCarrier carrier prints.
+func printedText(carrier string) (string, bool) {
+	s, ok := strings.CutPrefix(carrier, "text(")
+	if !ok {
+		return "", false
+	}
+	if s, ok = strings.CutSuffix(s, ");"); !ok {
+		return "", false
+	}
+	var text string
+	if json.Unmarshal([]byte(s), &text) != nil {
+		return "", false
+	}
+	return text, true
+}
+
+// journalApplied journals the changes a reconcile applied that the
+// thread's journal does not hold yet, so a restart or a compaction of the
+// conversation keeps them.
+func (rt *Router) journalApplied(thread string, applied []retain.Committed) {
+	var missing []retain.Committed
+	rt.replay.lookupAll(thread, func(t *threadReplay) {
+		for _, c := range applied {
+			if !slices.ContainsFunc(t.commits, func(j committedChange) bool { return j.Call == c.Call && j.Sum == c.Sum }) {
+				c.Report = ""
+				missing = append(missing, c)
+			}
+		}
+	})
+	if len(missing) == 0 {
+		return
+	}
+	if err := rt.replay.commit(thread, missing); err != nil {
+		rt.metrics.replay("store_error")
+		rt.log.Error("cannot journal the changes written", "err", err)
+	}
+}
+
+// restage stages again the change of a call sent again (same call_id,
+// name, namespace and input) that is answered with its earlier carrier,
+// when nothing is staged for it and the thread does not know it ran: a
+// cut stream or an aborted output discarded what was staged, and the call
+// is about to run. A retention is staged as its carrier said; an edit is
+// kept only if it gives the report its carrier prints, or else the
+// history decides once the call ran.
+func (s *rewriteSession) restage(callID string, item gjson.Result, carrier string) {
+	sc := s.rt.cfg.scripts
+	if sc == nil || s.thread == "" || sc.StagedCall(s.thread, callID) || s.rt.replay.knows(s.thread, callID) {
+		return
+	}
+	input := item.Get("input").String()
+	switch item.Get("name").String() {
+	case toolShell:
+		if s.rt.cfg.translator.Retains(carrier, shebang.FormatRef(callID)) {
+			if _, err := sc.Stage(s.ctx, s.thread, callID, input); err != nil {
+				s.rt.log.Info("a retention sent again could not be staged again", "call_id", callID, "err", err)
+			}
+		}
+	case toolHPatch:
+		if !strings.HasPrefix(carrier, reportPrefix) {
+			return
+		}
+		report, err := sc.StageEdit(s.ctx, s.thread, callID, input)
+		if err == nil && printCarrier(report) != carrier {
+			sc.Settle(s.ctx, s.thread, func(id string) retain.CallState {
+				if id == callID {
+					return retain.CallGone
+				}
+				return retain.CallPending
+			})
+			err = errRestagedReport
+		}
+		if err != nil {
+			s.rt.log.Info("an edit sent again could not be staged again; its history decides once it ran", "call_id", callID, "err", err)
+		}
+	}
+}
