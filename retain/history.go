@@ -44,7 +44,9 @@ func retainSum(id string, content []byte) string {
 func RetainSum(id, content string) string { return retainSum(id, []byte(content)) }
 
 // foldHistory applies history in order and returns the version of each
-// script it names and the changes that applied, with their Sum set. A
+// script it names and the changes the model was told of, with their Sum
+// set (an edit whose versions are unknown has none, so a journal that
+// keeps it keeps them unknown). A
 // change whose call appeared before counts once. An edit is checked
 // against what the model was told: its Report when it has one (the
 // request shows the call), else its Sum (the journal knows it). An edit
@@ -61,28 +63,42 @@ func foldHistory(history []Committed) (map[string]*scriptVersion, []Committed) {
 		seen[c.Call] = true
 		if c.Retain != "" {
 			v := &scriptVersion{content: []byte(c.Content), at: c.At}
-			if c.Sum != "" && c.Sum != retainSum(c.Retain, v.content) {
+			if ref, ok := shebang.ScriptReference(c.Content); ok {
+				v = rerunVersion(out[ref], ref, c.At) // a rerun retains the body it ran
+			}
+			if v.unknown == "" && c.Sum != "" && c.Sum != retainSum(c.Retain, v.content) {
 				v = &scriptVersion{unknown: "its journaled body does not match its checksum"}
-			} else {
-				c.Sum = retainSum(c.Retain, v.content)
+			} else if v.unknown == "" {
+				c.Content, c.Sum = string(v.content), retainSum(c.Retain, v.content)
 				applied = append(applied, c)
 			}
 			out[c.Retain] = v
 			continue
 		}
-		if a, ok := foldEdit(out, c); ok {
-			applied = append(applied, a)
-		}
+		applied = append(applied, foldEdit(out, c))
 	}
 	return out, applied
 }
 
-// foldEdit applies edit c to the versions in out and reports whether it
-// wrote what the model was told; c with its Sum set.
-func foldEdit(out map[string]*scriptVersion, c Committed) (Committed, bool) {
+// rerunVersion is what a rerun of ref retained, given ref's version then.
+func rerunVersion(ref *scriptVersion, id string, at time.Time) *scriptVersion {
+	switch {
+	case ref == nil:
+		return &scriptVersion{unknown: "the script it reran, " + shebang.FormatRef(id) + ", is not in the conversation or the journal"}
+	case ref.unknown != "":
+		return &scriptVersion{unknown: ref.unknown}
+	}
+	return &scriptVersion{content: ref.content, at: at}
+}
+
+// foldEdit applies edit c to the versions in out and returns c with the
+// Sum of what it wrote, or none when it did not write what the model was
+// told.
+func foldEdit(out map[string]*scriptVersion, c Committed) Committed {
 	p, err := ParsePatch(c.Patch)
 	if err != nil || p.Workspace {
-		return c, false // not a script edit: it changed no script
+		c.Sum = ""
+		return c // not a script edit: it changed no script
 	}
 	baseline := map[string][]byte{}
 	reason := ""
@@ -107,6 +123,8 @@ func foldEdit(out map[string]*scriptVersion, c Committed) (Committed, bool) {
 			reason = "an edit the model was told of (call " + c.Call + ") no longer applies"
 		case c.Report != "" && FormatReport(edits) != c.Report:
 			reason = "an edit (call " + c.Call + ") no longer writes what its report said"
+		case c.Report == "" && c.Sum == "":
+			reason = "the version an edit (call " + c.Call + ") wrote was not known when it was journaled"
 		case c.Report == "" && editsSum(edits) != c.Sum:
 			reason = "a journaled edit (call " + c.Call + ") no longer writes what it wrote"
 		}
@@ -115,13 +133,14 @@ func foldEdit(out map[string]*scriptVersion, c Committed) (Committed, bool) {
 		for _, sec := range p.Sections {
 			out[sec.ID] = &scriptVersion{unknown: reason}
 		}
-		return c, false
+		c.Sum = ""
+		return c
 	}
 	for _, e := range edits {
 		out[e.ID].content = e.New
 	}
 	c.Sum = editsSum(edits)
-	return c, true
+	return c
 }
 
 // Reconcile makes thread's scripts the versions history gives (the
@@ -132,8 +151,9 @@ func foldEdit(out map[string]*scriptVersion, c Committed) (Committed, bool) {
 // is left of its hour, one that differs is replaced, one whose hour has
 // passed is removed when it is that version; a script whose version no
 // source gives is marked unknown, and Resolve and StageEdit refuse it. It
-// returns the changes that applied, with their Sum, for the journal, and
-// the scripts marked unknown with the reason (logged, without content).
+// returns the changes the model was told of, for the journal (with their
+// Sum; an edit whose versions are unknown has none), and the scripts
+// marked unknown with the reason (logged, without content).
 func (s *Store) Reconcile(ctx context.Context, thread string, history []Committed) ([]Committed, map[string]string) {
 	if ctx.Err() != nil || checkThread(thread) != nil || len(history) == 0 {
 		return nil, nil

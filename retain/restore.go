@@ -71,7 +71,15 @@ func (s *Store) Restore(ctx context.Context, thread string, history []Committed)
 	now := s.now()
 	written := 0
 	for id, v := range scripts {
-		if c, _ := s.stagedLocked(thread, id); c != nil || v.unknown != "" {
+		if c, _ := s.stagedLocked(thread, id); c != nil {
+			continue
+		}
+		if v.unknown != "" {
+			// A file a kill -9 left may be an older version: refuse it
+			// until a request's history gives the version.
+			s.markLocked(thread, id, v.unknown)
+			s.log.Warn("a retained script's version cannot be produced from the journal; reruns of it are refused",
+				"thread", thread, "ref", shebang.FormatRef(id), "reason", v.unknown)
 			continue
 		}
 		left := s.ttl - now.Sub(v.at)

@@ -86,7 +86,8 @@ func TestRestoreAdoptsWhatAKillLeft(t *testing.T) {
 }
 
 // An edit the history cannot apply (an earlier line was lost) leaves the
-// scripts it names out rather than restoring a wrong version.
+// scripts it names out rather than restoring a wrong version, and a rerun
+// of them is refused with the reason.
 func TestRestoreSkipsWhatItCannotReplay(t *testing.T) {
 	e := newEnv(t, "T1")
 	now := time.Now()
@@ -95,7 +96,7 @@ func TestRestoreSkipsWhatItCannotReplay(t *testing.T) {
 	if n := e.store.Restore(context.Background(), "T1", hist); n != 1 {
 		t.Fatalf("restored %d, want only call_o", n)
 	}
-	if _, err := e.resolve("T1", "@shell/call_r"); err == nil || !strings.Contains(err.Error(), "does not exist") {
-		t.Fatalf("call_r: %v, want it missing", err)
+	if _, err := e.resolve("T1", "@shell/call_r"); err == nil || !strings.Contains(err.Error(), "cannot be run as the version this conversation last showed") {
+		t.Fatalf("call_r: %v, want it refused", err)
 	}
 }

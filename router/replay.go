@@ -87,9 +87,9 @@ type threadReplay struct {
 	commits   []committedChange // changes written, oldest first (replay_commits.go)
 	restored  bool              // history was handed to a restore since the thread was loaded
 	lost      map[string]bool   // calls echoed as carriers with no entry, said once
-	// known: calls whose change the scripts reflect (written by settle or
-	// reconciled from a request's history) since the thread was loaded.
-	known map[string]bool
+	// known: what the router found of calls since the thread was loaded
+	// (replay_commits.go), so a request reconciles each call once.
+	known map[string]callFate
 
 	// Journal state (state directory mode only).
 	f        *os.File // append handle, opened by the first put

@@ -3,6 +3,7 @@ package router
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"hpatch-router/retain"
@@ -45,7 +46,8 @@ func appendCommitLine(dst []byte, c retain.Committed) []byte {
 // decodeCommitLine parses a commit line without its newline, or says why
 // it fails its check. A retention's body must match its sum (journals
 // written before retentions had one are taken as they are); an edit's sum
-// is checked when it is replayed.
+// is checked when it is replayed (an edit journaled without one wrote
+// versions no source gave: its scripts stay unknown).
 func decodeCommitLine(b []byte) (committedChange, string) {
 	var l commitLine
 	switch {
@@ -57,8 +59,6 @@ func decodeCommitLine(b []byte) (committedChange, string) {
 		return committedChange{}, "a commit without its time"
 	case (l.Retain == "") == (l.Patch == ""):
 		return committedChange{}, "a commit that is neither one retention nor one edit"
-	case l.Patch != "" && l.Sum == "":
-		return committedChange{}, "an edit without its checksum"
 	case l.Retain != "" && l.Sum != "" && l.Sum != retain.RetainSum(l.Retain, l.Content):
 		return committedChange{}, "a retained body that does not match its checksum"
 	}
@@ -124,6 +124,26 @@ func (s *replayStore) history(thread string) ([]retain.Committed, bool) {
 	return out, first
 }
 
+// callFate is what the router found of a call in a thread's history.
+type callFate uint8
+
+const (
+	// fateWritten: its change is written (settle) or reconciled.
+	fateWritten callFate = iota + 1
+	// fateQuiet: its carrier changes no script, or Codex aborted it.
+	fateQuiet
+)
+
+// markKnownLocked records the fate of call id; t.mu is held. The map is
+// bounded: past twice the entry bound it starts again (the next request
+// reconciles once more).
+func (t *threadReplay) markKnownLocked(id string, f callFate, lim ReplayLimits) {
+	if t.known == nil || len(t.known) >= 2*lim.MaxEntriesPerThread {
+		t.known = map[string]callFate{}
+	}
+	t.known[strings.Clone(id)] = f // id may alias a request body
+}
+
 // markKnown records that the changes of calls ids are written (or known
 // to have no version) in thread, so a request that shows them again does
 // not reconcile them again.
@@ -133,18 +153,32 @@ func (s *replayStore) markKnown(thread string, ids []string) {
 	}
 	t := s.locked(thread)
 	defer t.mu.Unlock()
-	if t.known == nil || len(t.known)+len(ids) > 2*s.lim.MaxEntriesPerThread {
-		t.known = map[string]bool{}
-	}
 	for _, id := range ids {
-		t.known[id] = true
+		t.markKnownLocked(id, fateWritten, s.lim)
 	}
 }
 
-// knows reports whether the change of call callID is known to thread:
-// written, journaled or reconciled.
+// knows reports whether the change of call callID is written in thread
+// (settled, journaled or reconciled); a call found quiet is forgotten, as
+// it is sent again.
 func (s *replayStore) knows(thread, callID string) bool {
 	t := s.locked(thread)
 	defer t.mu.Unlock()
-	return t.known[callID] || slices.ContainsFunc(t.commits, func(c committedChange) bool { return c.Call == callID })
+	if t.known[callID] == fateQuiet {
+		delete(t.known, callID)
+	}
+	return t.known[callID] == fateWritten || slices.ContainsFunc(t.commits, func(c committedChange) bool { return c.Call == callID })
+}
+
+// markQuiet records that Codex aborted calls ids of thread: until one is
+// sent again (knows), a request does not look at it again.
+func (s *replayStore) markQuiet(thread string, ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	t := s.locked(thread)
+	defer t.mu.Unlock()
+	for _, id := range ids {
+		t.markKnownLocked(id, fateQuiet, s.lim)
+	}
 }

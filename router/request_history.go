@@ -51,6 +51,13 @@ func (rt *Router) reconcileHistory(ctx context.Context, thread string, req *requ
 		return
 	}
 	ran := ranCalls(req)
+	var aborted []string
+	for _, c := range changing {
+		if ran[c.id] == retain.CallAborted {
+			aborted = append(aborted, c.id)
+		}
+	}
+	rt.replay.markQuiet(thread, aborted)
 	if !slices.ContainsFunc(changing, func(c changingCall) bool { return ran[c.id] == retain.CallRan }) {
 		return
 	}
@@ -71,41 +78,47 @@ func (rt *Router) unknownChanges(thread string, req *request) []changingCall {
 	rt.replay.lookupAll(thread, func(t *threadReplay) {
 		for _, c := range req.execCalls {
 			id := c.Get("call_id").String()
-			if t.known[id] {
+			if t.known[id] != 0 {
 				continue
 			}
 			carrier := c.Get("input").String()
 			if strings.HasPrefix(carrier, reportPrefix) || tr.Retains(carrier, shebang.FormatRef(id)) {
 				out = append(out, changingCall{id: strings.Clone(id), carrier: carrier})
+			} else {
+				t.markKnownLocked(id, fateQuiet, rt.replay.lim)
 			}
 		}
 	})
 	return out
 }
 
-// ranCalls reads the state of every call whose output req carries.
+// ranCalls reads the state of every call whose output req carries. A
+// call sent again has several outputs: it ran if one of them says so.
 func ranCalls(req *request) map[string]retain.CallState {
 	out := make(map[string]retain.CallState, len(req.toolOutputs))
 	for _, o := range req.toolOutputs {
-		out[o.Get("call_id").String()] = outputState(o.Get("output"))
+		id := o.Get("call_id").String()
+		if out[id] != retain.CallRan {
+			out[id] = outputState(o.Get("output"))
+		}
 	}
 	return out
 }
 
 // historyOf returns the thread's changes whose calls ran, in the order
 // the model was told of them: the journal's changes of calls the request
-// no longer shows, then the retentions and edits of req's carriers whose
+// no longer shows as run (compacted, or shown again only as aborted),
+// then the retentions and edits of req's carriers whose
 // output is there and not aborted (each restored to the model's call
 // through the replay store); and the call ids of the latter.
 func (rt *Router) historyOf(thread string, req *request, ran map[string]retain.CallState) ([]retain.Committed, []string) {
 	var shown []retain.Committed
 	var ids []string
-	inRequest := map[string]bool{}
+	shownRan := map[string]bool{}
 	tr := rt.cfg.translator
 	rt.replay.lookupAll(thread, func(t *threadReplay) {
 		for _, c := range req.execCalls {
 			id := c.Get("call_id").String()
-			inRequest[id] = true
 			if ran[id] != retain.CallRan {
 				continue
 			}
@@ -118,12 +131,22 @@ func (rt *Router) historyOf(thread string, req *request, ran map[string]retain.C
 			if ok {
 				shown = append(shown, ch)
 				ids = append(ids, strings.Clone(id))
+				shownRan[ch.Call] = true
 			}
 		}
 		var history []retain.Committed
+		journaled := map[string]retain.Committed{}
 		for _, c := range t.commits {
-			if !inRequest[c.Call] {
+			if !shownRan[c.Call] {
 				history = append(history, c.Committed)
+			}
+			journaled[c.Call] = c.Committed
+		}
+		for i, c := range shown {
+			// A rerun retained the body it ran: the journal has it when
+			// its call was written here.
+			if j, ok := journaled[c.Call]; ok && j.Retain == c.Retain && c.Retain != "" && isReference(c.Content) {
+				shown[i] = j
 			}
 		}
 		shown = append(history, shown...)
@@ -156,6 +179,12 @@ func changeOf(tr translator, item gjson.Result, id, carrier string, at time.Time
 // report than the carrier sent before.
 var errRestagedReport = errors.New("checked again, the edit gives another report than the one sent")
 
+// isReference reports whether a shell input is a sole rerun reference.
+func isReference(input string) bool {
+	_, ok := shebang.ScriptReference(input)
+	return ok
+}
+
 // printedText is the text a printCarrier carrier prints.
 func printedText(carrier string) (string, bool) {
 	s, ok := strings.CutPrefix(carrier, "text(")
@@ -172,14 +201,15 @@ func printedText(carrier string) (string, bool) {
 	return text, true
 }
 
-// journalApplied journals the changes a reconcile applied that the
+// journalApplied journals the changes a reconcile found that the
 // thread's journal does not hold yet, so a restart or a compaction of the
-// conversation keeps them.
+// conversation keeps them (an edit whose versions no source gave is kept
+// without its Sum, so its scripts stay unknown).
 func (rt *Router) journalApplied(thread string, applied []retain.Committed) {
 	var missing []retain.Committed
 	rt.replay.lookupAll(thread, func(t *threadReplay) {
 		for _, c := range applied {
-			if !slices.ContainsFunc(t.commits, func(j committedChange) bool { return j.Call == c.Call && j.Sum == c.Sum }) {
+			if !slices.ContainsFunc(t.commits, func(j committedChange) bool { return j.Call == c.Call }) {
 				c.Report = ""
 				missing = append(missing, c)
 			}
@@ -210,7 +240,14 @@ func (s *rewriteSession) restage(callID string, item gjson.Result, carrier strin
 	switch item.Get("name").String() {
 	case toolShell:
 		if s.rt.cfg.translator.Retains(carrier, shebang.FormatRef(callID)) {
-			if _, err := sc.Stage(s.ctx, s.thread, callID, input); err != nil {
+			content, err := input, error(nil)
+			if id, ok := s.rt.cfg.translator.ScriptReference(input); ok {
+				content, err = s.resolve(id) // a rerun retains the body it runs
+			}
+			if err == nil {
+				_, err = sc.Stage(s.ctx, s.thread, callID, content)
+			}
+			if err != nil {
 				s.rt.log.Info("a retention sent again could not be staged again", "call_id", callID, "err", err)
 			}
 		}

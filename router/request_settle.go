@@ -28,10 +28,7 @@ func (rt *Router) settle(ctx context.Context, thread string, req *request) {
 	for _, c := range req.toolCalls {
 		calls[c.Get("call_id").String()] = true
 	}
-	outputs := make(map[string]retain.CallState, len(req.toolOutputs))
-	for _, o := range req.toolOutputs {
-		outputs[o.Get("call_id").String()] = outputState(o.Get("output"))
-	}
+	outputs := ranCalls(req)
 	streaming := rt.streams.active(thread)
 	committed := sc.Settle(ctx, thread, func(callID string) retain.CallState {
 		if st, ok := outputs[callID]; ok {

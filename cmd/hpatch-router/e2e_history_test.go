@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"hpatch-router/internal/testenv"
+	"hpatch-router/router/routertest"
+)
+
+// waitForGo is a shell input whose carrier waits in the sandbox until the
+// test writes "go" in the workspace (it touches "started" first), so the
+// test can restart the router while Codex holds the outputs of the
+// response's calls.
+const waitForGo = "#!cmd=touch started; until [ -e go ]; do sleep 0.05; done; {.}\n" +
+	"#!params={\"yield_time_ms\":30000}\necho waited for go\n"
+
+// TestE2EEditCountsAcrossRestartBeforeOutput (issue 33, case 1): the
+// model retains a script, then one response edits it and runs a call
+// that waits; the router is restarted (SIGTERM, kill -9) while Codex runs
+// them, so the edit was staged in the router that stopped and its output
+// reaches the new one. The model read the edit's report, so the rerun
+// runs the edited script. It used to run the original: the staged edit
+// was lost with the router and nothing committed it.
+func TestE2EEditCountsAcrossRestartBeforeOutput(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		stop func(*routerProc)
+	}{{"sigterm", (*routerProc).stop}, {"kill", (*routerProc).kill}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			testenv.NeedTool(t, "python3")
+			up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
+				shellStep("call_keep_1", 2, stagedOriginal),
+				{Items: []routertest.Item{
+					{CustomToolCall: editStep("call_edit_1", "call_keep_1", "print('edited', 'before')").CustomToolCall},
+					{CustomToolCall: shellStep("call_wait_1", 1, waitForGo).CustomToolCall},
+				}},
+				shellStep("call_rerun_1", 1, "#!script=@shell/call_keep_1"),
+				{Message: "done"},
+			}})
+			run, r2 := runAcrossRestartWhileWaiting(t, up, tc.stop)
+			if run.ExitCode != 0 {
+				t.Fatalf("codex exited %d:\n%s", run.ExitCode, run.Output)
+			}
+			posts := up.Posts()
+			if len(posts) != 4 {
+				t.Fatalf("upstream got %d POST /responses, want 4", len(posts))
+			}
+			checkCallOutput(t, posts, callExpect{CallID: "call_edit_1", Output: []string{"print('edited', 'before')"}, NotOutput: []string{"hpatch:"}})
+			checkCallOutput(t, posts, callExpect{CallID: "call_wait_1", Output: []string{"waited for go"}})
+			checkCallOutput(t, posts, callExpect{CallID: "call_rerun_1", Output: []string{"edited before"}, NotOutput: []string{"original version"}})
+			if t.Failed() {
+				t.Logf("router #2:\n%s", r2.Output.String())
+			}
+		})
+	}
+}
+
+// runAcrossRestartWhileWaiting runs one `codex exec` turn (workspace-write)
+// against a router on a fixed address; once a waitForGo carrier has
+// started, it ends that router with stop, starts another on the same
+// address, runtime root and state directory, and lets the carrier finish.
+// It returns Codex's run and the second router.
+func runAcrossRestartWhileWaiting(t *testing.T, up *routertest.Upstream, stop func(*routerProc)) (codexRun, *routerProc) {
+	t.Helper()
+	codex := codexBin(t)
+	binDir := e2eBins.binDir(t)
+	ws := workspace(t, nil)
+	addr, err := freeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: t.TempDir(), stateDir: t.TempDir(), listen: addr}
+	r1 := startRouter(t, spec)
+	home := writeCodexHome(t, configCatalog, r1.URL+"/v1")
+	ctx, cancel := context.WithTimeout(context.Background(), codexRunBound)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "--sandbox", "workspace-write", "edit and wait")
+	cmd.Dir = ws
+	cmd.Env = codexEnv(t, home, binDir, spec.runtimeDir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	done := make(chan codexRun, 1)
+	go func() {
+		run, err := execCodex(ctx, cmd)
+		if err != nil {
+			run.ExitCode, run.Output = -1, run.Output+"\n("+err.Error()+")"
+		}
+		done <- run
+	}()
+	waitForFile(t, filepath.Join(ws, "started"), done)
+	stop(r1)
+	r2 := startRouter(t, spec)
+	if err := os.WriteFile(filepath.Join(ws, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := <-done
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("codex output (exit %d):\n%s\nrouter #1:\n%s", run.ExitCode, run.Output, r1.Output.String())
+		}
+	})
+	return run, r2
+}
+
+// TestE2EChangeCountsWhenSentAgainAfterAbort (issue 33, case 2): a
+// response retains a script and edits another while a slow call runs;
+// Codex is killed, so both are recorded as aborted, and the resumed turn
+// gets the same calls again (same call_id, as an upstream that retries
+// sends them). They run this time: the rerun of the edited script runs
+// the edit and the script retained on the second sending exists. The
+// router used to answer with the earlier carriers and stage nothing.
+func TestE2EChangeCountsWhenSentAgainAfterAbort(t *testing.T) {
+	t.Parallel()
+	testenv.NeedTool(t, "python3")
+	codex := codexBin(t)
+	binDir := e2eBins.binDir(t)
+	retain2 := shellStep("call_keep_2", 1, "#!python3\nprint('kept', 'second')\n")
+	edit := editStep("call_edit_1", "call_keep_1", "print('edited', 'again')")
+	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
+		shellStep("call_keep_1", 2, stagedOriginal),
+		{Message: "turn one done"},
+		{Items: []routertest.Item{
+			{CustomToolCall: shellStep("call_slow_1", 1, "#!bash\necho slow\nsleep 986\necho never\necho printed\n").CustomToolCall},
+			{CustomToolCall: retain2.CustomToolCall},
+			{CustomToolCall: edit.CustomToolCall},
+		}},
+		retain2,
+		edit,
+		shellStep("call_rerun_1", 1, "#!script=@shell/call_keep_1"),
+		shellStep("call_rerun_2", 1, "#!script=@shell/call_keep_2"),
+		{Message: "turn three done"},
+	}})
+	runtimeDir := t.TempDir()
+	r := startRouter(t, routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: runtimeDir})
+	home := writeCodexHome(t, configCatalog, r.URL+"/v1")
+	ws := workspace(t, nil)
+	if run := runCodex(t, codex, home, binDir, runtimeDir, ws, "turn one"); run.ExitCode != 0 {
+		t.Fatalf("turn one: codex exit %d:\n%s", run.ExitCode, run.Output)
+	}
+	killed := runCodexKilledWhen(t, codex, home, binDir, runtimeDir, ws, func() bool { return processRuns("sleep", "986") }, "resume", "--last", "turn two")
+	run := runCodex(t, codex, home, binDir, runtimeDir, ws, "turn three", "resume", "--last")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("turn two (killed):\n%s", killed.Output)
+			t.Logf("turn three (exit %d):\n%s\nrouter:\n%s", run.ExitCode, run.Output, r.Output.String())
+		}
+	})
+	posts := up.Posts()
+	if len(posts) != 8 {
+		t.Fatalf("upstream got %d requests, want 8", len(posts))
+	}
+	for _, id := range []string{"call_edit_1", "call_keep_2"} {
+		if out := outputsOf(posts[3], id); len(out) != 1 || out[0] != "aborted" {
+			t.Fatalf("the resumed request carries %q as %s's output, want Codex's \"aborted\"", out, id)
+		}
+	}
+	checkCallOutput(t, posts, callExpect{CallID: "call_rerun_1", Output: []string{"edited again"}, NotOutput: []string{"original version"}})
+	checkCallOutput(t, posts, callExpect{CallID: "call_rerun_2", Output: []string{"kept second"}, NotOutput: []string{"does not exist"}})
+}
+
+// TestE2ECorruptJournalLine (issue 33, case 4): turn one retains a script
+// and edits it; the router stops and one of the journal's lines for them
+// is damaged (the edit's line no longer parses; the retained body no
+// longer matches its checksum). The new router says which line of which
+// thread fails its check and why, and the resumed turn's rerun runs the
+// edited script, which the conversation still shows. It used to run the
+// original (the edit's line dropped silently) or the damaged body.
+func TestE2ECorruptJournalLine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, find, repl, reason string }{
+		{"edit line", `"commit":"call_edit_1"`, `"commit":"call_edit_1","x":`, "not a JSON object"},
+		{"retained body", `print('original', 'version')`, `print('damaged', 'version')`, "does not match its checksum"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			damage := func(r *routerProc) {
+				r.stop()
+				damageJournal(t, r.StateDir, `"commit":`, tc.find, tc.repl)
+			}
+			res := runAcrossStop(t, codexBin(t), configCatalog, []routertest.Step{
+				shellStep("call_keep_1", 2, stagedOriginal),
+				editStep("call_edit_1", "call_keep_1", "print('edited', 'before')"),
+				{Message: "turn one done"},
+				shellStep("call_rerun_1", 1, "#!script=@shell/call_keep_1"),
+				{Message: "turn two done"},
+			}, damage)
+			posts := res.Upstream.Posts()
+			checkCallOutput(t, posts, callExpect{CallID: "call_rerun_1", Output: []string{"edited before"}, NotOutput: []string{"original version", "damaged version", "does not exist"}})
+			log := res.Router.Output.String()
+			if !strings.Contains(log, "replay journal line fails its check") || !strings.Contains(log, "thread="+posts[0].Thread()) || !strings.Contains(log, tc.reason) {
+				t.Errorf("router #2 did not warn about the damaged line with its thread and %q:\n%s", tc.reason, log)
+			}
+		})
+	}
+}
+
+// damageJournal replaces find by repl in the one line of a journal in
+// stateDir that holds both marker and find.
+func damageJournal(t *testing.T, stateDir, marker, find, repl string) {
+	t.Helper()
+	names, _ := filepath.Glob(filepath.Join(stateDir, "*.replay.jsonl"))
+	if len(names) != 1 {
+		t.Fatalf("%d journals in the state directory, want 1", len(names))
+	}
+	b, err := os.ReadFile(names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	damaged := 0
+	for i, l := range lines {
+		if strings.Contains(l, marker) && strings.Contains(l, find) {
+			lines[i] = strings.Replace(l, find, repl, 1)
+			damaged++
+		}
+	}
+	if damaged != 1 {
+		t.Fatalf("%d journal lines hold %q, want 1:\n%s", damaged, find, b)
+	}
+	if err := os.WriteFile(names[0], []byte(strings.Join(lines, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
