@@ -18,8 +18,9 @@
 // all is package access's rule; serve puts its Guard in front.
 //
 // A workspace hpatch call is resolved against the cwd and workspace roots
-// of the request it answers (turn_workspace.go reads them from the last
-// environment_context) by package workspace, which owns where a path may
+// of the request it answers (parseRequest keeps the last environment_context
+// item Codex wrote, never one a user or a tool pasted; turn_workspace.go
+// reads it) by package workspace, which owns where a path may
 // point; its carrier runs the private command hpatch-write through
 // exec_command, so the write is Codex's, in its sandbox. The router never
 // writes a workspace file.

@@ -132,6 +132,9 @@ type request struct {
 	// Every custom_tool_call and custom_tool_call_output, for settle.
 	toolCalls   []gjson.Result
 	toolOutputs []gjson.Result
+	// envContext is the text of the last environment_context item Codex
+	// wrote (codexEnvContext), or "": where the turn runs.
+	envContext string
 }
 
 // inputItem is one object of the request's input array.
@@ -184,6 +187,10 @@ func parseRequest(body []byte) (*request, error) {
 			}
 		case "custom_tool_call_output":
 			r.toolOutputs = append(r.toolOutputs, it)
+		case "message":
+			if text, ok := codexEnvContext(it); ok {
+				r.envContext = text
+			}
 		}
 		return true
 	})

@@ -96,7 +96,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 		rt.streams.begin(thread)
 		defer rt.streams.end(thread)
 	}
-	s.turn = sync.OnceValue(func() turnWorkspace { return readTurnWorkspace(body, r.Header) })
+	s.turn = sync.OnceValue(func() turnWorkspace { return readTurnWorkspace(req, r.Header) })
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "text/event-stream":
