@@ -29,8 +29,14 @@ func startMakeRun(t *testing.T, env []string) *makeRun {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startMakeRunArgs(t, env, addr, "LISTEN="+addr, "UPSTREAM=http://127.0.0.1:9/v1")
+}
+
+// startMakeRunArgs is `make run VARS…` serving at addr.
+func startMakeRunArgs(t *testing.T, env []string, addr string, vars ...string) *makeRun {
+	t.Helper()
 	r := &makeRun{URL: "http://" + addr, output: &testenv.Buffer{}, exited: make(chan struct{})}
-	r.cmd = exec.Command("make", "-s", "-C", repoPath(t), "run", "LISTEN="+addr, "UPSTREAM=http://127.0.0.1:9/v1")
+	r.cmd = exec.Command("make", append([]string{"-C", repoPath(t), "run"}, vars...)...)
 	r.cmd.Env = env
 	r.cmd.Stdout, r.cmd.Stderr = r.output, r.output
 	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

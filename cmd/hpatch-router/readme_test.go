@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,14 +16,21 @@ import (
 // section.
 func readmeSection(t *testing.T, heading string) string {
 	t.Helper()
-	readme, err := os.ReadFile("../../README.md")
+	return docSection(t, "README.md", heading)
+}
+
+// docSection is the file (README.md or docs/NAME.md, from the repository
+// root) from the line heading up to the next "## " section.
+func docSection(t *testing.T, file, heading string) string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "..", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	section := string(readme)
+	section := string(doc)
 	start := strings.Index(section, "\n"+heading+"\n")
 	if start < 0 {
-		t.Fatalf("README has no %q section", heading)
+		t.Fatalf("%s has no %q section", file, heading)
 	}
 	section = section[start+1:]
 	if end := strings.Index(section[1:], "\n## "); end >= 0 {
@@ -31,13 +39,13 @@ func readmeSection(t *testing.T, heading string) string {
 	return section
 }
 
-// TestREADMETranslateExamples runs the `$ …` commands of the README's "See
-// a translation" section and compares what they print with the lines shown
+// TestREADMETranslateExamples runs the `$ …` commands of the "See a
+// translation" section of docs/shell-tool.md and compares what they print with the lines shown
 // under each. It runs translate in-process and does what printf, jq's
 // `{a, b}` projection and `echo "exit $?"` do, so neither jq nor a shell is
 // needed: the README stays true without tools installed.
 func TestREADMETranslateExamples(t *testing.T) {
-	section := readmeSection(t, "### See a translation")
+	section := docSection(t, "docs/shell-tool.md", "### See a translation")
 	examples := readmeExamples(section)
 	if len(examples) < 5 {
 		t.Fatalf("found %d examples in the README section; want the translate examples", len(examples))
@@ -70,17 +78,26 @@ func TestREADMETranslateExamples(t *testing.T) {
 type readmeExample struct{ cmd, want string }
 
 // readmeExamples collects each `$ command` line of the section's code
-// blocks and the output lines that follow it.
+// blocks and the output lines that follow it. A block may be indented (in
+// a list item): its lines lose the fence's indentation.
 func readmeExamples(section string) []readmeExample {
 	var out []readmeExample
-	inBlock := false
+	inBlock, indent := false, ""
 	for _, line := range strings.Split(section, "\n") {
-		switch {
-		case strings.HasPrefix(line, "```"):
+		trimmed := strings.TrimLeft(line, " ")
+		if strings.HasPrefix(trimmed, "```") {
 			inBlock = !inBlock
-		case inBlock && strings.HasPrefix(line, "$ "):
+			indent = line[:len(line)-len(trimmed)]
+			continue
+		}
+		if !inBlock {
+			continue
+		}
+		line = strings.TrimPrefix(line, indent)
+		switch {
+		case strings.HasPrefix(line, "$ "):
 			out = append(out, readmeExample{cmd: strings.TrimPrefix(line, "$ ")})
-		case inBlock && len(out) > 0:
+		case len(out) > 0:
 			out[len(out)-1].want += line + "\n"
 		}
 	}
