@@ -195,7 +195,11 @@ func chown(w *os.File, m fileMeta) error {
 		}
 	}
 	if err := w.Chown(m.uid, m.gid); err != nil {
-		return fmt.Errorf("hpatch writes a new copy and cannot give it the file's owner uid %d, gid %d (%w); edit it with the shell as its owner", m.uid, m.gid, retain.Pathless(err))
+		why := "this process may not give a file away"
+		if errors.Is(err, syscall.EINVAL) {
+			why = "an owner this sandbox's user namespace does not map"
+		}
+		return fmt.Errorf("hpatch writes a new copy and cannot give it the file's owner uid %d, gid %d (%v: %s); change the file as its owner, or write it in place with the shell", m.uid, m.gid, retain.Pathless(err), why)
 	}
 	return nil
 }
