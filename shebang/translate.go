@@ -113,6 +113,15 @@ func translate(input string, opts Options) (*Plan, error) {
 	if err := checkCmd(p.Cmd); err != nil {
 		return nil, err
 	}
+	// The worker evaluates bash and sh bodies in mvdan/sh; a direct command
+	// runs in Codex's own shell, where no difference applies.
+	if p.Kind != KindDirect && (p.Interpreter == "bash" || p.Interpreter == "sh") {
+		lang := syntax.LangBash
+		if p.Interpreter == "sh" {
+			lang = syntax.LangPOSIX
+		}
+		p.Warnings = mergeWarnings(p.Warnings, bashDiffWarnings(body, lang))
+	}
 	// Direct commands and #!cmd= templates are the model's own Bash (A7):
 	// pin bash when the request lets us and #!params chose no shell. The
 	// worker command reads the same under every POSIX shell and is left to

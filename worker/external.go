@@ -83,11 +83,12 @@ func (r *run) runScriptFile(ctx context.Context, hc interp.HandlerContext, path 
 		return interp.ExitStatus(2)
 	}
 	runner, err := interp.New(
-		interp.StdIO(hc.Stdin, hc.Stdout, hc.Stderr),
-		interp.Env(expand.ListEnviron(environ(hc.Env)...)),
-		interp.Dir(hc.Dir),
-		interp.ExecHandlers(r.private, r.externalHandler),
-		interp.Params(append([]string{"--"}, args[1:]...)...),
+		append([]interp.RunnerOption{
+			interp.StdIO(hc.Stdin, hc.Stdout, hc.Stderr),
+			interp.Dir(hc.Dir),
+			interp.ExecHandlers(bashCompatExec, r.private, r.externalHandler),
+			interp.Params(append([]string{"--"}, args[1:]...)...),
+		}, bashCompat(syntax.LangBash, expand.ListEnviron(environ(hc.Env)...))...)...,
 	)
 	if err != nil {
 		return err

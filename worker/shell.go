@@ -58,11 +58,10 @@ func (r *run) runShell(lang syntax.LangVariant, name string, middle []string, bo
 			params = append(params, f)
 		}
 	}
-	opts := []interp.RunnerOption{
+	opts := append([]interp.RunnerOption{
 		interp.StdIO(r.stdin, r.stdout.writer(), r.stderr.writer()),
-		interp.Env(expand.ListEnviron(os.Environ()...)),
-		interp.ExecHandlers(r.private, r.externalHandler),
-	}
+		interp.ExecHandlers(bashCompatExec, r.private, r.externalHandler),
+	}, bashCompat(lang, expand.ListEnviron(os.Environ()...))...)
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(params...))
 	}
