@@ -77,6 +77,8 @@ func counterDefs() []counterDef {
 		{"hpatch_router_committed_changes_total", "Staged retentions and edits written because their calls ran.", false},
 		{"hpatch_router_restored_scripts_total", "Retained scripts put back from the journal after a restart.", false},
 		{"hpatch_router_exec_annotations_total", "Model exec calls annotated for calling tools.exec_command directly.", false},
+		{"hpatch_router_tool_calls_total", "Calls of declared tools, by tool.", true},
+		{"hpatch_router_tools_reloads_total", "Loads of the tools directory, by outcome (ok, invalid).", true},
 		{"hpatch_router_rejections_total", "Calls answered with a diagnostic carrier, by reason.", true},
 		{"hpatch_router_warnings_total", "Shell warnings placed in carriers.", false},
 		{"hpatch_router_replay_total", "Replay outcomes (restored, mismatch, store_error, resent: a call sent again got the carrier sent before, unrestorable: a router carrier echoed with no journal entry).", true},
@@ -118,6 +120,9 @@ func (m *metrics) request(route string) {
 func (m *metrics) rewrite()       { m.add("hpatch_router_request_rewrites_total", 1) }
 func (m *metrics) carrier()       { m.add("hpatch_router_carriers_total", 1) }
 func (m *metrics) hpatchCall()    { m.add("hpatch_router_hpatch_calls_total", 1) }
+func (m *metrics) toolCall(name string) {
+	m.add("hpatch_router_tool_calls_total", 1, labelPair{"tool", name})
+}
 func (m *metrics) execAnnotated() { m.add("hpatch_router_exec_annotations_total", 1) }
 func (m *metrics) rejection(reason string) {
 	m.add("hpatch_router_rejections_total", 1, labelPair{"reason", reason})

@@ -26,6 +26,8 @@ type CallEvent struct {
 	// CarrierBytes the size of the exec JavaScript that replaced it.
 	ModelBytes, CarrierBytes int
 	Body                     string // the model's shell input; only filled when bodies are enabled
+	// Tool names the declared tool called ("" for shell).
+	Tool string
 }
 
 // RejectionEvent describes a call or request the router refused: a request

@@ -56,6 +56,7 @@ type config struct {
 	transport            http.RoundTripper
 	replayLimits         ReplayLimits
 	observers            observerSet // see WithObserver (observe.go)
+	tools                ToolSource  // declared tools (Tools)
 
 	// Seams for tests and for the packages this one is built with.
 	rewrite    requestRewriteFunc

@@ -88,6 +88,9 @@ type itemAnalysis struct {
 	// notes are the injected names the item already defines, the first
 	// per container, in item order.
 	notes []containerNote
+	// names are every tool name the item defines, with its container, so
+	// a declared tool of the same name is not offered (offerTools).
+	names []containerNote
 	// owner reports one eligible exec owner; the fields below describe it.
 	owner bool
 	// lacksExecCommand reports one exec tool whose description offers no
@@ -123,6 +126,7 @@ func analyzeItem(idx int64, raw string, tools plugins.Tools) (*itemAnalysis, err
 	var namespace string
 	var err error
 	note := func(container, name string) {
+		an.names = append(an.names, containerNote{strings.Clone(container), strings.Clone(name)})
 		if !isInjectedName(name) {
 			return
 		}

@@ -3,6 +3,7 @@ package router
 import (
 	"errors"
 	"fmt"
+	"hpatch-router/plugins/registry"
 	"io"
 	"net/http"
 	"sync/atomic"
@@ -135,6 +136,8 @@ type request struct {
 	// envContext is the text of the last environment_context item Codex
 	// wrote (codexEnvContext), or "": where the turn runs.
 	envContext string
+	// toolSet is the declared tools in service when the request arrived.
+	toolSet *registry.Set
 }
 
 // inputItem is one object of the request's input array.

@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"hpatch-router/plugins"
+	"hpatch-router/plugins/registry"
 	"hpatch-router/shebang"
 )
 
@@ -38,6 +39,10 @@ type RequestInfo struct {
 	// OtherCommand names the command tool it offers instead ("" when none
 	// was recognised). The server logs it.
 	NoExecCommand bool
+	// Tools are the declared tools this request offers (DESIGN §12);
+	// SkippedTools those it did not, because it defines their names.
+	Tools        []*registry.Tool
+	SkippedTools []string
 	OtherCommand  string
 }
 
@@ -141,6 +146,7 @@ func rewritePieces(r *request, memo *RequestRewriter, restored []edit) (net.Buff
 		return nil, info, err
 	}
 	var edits []edit
+	offer := offerTools(r.toolSet, req.items, last.namespace)
 	for _, it := range req.items {
 		if !it.an.owner {
 			continue
@@ -148,12 +154,14 @@ func rewritePieces(r *request, memo *RequestRewriter, restored []edit) (net.Buff
 		for _, e := range it.an.edits {
 			edits = append(edits, edit{it.start + e.start, it.start + e.end, e.repl})
 		}
+		edits = offer.appendTo(edits)
 	}
 	info.Owned = true
 	info.Rewritten = owned
 	info.Namespace = last.namespace
 	info.Params = slices.Clone(last.shape.Params)
 	info.ParamsShape = last.shape.Fields
+	info.Tools, info.SkippedTools = offer.tools, offer.skipped
 	return splice(body, mergeEdits(edits, restored)), info, nil
 }
 

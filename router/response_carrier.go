@@ -60,21 +60,21 @@ const (
 const routerNamespace = "functions"
 
 // inScope reports whether item is a custom_tool_call the rewrite of an
-// owned request looks at: shell or hpatch in the owner's namespace, in
-// functions or in none (they are the router's whatever the model called
-// their container); exec in the owner's namespace or in none (another
+// owned request looks at: shell, hpatch or a declared tool the request
+// offered, in the owner's namespace, in functions or in none (they are the
+// router's whatever the model called their container); exec in the owner's namespace or in none (another
 // namespace's exec is not this owner's).
 func (s *rewriteSession) inScope(item gjson.Result) bool {
 	if !s.facts.Owned || item.Get("type").String() != "custom_tool_call" {
 		return false
 	}
 	ns := item.Get("namespace")
-	switch item.Get("name").String() {
-	case toolShell, toolHPatch:
+	switch name := item.Get("name").String(); {
+	case name == toolShell || name == toolHPatch || s.offeredTool(name) != nil:
 		if ns.String() == routerNamespace {
 			return true
 		}
-	case toolExec:
+	case name == toolExec:
 	default:
 		return false
 	}
@@ -82,10 +82,10 @@ func (s *rewriteSession) inScope(item gjson.Result) bool {
 }
 
 // withholds reports whether item (in scope) is replaced as a whole, so its
-// streamed input must not reach the client.
+// streamed input must not reach the client: every call in scope but the
+// owner's own exec (shell, hpatch and the declared tools offered).
 func withholds(item gjson.Result) bool {
-	n := item.Get("name").String()
-	return n == toolShell || n == toolHPatch
+	return item.Get("name").String() != toolExec
 }
 
 // repeatedCall records a withheld call of this response and reports
@@ -140,7 +140,11 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 		s.rt.metrics.execAnnotated()
 		carrier = annotated
 	default:
-		return nil
+		t := s.offeredTool(item.Get("name").String())
+		if t == nil {
+			return nil
+		}
+		carrier = s.toolCarrier(callID, input, t)
 	}
 	out := s.carrierOf(item, callID, carrier)
 	if out != nil && s.thread != "" && callID != "" {

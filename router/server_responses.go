@@ -60,6 +60,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 		rt.forward(w, r, splice(body, restored))
 		return
 	}
+	req.toolSet = rt.currentTools()
 	out, facts, err := rt.cfg.rewrite(req, restored)
 	if err != nil {
 		rt.answerError(w, thread, err)
@@ -67,6 +68,9 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 	}
 	if facts.Owned {
 		rt.metrics.rewrite()
+	}
+	if len(facts.SkippedTools) > 0 {
+		rt.log.Info("declared tools not offered: the request defines their names", "tools", facts.SkippedTools)
 	}
 	if facts.NoExecCommand {
 		rt.log.Warn("the exec tool offers no exec_command for shell carriers to call; request passed through without shell and hpatch", "command_tool", cmp.Or(facts.OtherCommand, "none recognised"))

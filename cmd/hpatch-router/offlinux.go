@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 
+	"hpatch-router/shebang"
 	"hpatch-router/worker/snapshot"
 )
 
@@ -17,6 +18,10 @@ func runServe(_ context.Context, _ []string, s stdio) int { return needsLinux("s
 func runDoctor(_ context.Context, _ []string, s stdio) int { return needsLinux("doctor", s) }
 
 func runTools(_ context.Context, _ []string, s stdio) int { return needsLinux("tools", s) }
+
+func translateTool(_, _, _ string, _ shebang.Options, s stdio) int {
+	return needsLinux("translate --tool", s)
+}
 
 func runWorker(_ []string, s stdio) int { return needsLinux("shell", s) }
 

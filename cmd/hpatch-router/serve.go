@@ -41,6 +41,7 @@ type serveConfig struct {
 	shutdownGrace        time.Duration
 	allowRemote          bool
 	dashboard            dashboardFlags
+	toolsDir             string
 }
 
 // serveEnv is the environment lookups serve's defaults depend on.
@@ -86,6 +87,7 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 	maxMemory := fs.Int64("max-request-memory", router.DefaultMaxRequestMemory, "request body bytes held in memory at once across all requests, the bodies the router reads whole to rewrite them (503 beyond it); at least --max-request-body")
 	grace := fs.Duration("shutdown-grace", 10*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests before closing them")
 	dashEnabled := fs.Bool("dashboard", true, "serve the live dashboard (GET /, /events, /api/summary) on the listen address; keep --listen on loopback")
+	toolsDir := toolsDirFlag(fs, e)
 	dashBodies := fs.Bool("dashboard-bodies", false, "show script bodies on the dashboard (off: bodies are never shown)")
 	if code, done := parseFlags(fs, args, serveUsage, s); done {
 		return nil, code
@@ -94,7 +96,7 @@ func parseServeFlags(args []string, e serveEnv, s stdio) (*serveConfig, int) {
 		listen: *listen, runtimeDir: *runtimeDir, stateDir: *stateDir,
 		responseStartTimeout: *startTimeout, streamIdleTimeout: *idleTimeout,
 		maxRequestBody: *maxBody, maxRequestMemory: *maxMemory, shutdownGrace: *grace, allowRemote: *allowRemote,
-		dashboard: dashboardFlags{enabled: *dashEnabled, bodies: *dashBodies},
+		dashboard: dashboardFlags{enabled: *dashEnabled, bodies: *dashBodies}, toolsDir: *toolsDir,
 	}
 	var err error
 	if cfg.upstream, err = url.Parse(*upstream); err != nil || cfg.upstream.Host == "" {
@@ -208,6 +210,12 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 		}
 		opts = append(opts, hooks...)
 	}
+	var startTools func(context.Context, *router.Router)
+	if cfg.mode == router.ModeHPatch && cfg.toolsDir != "" {
+		var toolsOpt router.Option
+		toolsOpt, _, startTools = serveTools(cfg.toolsDir, log)
+		opts = append(opts, toolsOpt)
+	}
 	dash, dashOpts := newServeDashboard(cfg.dashboard, log)
 	opts = append(opts, dashOpts...)
 	rt, err := router.New(opts...)
@@ -215,6 +223,9 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 		return err
 	}
 	closers = append(closers, rt)
+	if startTools != nil {
+		startTools(ctx, rt)
+	}
 
 	guard := newGuard(cfg, log)
 	srv := &http.Server{

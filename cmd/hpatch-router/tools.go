@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"hpatch-router/plugins/registry"
+	"hpatch-router/shebang"
 	"hpatch-router/worker/snapshot"
 )
 
@@ -109,6 +110,33 @@ func toolsCommand(args []string, e serveEnv, s stdio) int {
 	}
 	listTools(set, s)
 	return 0
+}
+
+// translateTool is translate --tool: the input as a call of the declared
+// tool name, never retained.
+func translateTool(name, dir, input string, opts shebang.Options, s stdio) int {
+	if dir == "" {
+		dir = defaultToolsDir(osServeEnv())
+	}
+	set, probs := registry.Load(dir, toolsLoadOptions(osServeEnv().uid))
+	for _, p := range probs {
+		fmt.Fprintln(s.err, p.String())
+	}
+	if len(probs) > 0 {
+		fmt.Fprintf(s.err, "hpatch-router translate: %d problem(s) in %s; fix them (hpatch-router tools check)\n", len(probs), dir)
+		return 2
+	}
+	t := set.Lookup(name)
+	if t == nil {
+		fmt.Fprintf(s.err, "hpatch-router translate: no tool %q in %s; hpatch-router tools lists them\n", name, dir)
+		return 2
+	}
+	plan, err := shebang.TranslateTool(t.Spec, input, opts)
+	if err != nil {
+		fmt.Fprintln(s.err, name+": "+err.Error())
+		return 1
+	}
+	return writeTranslation(plan, shebang.Retention{}, s)
 }
 
 // listTools prints the built-ins and set as a table.

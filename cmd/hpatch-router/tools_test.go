@@ -55,3 +55,18 @@ func TestToolsCheckAndList(t *testing.T) {
 		}
 	}
 }
+
+// translate --tool previews a declared tool's carrier; the input is never
+// read for a shebang.
+func TestTranslateTool(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := runTranslate(nil, []string{"--tool", "py", "--tools-dir", "../../plugins/examples"}, stdio{strings.NewReader("#!bash\nprint(1)  "), &out, &errb})
+	if code != 0 || !strings.Contains(out.String(), `"argv":["python3","-I","#!bash\nprint(1)  "]`) || !strings.Contains(out.String(), `"max_output_tokens":20000`) {
+		t.Fatalf("code %d\n%s%s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	code = runTranslate(nil, []string{"--tool", "sql", "--tools-dir", "../../plugins/examples"}, stdio{strings.NewReader(strings.Repeat("x", 70000)), &out, &errb})
+	if code != 1 || out.Len() != 0 || !strings.Contains(errb.String(), "sql: line") && !strings.Contains(errb.String(), "sql: the input is 70000 bytes") {
+		t.Fatalf("over the limit: code %d %s", code, errb.String())
+	}
+}

@@ -41,6 +41,11 @@ exec_command(args: { … }) declaration, or a Markdown bullet list of
 parameters that includes cmd; cmd itself is never a #!params key. Without
 it any #!params key is accepted.
 
+--tool NAME translates the input as a call of the declared tool NAME from
+the tools directory (--tools-dir, default the router's): the input is the
+tool's script or standard input, never read for a shebang or directives.
+A rejection then starts with "NAME: ".
+
 A #!script=@shell/<id> rerun needs the router's script store; pipe the
 script's content instead.
 
@@ -68,6 +73,8 @@ func runTranslate(_ context.Context, args []string, s stdio) int {
 	callID := fs.String("call-id", "call_cli", "the model's call_id; the retained script's id")
 	shapeFile := fs.String("params-shape", "", "file with the exec_command declaration whose arguments #!params may use")
 	retain := fs.Bool("retain", true, "report retention as the router would; --retain=false reports retained:false")
+	toolName := fs.String("tool", "", "translate the input as a call of this declared tool (see hpatch-router tools)")
+	toolsDir := fs.String("tools-dir", "", "tools directory for --tool (default: the router's, $XDG_CONFIG_HOME/hpatch-router/tools)")
 	if code, done := parseFlags(fs, args, translateHelp, s); done {
 		return code
 	}
@@ -89,6 +96,9 @@ func runTranslate(_ context.Context, args []string, s stdio) int {
 		return 1
 	}
 	input := string(in)
+	if *toolName != "" {
+		return translateTool(*toolName, *toolsDir, input, opts, s)
+	}
 	if id, ok := shebang.ScriptReference(input); ok {
 		fmt.Fprintf(s.err, "shell: #!script=@shell/%s reruns a retained script, which only the router can resolve; pipe the script's content to translate instead\n", id)
 		return 1
@@ -102,6 +112,11 @@ func runTranslate(_ context.Context, args []string, s stdio) int {
 	if *retain && plan.Retainable && ident.Artifact(*callID) == nil {
 		r = shebang.Retention{Retained: true, ScriptRef: shebang.FormatRef(*callID)}
 	}
+	return writeTranslation(plan, r, s)
+}
+
+// writeTranslation prints plan as translate's one JSON object.
+func writeTranslation(plan *shebang.Plan, r shebang.Retention, s stdio) int {
 	out := translateOutput{
 		Kind: plan.Kind, Habit: plan.Habit, Interpreter: plan.Interpreter, Argv: plan.Argv,
 		Cmd: plan.Cmd, Args: plan.Args, Carrier: plan.Carrier(r),

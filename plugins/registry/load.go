@@ -96,6 +96,9 @@ func loadFiles(dir string, names []string, opts LoadOptions) (*Set, []Problem) {
 	if len(probs) > 0 {
 		return nil, probs
 	}
+	for _, t := range set.Tools {
+		set.inject = append(append(set.inject, ','), t.JSON...)
+	}
 	return set, nil
 }
 

@@ -83,6 +83,16 @@ type Set struct {
 	Dir    string
 	Tools  []*Tool
 	byName map[string]*Tool
+	inject []byte
+}
+
+// Inject is every tool's JSON, each after a comma, as the request
+// carries them after the built-ins. Shared: never write to it.
+func (s *Set) Inject() []byte {
+	if s == nil {
+		return nil
+	}
+	return s.inject
 }
 
 // Lookup returns the tool named name, or nil.
