@@ -117,9 +117,9 @@ func label(k, v string) string { return k + "=" + strconv.Quote(v) }
 func (m *metrics) request(route string) {
 	m.add("hpatch_router_requests_total", 1, labelPair{"route", route})
 }
-func (m *metrics) rewrite()       { m.add("hpatch_router_request_rewrites_total", 1) }
-func (m *metrics) carrier()       { m.add("hpatch_router_carriers_total", 1) }
-func (m *metrics) hpatchCall()    { m.add("hpatch_router_hpatch_calls_total", 1) }
+func (m *metrics) rewrite()    { m.add("hpatch_router_request_rewrites_total", 1) }
+func (m *metrics) carrier()    { m.add("hpatch_router_carriers_total", 1) }
+func (m *metrics) hpatchCall() { m.add("hpatch_router_hpatch_calls_total", 1) }
 func (m *metrics) toolCall(name string) {
 	m.add("hpatch_router_tool_calls_total", 1, labelPair{"tool", name})
 }

@@ -43,7 +43,7 @@ type RequestInfo struct {
 	// SkippedTools those it did not, because it defines their names.
 	Tools        []*registry.Tool
 	SkippedTools []string
-	OtherCommand  string
+	OtherCommand string
 }
 
 // ParamNames are the names of info.Params, in declaration order.
