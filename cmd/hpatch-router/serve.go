@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"hpatch-router/retain"
+	"hpatch-router/plugins/registry"
 	"hpatch-router/router"
 	"hpatch-router/router/access"
 	"hpatch-router/worker"
@@ -211,9 +212,10 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 		opts = append(opts, hooks...)
 	}
 	var startTools func(context.Context, *router.Router)
+	var tools *registry.Registry
 	if cfg.mode == router.ModeHPatch && cfg.toolsDir != "" {
 		var toolsOpt router.Option
-		toolsOpt, _, startTools = serveTools(cfg.toolsDir, log)
+		toolsOpt, tools, startTools = serveTools(cfg.toolsDir, log)
 		opts = append(opts, toolsOpt)
 	}
 	dash, dashOpts := newServeDashboard(cfg.dashboard, log)
@@ -239,7 +241,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 		srv.RegisterOnShutdown(dash.Close)
 	}
 	log.Info("hpatch-router listening", "addr", ln.Addr().String(), "upstream", redactedURL(cfg.upstream),
-		"mode", cfg.mode, "runtime_dir", cfg.runtimeDir, "state_dir", cfg.stateDir)
+		"mode", cfg.mode, "runtime_dir", cfg.runtimeDir, "state_dir", cfg.stateDir, "tools", tools.Current().Len())
 	// Once serving (a refusal to start stays one line): a PATH without
 	// this build's `shell` helper means every worker call will fail.
 	if cfg.mode == router.ModeHPatch {

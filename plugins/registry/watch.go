@@ -52,8 +52,13 @@ func Open(dir string, opts LoadOptions, log *slog.Logger, onLoad func(outcome st
 	return r
 }
 
-// Current is the set in service.
-func (r *Registry) Current() *Set { return r.cur.Load() }
+// Current is the set in service (nil for a nil Registry: no tools).
+func (r *Registry) Current() *Set {
+	if r == nil {
+		return nil
+	}
+	return r.cur.Load()
+}
 
 // Status returns a copy of the last load's status.
 func (r *Registry) Status() Status {
@@ -90,8 +95,8 @@ func (r *Registry) Reload() bool {
 	for _, p := range probs {
 		r.log.Error("tool file problem; the previous tools stay in service", "problem", p.String())
 	}
-	if set != nil {
-		r.log.Info("tools loaded", "dir", r.dir, "tools", set.Len())
+	if set != nil && !first {
+		r.log.Info("tools reloaded", "dir", r.dir, "tools", set.Len())
 	}
 	if r.onLoad != nil {
 		r.onLoad(outcome, probs)
