@@ -19,8 +19,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"hpatch-router/retain"
 	"hpatch-router/plugins/registry"
+	"hpatch-router/retain"
 	"hpatch-router/router"
 	"hpatch-router/router/access"
 	"hpatch-router/worker"
