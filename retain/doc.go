@@ -42,6 +42,16 @@
 // has not passed and owning the ones a kill -9 left behind. Retain and
 // Apply write at once (tests and tools).
 //
+// The model's history is the truth (history.go): Reconcile, given a
+// thread's changes whose calls ran in the order the model was told of
+// them (what only the journal knows, then what a request shows, each edit
+// with the report the model read), makes the scripts on disk those
+// versions. Patch application is deterministic, so a replayed edit writes
+// what its report said; a script whose version no source gives (its
+// retention is gone, an edit no longer writes what it was told, a
+// journaled body fails its checksum) is marked unknown, and Resolve and
+// StageEdit refuse it with one line rather than use an older version.
+//
 // Retain writes the complete shell input to a new file (0600) before the
 // file has its artifact id and then links it in under that id, so the
 // content is complete when the name appears and an existing name is never

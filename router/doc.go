@@ -27,8 +27,11 @@
 //
 // Files are named for the stages a request passes, in order; serveResponses
 // (server_responses.go) runs them. The request: request_read.go (read the
-// body, bounded, and parse it once), replay_restore.go (restore the
-// carriers Codex echoes), request_owners.go (find the exec owners, with
+// body, bounded, and parse it once), request_settle.go and
+// request_history.go (write the staged changes whose calls ran, and bring
+// the thread's scripts to the versions the request's history told the
+// model, when it shows a change the thread does not know: DESIGN §8),
+// replay_restore.go (restore the carriers Codex echoes), request_owners.go (find the exec owners, with
 // request_owners_memo.go), request_rewrite.go (the rewrite, as pieces of
 // the body) and proxy.go (forward). The response: response_events.go (the
 // SSE events), response_sse.go and response_json.go (rewrite a stream or

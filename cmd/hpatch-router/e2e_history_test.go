@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"hpatch-router/internal/testenv"
 	"hpatch-router/router/routertest"
@@ -226,5 +227,90 @@ func damageJournal(t *testing.T, stateDir, marker, find, repl string) {
 	}
 	if err := os.WriteFile(names[0], []byte(strings.Join(lines, "")), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestE2EEditCountsWhenKilledMidResponse (issue 33, case 1): the router
+// is killed (-9) after it relayed an edit's carrier (output_item.done)
+// and before response.completed; Codex reconnects to the router started
+// in its place, and its retry carries the call and its output. The rerun
+// the retry gets runs the edited script. It used to run the original.
+func TestE2EEditCountsWhenKilledMidResponse(t *testing.T) {
+	t.Parallel()
+	testenv.NeedTool(t, "python3")
+	codex := codexBin(t)
+	binDir := e2eBins.binDir(t)
+	edit := editStep("call_edit_1", "call_keep_1", "print('edited', 'mid')")
+	edit.EventDelayMS = 1500 // time to kill the router between the call and response.completed
+	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
+		shellStep("call_keep_1", 2, stagedOriginal),
+		edit,
+		shellStep("call_rerun_1", 1, "#!script=@shell/call_keep_1"),
+		{Message: "done"},
+	}})
+	addr, err := freeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: t.TempDir(), stateDir: t.TempDir(), listen: addr}
+	r1 := startRouter(t, spec)
+	home := writeCodexHome(t, configCatalog, r1.URL+"/v1")
+	ws := workspace(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), codexRunBound)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "edit mid-response")
+	cmd.Dir = ws
+	cmd.Env = codexEnv(t, home, binDir, spec.runtimeDir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	done := make(chan codexRun, 1)
+	go func() {
+		run, err := execCodex(ctx, cmd)
+		if err != nil {
+			run.ExitCode, run.Output = -1, run.Output+"\n("+err.Error()+")"
+		}
+		done <- run
+	}()
+	waitForJournal(t, spec.stateDir, `"call_id":"call_edit_1"`, done)
+	r1.kill()
+	r2 := startRouter(t, spec)
+	run := <-done
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("codex output (exit %d):\n%s\nrouter #1:\n%s\nrouter #2:\n%s", run.ExitCode, run.Output, r1.Output.String(), r2.Output.String())
+		}
+	})
+	if run.ExitCode != 0 {
+		t.Fatalf("codex exited %d", run.ExitCode)
+	}
+	posts := up.Posts()
+	if len(posts) < 4 {
+		t.Fatalf("upstream got %d POST /responses, want 4 (Codex retried the cut response)", len(posts))
+	}
+	if out := outputsOf(posts[2], "call_edit_1"); len(out) != 1 || !strings.Contains(out[0], "print('edited', 'mid')") {
+		t.Fatalf("the retry carries %q as call_edit_1's output, want its report", out)
+	}
+	checkCallOutput(t, posts, callExpect{CallID: "call_rerun_1", Output: []string{"edited mid"}, NotOutput: []string{"original version"}})
+}
+
+// waitForJournal waits until a journal in stateDir holds text (the
+// router wrote it before relaying the carrier), failing if codex ends
+// first or the run's bound passes.
+func waitForJournal(t *testing.T, stateDir, text string, done <-chan codexRun) {
+	t.Helper()
+	bound := time.After(codexRunBound)
+	for {
+		names, _ := filepath.Glob(filepath.Join(stateDir, "*.replay.jsonl"))
+		for _, n := range names {
+			if b, err := os.ReadFile(n); err == nil && strings.Contains(string(b), text) {
+				return
+			}
+		}
+		select {
+		case run := <-done:
+			t.Fatalf("codex ended (exit %d) before the router journaled %s:\n%s", run.ExitCode, text, run.Output)
+		case <-bound:
+			t.Fatalf("the router did not journal %s within %s", text, codexRunBound)
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
