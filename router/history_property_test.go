@@ -81,7 +81,7 @@ type playedCall struct {
 
 // historyPlayer drives the router through one conversation.
 type historyPlayer struct {
-	t                   *testing.T
+	t                   testing.TB
 	rng                 *rand.Rand
 	root, state         string
 	rt                  *Router
@@ -97,7 +97,7 @@ type historyPlayer struct {
 	compacted, restarts int
 }
 
-func newHistoryPlayer(t *testing.T, seed uint64) *historyPlayer {
+func newHistoryPlayer(t testing.TB, seed uint64) *historyPlayer {
 	p := &historyPlayer{t: t, rng: rand.New(rand.NewPCG(seed, 33)), root: t.TempDir(), state: t.TempDir(), sent: map[string]bool{}}
 	p.start()
 	return p

@@ -11,7 +11,7 @@ import (
 )
 
 // carrierInput is the input of the carrier item out holds for callID.
-func carrierInput(t *testing.T, out []byte, callID string) string {
+func carrierInput(t testing.TB, out []byte, callID string) string {
 	t.Helper()
 	for _, ev := range parseEvents(t, out) {
 		item, _ := ev.data["item"].(map[string]any)

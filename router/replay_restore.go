@@ -34,7 +34,7 @@ func (rt *Router) restoreEdits(thread string, req *request) ([]edit, error) {
 	var lost []string // router-shaped carriers the store has no entry for
 	rt.replay.lookupAll(thread, func(t *threadReplay) {
 		for _, c := range req.execCalls {
-			id := c.Get("call_id").String()
+			id := c.callID
 			if _, known := t.get(id); !known {
 				if routerShaped(c.Get("input").String()) && t.noteLost(id, rt.replay.lim) {
 					lost = append(lost, id)

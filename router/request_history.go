@@ -77,7 +77,7 @@ func (rt *Router) unknownChanges(thread string, req *request) []changingCall {
 	tr := rt.cfg.translator
 	rt.replay.lookupAll(thread, func(t *threadReplay) {
 		for _, c := range req.execCalls {
-			id := c.Get("call_id").String()
+			id := c.callID
 			if t.known[id] != 0 {
 				continue
 			}
@@ -118,7 +118,7 @@ func (rt *Router) historyOf(thread string, req *request, ran map[string]retain.C
 	tr := rt.cfg.translator
 	rt.replay.lookupAll(thread, func(t *threadReplay) {
 		for _, c := range req.execCalls {
-			id := c.Get("call_id").String()
+			id := c.callID
 			if ran[id] != retain.CallRan {
 				continue
 			}

@@ -144,6 +144,7 @@ type request struct {
 type inputItem struct {
 	idx int64 // position in input, for error messages
 	gjson.Result
+	callID string // an exec call's call_id, read once for every stage (aliases body)
 }
 
 // parseRequest validates body as a JSON object and reads what the stages
@@ -182,11 +183,11 @@ func parseRequest(body []byte) (*request, error) {
 		}
 		switch it.Get("type").String() {
 		case "additional_tools":
-			r.additional = append(r.additional, inputItem{k.Int(), it})
+			r.additional = append(r.additional, inputItem{idx: k.Int(), Result: it})
 		case "custom_tool_call":
 			r.toolCalls = append(r.toolCalls, it)
 			if it.Get("name").String() == toolExec {
-				r.execCalls = append(r.execCalls, inputItem{k.Int(), it})
+				r.execCalls = append(r.execCalls, inputItem{k.Int(), it, it.Get("call_id").String()})
 			}
 		case "custom_tool_call_output":
 			r.toolOutputs = append(r.toolOutputs, it)

@@ -1,0 +1,41 @@
+package router
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// BenchmarkHistoryReconcile is the cost reconcileHistory adds to every
+// request of a thread whose changes are all known (the steady state): a
+// conversation of 120 retentions, edits and reruns that all ran. parse is
+// the request's one parse of the same body, for scale.
+func BenchmarkHistoryReconcile(b *testing.B) {
+	p := newHistoryPlayer(b, 7)
+	for range 60 {
+		p.request()
+		calls := p.newCalls()
+		p.respond(calls, p.toldNow())
+		p.record(calls, func(int) bool { return true })
+	}
+	body := []byte(`{"input":[` + strings.Join(p.history, ",") + `]}`)
+	req, err := parseRequest(body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	p.rt.reconcileHistory(ctx, historyThread, req) // the first request after a start reconciles once
+	b.Logf("%d calls, %d bytes", len(req.execCalls), len(body))
+	b.Run("reconcile", func(b *testing.B) {
+		for b.Loop() {
+			p.rt.reconcileHistory(ctx, historyThread, req)
+		}
+	})
+	b.Run("parse", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := parseRequest(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
