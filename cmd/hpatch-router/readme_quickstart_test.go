@@ -65,6 +65,7 @@ func TestREADMEQuickStart(t *testing.T) {
 			router = startMakeRunAt(t, env, addr, up.URL())
 			defer func(want string) {
 				out := router.stop()
+				t.Logf("$ make run\n%s", out)
 				if err := matchShown(shown(want), out); err != nil {
 					t.Errorf("make run: %v", err)
 				}
@@ -82,6 +83,7 @@ func TestREADMEQuickStart(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", ex.cmd, err, out)
 			}
+			t.Logf("$ %s\n%s", ex.cmd, out)
 			if err := matchShown(shown(ex.want), string(out)); err != nil {
 				t.Errorf("%s: %v", ex.cmd, err)
 			}
@@ -108,6 +110,7 @@ func TestREADMEQuickStart(t *testing.T) {
 		cmd.Env = append(env, "CODEX="+codex)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		run := finishCodex(t, ctx, cmd)
+		t.Logf("$ %s\n%s", codexStep.cmd, run.Output)
 		if run.ExitCode != 0 {
 			t.Fatalf("%s: exit %d\n%s", codexStep.cmd, run.ExitCode, run.Output)
 		}
