@@ -218,7 +218,7 @@ func serve(ctx context.Context, cfg *serveConfig, log *slog.Logger, ready func(a
 		toolsOpt, tools, startTools = serveTools(cfg.toolsDir, log)
 		opts = append(opts, toolsOpt)
 	}
-	dash, dashOpts := newServeDashboard(cfg.dashboard, log)
+	dash, dashOpts := newServeDashboard(cfg.dashboard, log, tools)
 	opts = append(opts, dashOpts...)
 	rt, err := router.New(opts...)
 	if err != nil {

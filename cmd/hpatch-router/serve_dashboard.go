@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"hpatch-router/plugins/registry"
 	"hpatch-router/router"
 	"hpatch-router/router/dashboard"
 )
@@ -18,11 +19,15 @@ type dashboardFlags struct {
 
 // newServeDashboard builds the dashboard serve mounts on its listener and
 // the router options that feed it; nil when --dashboard=false.
-func newServeDashboard(f dashboardFlags, log *slog.Logger) (*dashboard.Dashboard, []router.Option) {
+func newServeDashboard(f dashboardFlags, log *slog.Logger, tools *registry.Registry) (*dashboard.Dashboard, []router.Option) {
 	if !f.enabled {
 		return nil, nil
 	}
-	d := dashboard.New(dashboard.Bodies(f.bodies), dashboard.Logger(log))
+	opts := []dashboard.Option{dashboard.Bodies(f.bodies), dashboard.Logger(log)}
+	if tools != nil {
+		opts = append(opts, dashboard.Tools(func() dashboard.ToolsState { return toolsState(tools) }))
+	}
+	d := dashboard.New(opts...)
 	return d, []router.Option{router.WithObserver(d), router.WithObserverBodies(f.bodies)}
 }
 

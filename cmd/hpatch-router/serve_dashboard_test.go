@@ -17,7 +17,7 @@ import (
 
 func TestWithDashboardRoutesOnlyDashboardPaths(t *testing.T) {
 	rt := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "router") })
-	d, _ := newServeDashboard(dashboardFlags{enabled: true}, slog.New(slog.DiscardHandler))
+	d, _ := newServeDashboard(dashboardFlags{enabled: true}, slog.New(slog.DiscardHandler), nil)
 	h := withDashboard(rt, d)
 	for _, c := range []struct{ method, path, want string }{
 		{"GET", "/", "<!doctype html>"},
@@ -35,7 +35,7 @@ func TestWithDashboardRoutesOnlyDashboardPaths(t *testing.T) {
 			t.Errorf("%s %s: %q", c.method, c.path, rec.Body.String()[:min(60, rec.Body.Len())])
 		}
 	}
-	if d, opts := newServeDashboard(dashboardFlags{}, slog.New(slog.DiscardHandler)); d != nil || opts != nil {
+	if d, opts := newServeDashboard(dashboardFlags{}, slog.New(slog.DiscardHandler), nil); d != nil || opts != nil {
 		t.Fatal("--dashboard=false still built a dashboard")
 	}
 	if withDashboard(rt, nil) == nil {

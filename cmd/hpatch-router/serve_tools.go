@@ -10,6 +10,7 @@ import (
 
 	"hpatch-router/plugins/registry"
 	"hpatch-router/router"
+	"hpatch-router/router/dashboard"
 )
 
 // toolsDebounce is how long the tools directory must be quiet before a
@@ -34,4 +35,17 @@ func serveTools(dir string, log *slog.Logger) (router.Option, *registry.Registry
 		}
 	}
 	return router.Tools(reg), reg, start
+}
+
+// toolsState is what the dashboard shows of reg.
+func toolsState(reg *registry.Registry) dashboard.ToolsState {
+	st := reg.Status()
+	out := dashboard.ToolsState{Dir: st.Dir}
+	for _, t := range reg.Current().Tools {
+		out.InService = append(out.InService, t.Name)
+	}
+	for _, p := range st.Problems {
+		out.Problems = append(out.Problems, p.String())
+	}
+	return out
 }

@@ -85,6 +85,7 @@ type Call struct {
 	Thread       string    `json:"thread"`
 	CallID       string    `json:"call_id"`
 	Kind         string    `json:"kind"`
+	Tool         string    `json:"tool,omitempty"` // a declared tool's name; "" for shell
 	Interpreter  string    `json:"interpreter"`
 	DurationMS   float64   `json:"duration_ms"`
 	Warnings     []string  `json:"warnings"`
@@ -115,6 +116,7 @@ type Totals struct {
 	ModelBytes   int64          `json:"model_bytes"`
 	CarrierBytes int64          `json:"carrier_bytes"`
 	ByKind       map[string]int `json:"by_kind"`
+	ByTool       map[string]int `json:"by_tool"` // calls of declared tools
 }
 
 // Hour is one hourly bucket of the byte chart.
@@ -135,6 +137,7 @@ type Summary struct {
 	Hours            []Hour      `json:"hours"`             // oldest first
 	RecentCalls      []Call      `json:"recent_calls"`      // newest first
 	RecentRejections []Rejection `json:"recent_rejections"` // newest first
+	Tools            *ToolsState `json:"tools,omitempty"`
 }
 
 // Dashboard records router events and serves them. Build it with New.
@@ -147,6 +150,7 @@ type Dashboard struct {
 	keepAlive time.Duration
 	now       func() time.Time
 	log       *slog.Logger
+	tools     func() ToolsState
 
 	mu      sync.Mutex
 	started time.Time
@@ -177,6 +181,7 @@ func New(opts ...Option) *Dashboard {
 	d.calls = newRing[Call](d.recent)
 	d.rejs = newRing[Rejection](d.recent)
 	d.totals.ByKind = map[string]int{}
+	d.totals.ByTool = map[string]int{}
 	d.subs = map[*subscriber]struct{}{}
 	return d
 }
@@ -185,7 +190,7 @@ func New(opts ...Option) *Dashboard {
 func (d *Dashboard) ShellCall(e router.CallEvent) {
 	c := Call{
 		Time: e.Time, Thread: clip(e.Thread, maxFieldBytes), CallID: clip(e.CallID, maxFieldBytes),
-		Kind: clip(e.Kind, 32), Interpreter: clip(e.Interpreter, 128),
+		Kind: clip(e.Kind, 32), Tool: clip(e.Tool, 64), Interpreter: clip(e.Interpreter, 128),
 		DurationMS:   float64(e.Duration.Microseconds()) / 1000,
 		ScriptRef:    clip(e.ScriptRef, maxFieldBytes),
 		ModelBytes:   max(e.ModelBytes, 0),
@@ -222,6 +227,7 @@ func (d *Dashboard) ShellCall(e router.CallEvent) {
 		kind = "other"
 	}
 	t.ByKind[kind]++
+	t.countTool(c.Tool)
 	h := d.bucket(c.Time)
 	if h != nil {
 		h.Calls++
@@ -276,6 +282,7 @@ func (d *Dashboard) summaryLocked() Summary {
 		Hours:            append([]Hour{}, d.buckets...),
 		RecentCalls:      d.calls.newestFirst(),
 		RecentRejections: d.rejs.newestFirst(),
+		Tools:            d.toolsState(),
 	}
 }
 
@@ -284,6 +291,10 @@ func (d *Dashboard) totalsCopy() Totals {
 	t.ByKind = make(map[string]int, len(d.totals.ByKind))
 	for k, v := range d.totals.ByKind {
 		t.ByKind[k] = v
+	}
+	t.ByTool = make(map[string]int, len(d.totals.ByTool))
+	for k, v := range d.totals.ByTool {
+		t.ByTool[k] = v
 	}
 	return t
 }

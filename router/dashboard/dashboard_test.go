@@ -177,3 +177,19 @@ func localRequest(method, target string) *http.Request {
 	r.Host = "127.0.0.1:8080"
 	return r
 }
+
+// The summary reports the declared tools and counts each tool's calls.
+func TestSummaryTools(t *testing.T) {
+	if New().Summary().Tools != nil {
+		t.Fatal("tools reported without a Tools option")
+	}
+	d := New(Tools(func() ToolsState {
+		return ToolsState{Dir: "/t", InService: []string{"sql"}, Problems: []string{"/t/b.toml:2: bad; fix"}}
+	}))
+	d.ShellCall(router.CallEvent{CallID: "c1", Kind: "worker", Tool: "sql"})
+	d.ShellCall(router.CallEvent{CallID: "c2", Kind: "direct"})
+	s := d.Summary()
+	if s.Tools == nil || s.Tools.InService[0] != "sql" || len(s.Tools.Problems) != 1 || s.Totals.ByTool["sql"] != 1 || len(s.Totals.ByTool) != 1 || s.RecentCalls[1].Tool != "sql" {
+		t.Fatalf("summary %+v tools %+v", s.Totals, s.Tools)
+	}
+}
