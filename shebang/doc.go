@@ -77,9 +77,12 @@
 // lines before a shebang or a leading directive are ignored (a habit, below).
 //
 // Habits (issue 25, habits.go, nearmiss.go): what a model sends by habit
-// from other tools never runs silently. A Markdown fence that is the whole
-// input and whose language names an interpreter (or none) runs as that
-// program; blank lines before the header are dropped; a directive spelled
+// from other tools never runs silently. A Markdown fence (``` or ~~~)
+// that ends the input and whose language names an interpreter (or none)
+// runs as that program: comments, prose and a BOM in front of it are
+// dropped, a shebang and directives in front of it kept, `$ ` prompts
+// taken off its commands (a console transcript's output dropped), and a
+// fence inside one of its heredocs is data; blank lines before the header are dropped; a directive spelled
 // slightly wrong (`#!cmd TEMPLATE`, `!params {…}`) is read as the
 // directive when its value shows the intent. Each of these is a
 // KindRecovered plan with its Habit and a note first, not retained, like
@@ -87,8 +90,10 @@
 // diff, any other fence and a near miss that does not show its intent are
 // refused with a *Diagnostic whose Habit says which. ForeignSyntax, the
 // recognizer of the foreign shapes, is also package retain's for hpatch.
-// The rules look only at how an input starts: Bash that starts with none
-// of the markers is never touched (FuzzHabitsLeaveBashAlone).
+// The rules look at how an input starts and at fence lines: Bash that
+// starts with none of the markers and has no line starting with ``` or
+// ~~~ outside a heredoc or a quoted string is never touched
+// (FuzzHabitsLeaveBashAlone).
 //
 // Warnings (A16, warn.go): each simple command is read as its program reads
 // it. Prefix commands (sudo, env, timeout, xargs, …) are skipped with the

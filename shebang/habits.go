@@ -15,16 +15,20 @@ import (
 // Habits (issue 25): shapes a model brings from other tools. Each is
 // answered before anything runs, either by the program the model meant
 // (recovered, with a note) or by a one-line diagnostic that names the
-// mistake and shows the right form. Every rule looks only at where an
-// input starts, so Bash whose first non-blank line starts with none of the
-// markers below is never touched:
+// mistake and shows the right form. The rules look at where an input
+// starts and at fence lines, so Bash whose first non-blank line starts
+// with none of the markers below, and whose fence-like lines are in
+// heredocs or quoted strings, is never touched:
 //
-//   - "```": a Markdown fence (recovered when it is the whole input and its
-//     language names an interpreter or nothing; refused otherwise).
+//   - "```" or "~~~": a Markdown fence (recovered when it ends the input
+//     and its language names an interpreter or nothing; refused
+//     otherwise). Behind a comment, prose, a BOM or a header too, and a
+//     fence line among code anywhere (preamble.go).
 //   - "{" or "[" starting an input that is one JSON object or array as a
 //     whole: the program wrapped in JSON (refused: shell takes the text).
 //   - "*** Begin Patch": an apply_patch envelope (refused: Bash would
-//     expand *** to file names and run the first one).
+//     expand *** to file names and run the first one), also behind a
+//     comment, prose or a BOM.
 //   - "--- " followed by "+++ ", or "diff --git ": a unified diff (refused).
 //   - "#!" after blank lines (recovered, translateHeader), and the
 //     directive near misses of nearmiss.go (`#!cmd TEMPLATE`,
@@ -57,9 +61,11 @@ func ForeignSyntax(input string) (Habit, int) {
 		return HabitNone, 0
 	}
 	first, _, after := rows.Cut(input[off:])
-	t := trimBlank(first)
+	t := trimBlank(strings.TrimPrefix(first, byteOrderMark))
+	_, fenced := fenceOpener(t)
 	switch {
-	case strings.HasPrefix(t, "```"):
+	case t == "":
+	case fenced:
 		return HabitFence, line
 	case strings.HasPrefix(t, "*** Begin Patch"):
 		return HabitApplyPatch, line
@@ -74,6 +80,16 @@ func ForeignSyntax(input string) (Habit, int) {
 		}
 	}
 	return HabitNone, 0
+}
+
+// shellForeignSyntax is ForeignSyntax for a shell input, which Bash would
+// otherwise run: a fence or an envelope is also found behind a comment,
+// prose or a header, and a fence line among code (preamble.go).
+func shellForeignSyntax(input string) (Habit, int) {
+	if h, line := ForeignSyntax(input); h != HabitNone {
+		return h, line
+	}
+	return behindPreamble(input)
 }
 
 // isTestCommand reports a JSON array that is also Bash's test command:

@@ -52,6 +52,55 @@ var habitCases = []tc{
 	{name: "fence: an empty fence is refused", in: "```python\n\n  \n```", errSub: "holds no program", line: 1},
 	{name: "fence: a fence inside a fence is refused", in: "````\n```python\nx\n```\n````", errSub: "inside a fence", line: 2},
 
+	// What stands in front of a fence (issue 35 item 2).
+	{name: "fence: a comment before it is dropped", in: "# list the files\n```bash\nls -la\n```",
+		kind: KindRecovered, habit: HabitFence, interp: "bash", argv: noArgv, cmd: "ls -la",
+		warn: []string{"its ``` lines and the 1 line(s) of text before it were dropped"}},
+	{name: "fence: prose introducing it is dropped", in: "Here is the script:\n\n```python\nprint(1)\n```\n",
+		kind: KindRecovered, habit: HabitFence, argv: []string{"python3", "print(1)\n"}},
+	{name: "fence: a BOM before it", in: "\uFEFF```python\nprint(1)\n```",
+		kind: KindRecovered, habit: HabitFence, argv: []string{"python3", "print(1)\n"}},
+	{name: "fence: a BOM line and a comment before it", in: "\uFEFF\n# run\n```\nls\n```",
+		kind: KindRecovered, habit: HabitFence, cmd: "ls", warn: []string{"the 2 line(s) of text before it"}},
+	{name: "fence: a shebang before it is kept", in: "#!/usr/bin/env python3\n```python\nprint(1)\n```",
+		kind: KindRecovered, habit: HabitFence, argv: []string{"python3", "print(1)\n"}},
+	{name: "fence: a shebang before a fence without language", in: "#!python3 -u\n```\nprint(1)\n```",
+		kind: KindRecovered, habit: HabitFence, argv: []string{"python3", "-u", "print(1)\n"}},
+	{name: "fence: directives before it are kept", in: "#!params={\"workdir\":\"/tmp\"}\n```bash\nls\nwc -l f\n```",
+		kind: KindRecovered, habit: HabitFence, argv: []string{"bash", "ls\nwc -l f\n"},
+		args: `{"cmd":"shell -e bash 'ls\\nwc -l f\\n'","workdir":"/tmp","login":false}`},
+	{name: "fence: a shebang that contradicts the fence is refused", in: "#!python3\n```bash\nls\n```",
+		errSub: "the shebang names python3 but the fence after it is bash", line: 1},
+	{name: "fence: a shebang after a comment is refused", in: "# x\n#!python3\n```python\nprint(1)\n```",
+		errSub: "a shebang after other text", line: 2},
+	{name: "fence: prose that does not introduce it is refused", in: "I will list the files now\n```bash\nls\n```",
+		errSub: "text before the Markdown fence", line: 1},
+	{name: "fence: code before a fence is refused, not run", in: "ls\n```\nrm -rf x\n```",
+		errSub: "text before the Markdown fence", line: 1},
+	// ~~~ fences.
+	{name: "fence: tildes", in: "~~~python\nprint(1)\n~~~",
+		kind: KindRecovered, habit: HabitFence, argv: []string{"python3", "print(1)\n"}, warn: []string{"its ~~~ lines were dropped"}},
+	{name: "fence: four tildes close only on four", in: "~~~~\nls\n~~~~\n", kind: KindRecovered, habit: HabitFence, cmd: "ls"},
+	{name: "fence: tildes never closed by backticks", in: "~~~\nls\n```\n", errSub: "never closes", line: 1},
+	// $ prompts.
+	{name: "fence: console transcript runs its commands, not its output", in: "```console\n$ ls -la\ntotal 0\n$ echo hi\nhi\n```",
+		kind: KindRecovered, habit: HabitFence, argv: []string{"bash", "ls -la\necho hi\n"}, warn: []string{"the $ prompts and the output they show"}},
+	{name: "fence: shell-session continuation lines", in: "```shell-session\n$ for i in 1 2; do\n>   echo $i\n> done\n1\n2\n```",
+		kind: KindRecovered, habit: HabitFence, argv: []string{"bash", "for i in 1 2; do\n  echo $i\ndone\n"}},
+	{name: "fence: a bash fence whose every command has a prompt", in: "```bash\n$ cd /tmp\n$ ls\n```",
+		kind: KindRecovered, habit: HabitFence, argv: []string{"bash", "cd /tmp\nls\n"}, warn: []string{"and the $ prompts were dropped"}},
+	{name: "fence: one prompted command runs without the $", in: "```\n$ ls\n```", kind: KindRecovered, habit: HabitFence, cmd: "ls"},
+	{name: "fence: a shell fence mixing prompts and other lines is refused", in: "```sh\n$ ls\nfoo.txt\n```",
+		errSub: "line 3 of the fence has no $ prompt", line: 3},
+	{name: "fence: a python fence keeps its $", in: "```python\n$ = 1\n```", kind: KindRecovered, habit: HabitFence, argv: []string{"python3", "$ = 1\n"}},
+	// A script whose heredoc writes Markdown.
+	{name: "fence: a heredoc that writes a fenced block", in: "```bash\ncat > README.md <<'EOF'\n# Title\n```python\nprint(1)\n```\nEOF\nwc -l README.md\n```",
+		kind: KindRecovered, habit: HabitFence, argv: []string{"bash", "cat > README.md <<'EOF'\n# Title\n```python\nprint(1)\n```\nEOF\nwc -l README.md\n"}},
+	{name: "fence: a python fence with a second fence is still two programs", in: "```python\na = 1\n```\nx\n```",
+		errSub: "text after the Markdown fence that closes on line 3", line: 4},
+	{name: "fence: a bash fence whose inner fence is code is refused", in: "```bash\nls\n```\necho x\n```",
+		errSub: "text after the Markdown fence", line: 4},
+
 	// JSON wrappers: refused, with the program shown when it fits.
 	{name: "JSON: {cmd} shows the command", in: `{"cmd":"ls -la"}`,
 		errSub: "shell takes the program itself, not JSON: send `ls -la` as the whole input, or a shebang line and the body", line: 1},
@@ -68,6 +117,9 @@ var habitCases = []tc{
 	{name: "apply_patch: the envelope is refused before *** expands",
 		in: "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n", errSub: "apply_patch envelope, which Bash would run", line: 1},
 	{name: "apply_patch: after a blank line and indented", in: "\n  *** Begin Patch\n*** Add File: b\n+b\n*** End Patch", errSub: "workspace's own patch tool", line: 2},
+	{name: "apply_patch: after a comment", in: "# apply this\n*** Begin Patch\n*** Add File: a\n+x\n*** End Patch", errSub: "apply_patch envelope", line: 2},
+	{name: "apply_patch: after a BOM", in: "\uFEFF*** Begin Patch\n*** Add File: a\n+x\n*** End Patch", errSub: "apply_patch envelope", line: 1},
+	{name: "apply_patch: after prose", in: "Here is the patch:\n*** Begin Patch\n*** End Patch", errSub: "apply_patch envelope", line: 2},
 	{name: "diff: a unified diff is refused", in: "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n", errSub: "unified diff", line: 1},
 	{name: "diff: a git diff is refused", in: "diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n", errSub: "unified diff", line: 1},
 
@@ -144,6 +196,21 @@ var lookAlikes = []string{
 	"ls\n\n#!python3\n",
 	"$(pwd)/run.sh",
 	"echo `date`",
+	// Issue 35 item 2: look-alikes of what may stand in front of a habit.
+	"# list files\nls -la\n",
+	"# !cmd is how a template starts\n# and *** Begin Patch starts a patch\nls\n",
+	"echo 'Here is the script:'\nls\n",
+	"cat > notes.md <<'EOF'\nRun this:\n```bash\nls\n```\nEOF\n",
+	"printf '%s\\n' '```' 'x' '```' > f.md\n",
+	"echo '\n```python\nprint(1)\n```\n' > f.md\n",
+	"# heading\ncat <<EOF\n~~~\ncode\n~~~\nEOF\n",
+	"echo ~~~\n",
+	"x=~; echo $x\n",
+	"echo $ ls\n",
+	"$HOME/bin/run\n",
+	"> out.txt\n",
+	"#!python3\nprint('$ ls')\nprint('```')\n",
+	"\uFEFF# comment\nls\n",
 }
 
 func TestTranslateHabits(t *testing.T) {
@@ -165,8 +232,8 @@ func TestTranslateLookAlikesAreUntouched(t *testing.T) {
 				t.Errorf("Translate(%q) warns %q", in, w)
 			}
 		}
-		if h, _ := ForeignSyntax(in); h != HabitNone {
-			t.Errorf("ForeignSyntax(%q) = %s", in, h)
+		if h, _ := shellForeignSyntax(in); h != HabitNone {
+			t.Errorf("shellForeignSyntax(%q) = %s", in, h)
 		}
 	}
 	if n := len(habitCases) + len(lookAlikes); n < 40 {
@@ -230,6 +297,15 @@ func TestRecoveredCarrierRunsTheProgram(t *testing.T) {
 // JSON object or array.
 func startsWithMarker(in string) bool {
 	lines := strings.FieldsFunc(in, func(r rune) bool { return r == '\n' || r == '\r' })
+	// Issue 35 item 2: a fence or an envelope may also stand behind a
+	// comment, prose or a BOM, and a fence line among code is one too
+	// (left alone only inside a heredoc or a quoted string).
+	for _, l := range lines {
+		l = strings.Trim(strings.TrimPrefix(l, "\uFEFF"), " \t")
+		if strings.HasPrefix(l, "```") || strings.HasPrefix(l, "~~~") || strings.HasPrefix(l, "*** Begin Patch") {
+			return true
+		}
+	}
 	first := ""
 	for _, l := range lines {
 		if t := strings.Trim(l, " \t"); t != "" {

@@ -35,7 +35,7 @@ func Translate(input string, opts Options) (*Plan, error) {
 	if ref, ok := scriptDirective(input); ok {
 		return nil, scriptDirectiveDiag(ref)
 	}
-	switch habit, line := ForeignSyntax(input); habit {
+	switch habit, line := shellForeignSyntax(input); habit {
 	case HabitNone:
 	case HabitFence:
 		return translateFence(input, line, opts)
