@@ -137,6 +137,7 @@ func runChecks(ctx context.Context, o doctorOptions, env doctorEnv) []check {
 		checkOneRouterPerRoot(env, o.router, health.OK), checkLoginShell(ctx, env), checkBashOnPath(path),
 		checkInCodexSandbox(ctx, o, env, build.OK))
 	out = append(out, checkTools(path)...)
+	out = append(out, checkToolFiles(env))
 	out = append(out, checkCodexConfig(o, env)...)
 	upstream := check{Name: "upstream-models", Title: upstreamTitle, Required: true}.skip("the router does not answer (see router answers /healthz)")
 	if health.OK {

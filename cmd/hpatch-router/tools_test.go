@@ -70,3 +70,19 @@ func TestTranslateTool(t *testing.T) {
 		t.Fatalf("over the limit: code %d %s", code, errb.String())
 	}
 }
+
+// doctor reports what the tools directory offers, or its problems.
+func TestDoctorToolFiles(t *testing.T) {
+	config := t.TempDir()
+	env := doctorEnv{getenv: func(k string) string { return map[string]string{"XDG_CONFIG_HOME": config}[k] }, homeDir: os.UserHomeDir, uid: os.Getuid()}
+	if c := checkToolFiles(env); !c.OK || !strings.Contains(c.Detail, "0 tool(s)") {
+		t.Errorf("no directory: %+v", c)
+	}
+	dir := filepath.Join(config, "hpatch-router", "tools")
+	must(t, os.MkdirAll(dir, 0o700))
+	must(t, os.WriteFile(filepath.Join(dir, "a.toml"), []byte("[[tool]]\nname = \"x\"\n"), 0o600))
+	c := checkToolFiles(env)
+	if c.OK || c.Required || !strings.Contains(c.Detail, filepath.Join(dir, "a.toml")+":1: the tool has no description") || c.Fix == "" {
+		t.Errorf("broken file: %+v", c)
+	}
+}
