@@ -67,13 +67,14 @@ test: cross
 # The tests through internal/testsummary: go test's own ok/FAIL lines and
 # failures, then one block that lists every skipped test with the tool
 # that would enable it (a missing tool fails instead under CI=true). PKGS
-# and TESTFLAGS narrow a run (make test-only PKGS=./router TESTFLAGS='-run X').
+# and TESTFLAGS narrow a run (make test-only PKGS=./router TESTFLAGS='-run X|Y'):
+# they reach go test as words, never as shell syntax.
 PKGS      ?= ./...
 TESTFLAGS ?=
 test-only:
 	@mkdir -p $(BIN)
 	@$(GO) build -o $(BIN)/testsummary ./internal/testsummary
-	@bash -o pipefail -c '$(GO) test -race -count=1 -timeout 25m -json $(TESTFLAGS) $(PKGS) 2>&1 | $(BIN)/testsummary'
+	@TESTFLAGS='$(TESTFLAGS)' PKGS='$(PKGS)' bash -f -o pipefail -c '$(GO) test -race -count=1 -timeout 25m -json $$TESTFLAGS $$PKGS 2>&1 | $(BIN)/testsummary'
 
 # The router, shebang and retain packages stay portable: the darwin build
 # must compile (its serve and shell stop with one line; docs/macos.md).
