@@ -100,9 +100,8 @@ func (s *Store) Restore(ctx context.Context, thread string, history []Committed)
 // hour (none left: removed if it is content) and reports whether it wrote
 // it; s.mu is held.
 func (s *Store) restoreScriptLocked(thread, id string, content []byte, left time.Duration) (bool, error) {
-	if ts := s.threads[thread]; ts != nil && ts.owned[id] != nil {
-		return false, nil // this store wrote it
-	}
+	// Opened first: a thread directory removed while the router ran (alone,
+	// or with the runtime root) drops the record of what this store wrote.
 	ts, err := s.threadLocked(thread, left > 0)
 	if errors.Is(err, fs.ErrNotExist) && left <= 0 {
 		return false, nil
@@ -111,6 +110,9 @@ func (s *Store) restoreScriptLocked(thread, id string, content []byte, left time
 		return false, err
 	}
 	defer s.releaseLocked(ts)
+	if ts.owned[id] != nil {
+		return false, nil // this store wrote it
+	}
 	data, err := ReadScript(ts.scripts, id)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && left > 0:

@@ -49,7 +49,9 @@ func AfterFunc(f func(d time.Duration, fn func()) Timer) Option {
 // the router's Scripts interface.
 type Store struct {
 	runtime   *os.Root
-	uid       int // the current user, who must own the storage
+	rootPath  string      // the runtime root's path, to follow a recreated root (followRootLocked)
+	rootInfo  fs.FileInfo // the identity of the directory runtime holds
+	uid       int         // the current user, who must own the storage
 	ttl       time.Duration
 	log       *slog.Logger
 	afterFunc func(time.Duration, func()) Timer
@@ -96,11 +98,18 @@ func NewStore(root string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open runtime root: %w", err)
 	}
+	info, err := rt.Stat(".")
+	if err != nil {
+		rt.Close()
+		return nil, fmt.Errorf("open runtime root: %w", err)
+	}
 	s := &Store{
-		runtime: rt,
-		uid:     os.Getuid(),
-		ttl:     DefaultTTL,
-		log:     slog.Default(),
+		runtime:  rt,
+		rootPath: root,
+		rootInfo: info,
+		uid:      os.Getuid(),
+		ttl:      DefaultTTL,
+		log:      slog.Default(),
 		afterFunc: func(d time.Duration, fn func()) Timer {
 			return time.AfterFunc(d, fn)
 		},

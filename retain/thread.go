@@ -28,6 +28,7 @@ func (s *Store) threadLocked(thread string, create bool) (*threadStore, error) {
 	if err := checkThread(thread); err != nil {
 		return nil, err
 	}
+	s.followRootLocked()
 	if ts := s.threads[thread]; ts != nil {
 		err := s.openLocked(ts)
 		if err == nil {

@@ -21,6 +21,13 @@ type Runtime interface {
 	PrepareThread(ctx context.Context, thread string) error
 }
 
+// threadCreator is a Runtime that also says whether PrepareThread created
+// the thread's directory (package worker's does), so the router knows
+// when to restore the thread's scripts.
+type threadCreator interface {
+	PrepareThreadCreated(ctx context.Context, thread string) (created bool, err error)
+}
+
 // Scripts is the retained-script store (package retain implements it). A
 // retention or edit is staged while its call streams and settled when a
 // later request of the thread says whether the call ran (DESIGN §8).

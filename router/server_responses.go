@@ -25,7 +25,7 @@ import (
 // response is relayed as it is.
 func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact bool) {
 	thread := rt.threadID(r)
-	runtimeErr := rt.ensureRuntime(r.Context(), thread)
+	created, runtimeErr := rt.prepareThread(r.Context(), thread)
 	if rt.cfg.mode == ModePassthrough || rt.encodedRequest(r) {
 		rt.forward(w, r, nil)
 		return
@@ -41,6 +41,9 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 	if err != nil && !compact {
 		rt.answerError(w, thread, err)
 		return
+	}
+	if created {
+		rt.restoreCreatedThread(r.Context(), thread)
 	}
 	rt.restoreScripts(r.Context(), thread)
 	rt.settle(r.Context(), thread, req)

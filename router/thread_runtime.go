@@ -25,14 +25,48 @@ const recentThreadWindow = retain.DefaultTTL
 // on, and a worker carrier of its response reports the cause to the model
 // (rewriteSession.runtimeReady).
 func (rt *Router) ensureRuntime(ctx context.Context, thread string) error {
+	_, err := rt.prepareThread(ctx, thread)
+	return err
+}
+
+// prepareThread is ensureRuntime, and also reports whether the runtime
+// created the thread's directory (a runtime that cannot tell says no):
+// then its retained scripts are restored from the journal
+// (restoreScripts), since a directory removed while the router ran, alone
+// or with the runtime root, took them with it.
+func (rt *Router) prepareThread(ctx context.Context, thread string) (created bool, err error) {
 	if thread == "" || rt.cfg.runtime == nil {
-		return nil
+		return false, nil
 	}
-	err := rt.cfg.runtime.PrepareThread(ctx, thread)
+	if c, ok := rt.cfg.runtime.(threadCreator); ok {
+		created, err = c.PrepareThreadCreated(ctx, thread)
+	} else {
+		err = rt.cfg.runtime.PrepareThread(ctx, thread)
+	}
 	if err != nil {
 		rt.log.Warn("cannot prepare the thread runtime", "err", err)
 	}
-	return err
+	return created, err
+}
+
+// restoreCreatedThread puts back the retained scripts of a thread whose
+// directory the runtime just created, whose hour has not passed, from
+// the journal (retain.Store.Restore): a directory removed while the
+// router ran, alone or with the runtime root, took them with it. It runs
+// before restoreScripts, which then finds the journal read and does not
+// restore a second time.
+func (rt *Router) restoreCreatedThread(ctx context.Context, thread string) {
+	if rt.cfg.scripts == nil || thread == "" {
+		return
+	}
+	history, _ := rt.replay.history(thread)
+	if len(history) == 0 {
+		return
+	}
+	if n := rt.cfg.scripts.Restore(ctx, thread, history); n > 0 {
+		rt.metrics.restoredScripts(n)
+		rt.log.Info("restored the retained scripts of a thread whose directory was made again", "thread", thread, "scripts", n)
+	}
 }
 
 // prepareRecentThreads prepares, when the router starts, the runtime of

@@ -38,6 +38,12 @@
 // removes a thread directory this runtime verified once its scripts/ is
 // empty and no PrepareThread came for that lifetime (the router prepares
 // a thread on every request of it; WithThreadLifetime).
+// A root deleted while the runtime runs (logind removes $XDG_RUNTIME_DIR
+// at the last logout without linger; tmp cleaners prune the fallback), or
+// replaced, is made again by the next PrepareThread with the startup
+// checks, lock, snapshot and launcher (ensureRootLocked: one lstat when it
+// is still the root opened); PrepareThreadCreated says when it created a
+// thread's directory, so the router restores its scripts.
 // With WithRootLock (serve's), NewRuntime first takes the root's lock
 // (snapshot.LockRoot), so a second router of the user on the same root
 // refuses to start, naming the first one's pid and address; Close

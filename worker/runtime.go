@@ -30,6 +30,7 @@ import (
 type Runtime struct {
 	root     string
 	dir      *os.Root
+	rootID   fileID // the directory dir holds: a root deleted and made again is another (ensureRootLocked)
 	log      *slog.Logger
 	uid      int
 	digest   string
@@ -112,18 +113,22 @@ func NewRuntime(root string, opts ...Option) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	var lock *snapshot.RootLock
-	if cfg.addr != "" {
-		if lock, err = snapshot.LockRoot(root, cfg.addr, os.Getuid()); err != nil {
-			return nil, err
-		}
+	lock, err := lockRoot(root, cfg.addr)
+	if err != nil {
+		return nil, err
 	}
 	dir, err := os.OpenRoot(root)
 	if err != nil {
 		closeLock(lock)
 		return nil, fmt.Errorf("open runtime root: %w", err)
 	}
-	rt := &Runtime{root: root, dir: dir, log: cfg.log, uid: os.Getuid(), manifest: m, now: cfg.now,
+	fi, err := dir.Stat(".")
+	if err != nil {
+		dir.Close()
+		closeLock(lock)
+		return nil, fmt.Errorf("open runtime root: %w", err)
+	}
+	rt := &Runtime{root: root, dir: dir, rootID: idOf(fi), log: cfg.log, uid: os.Getuid(), manifest: m, now: cfg.now,
 		addr: cfg.addr, lock: lock,
 		lifetime: cfg.lifetime, afterFunc: cfg.afterFunc, threads: map[string]verifiedThread{}}
 	rt.reclaim()
@@ -276,63 +281,82 @@ func (rt *Runtime) checkOwned(name string, fi fs.FileInfo) error {
 // It refuses an unsafe thread id before creating anything, and existing
 // entries not owned by the current user or writable by group/others.
 // A thread directory verified earlier and unchanged since (stillVerified)
-// costs two lstats.
+// costs two lstats, and one more for the root (ensureRootLocked: a root
+// deleted while the router runs is made again).
 func (rt *Runtime) PrepareThread(ctx context.Context, thread string) error {
+	_, err := rt.PrepareThreadCreated(ctx, thread)
+	return err
+}
+
+// PrepareThreadCreated is PrepareThread, and also reports whether it
+// created the thread directory: a new thread, or one whose directory was
+// removed (alone, or with the root), whose retained scripts the router
+// then restores from its journal.
+func (rt *Runtime) PrepareThreadCreated(ctx context.Context, thread string) (bool, error) {
 	if err := ident.Thread(thread); err != nil {
-		return err
+		return false, err
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return false, err
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.closed {
-		return errors.New("runtime is closed")
+		return false, errors.New("runtime is closed")
+	}
+	if err := rt.ensureRootLocked(); err != nil {
+		return false, err
 	}
 	name := ident.ThreadDirName(thread)
+	created := false
 	if !rt.stillVerified(name) {
-		if err := rt.verifyLocked(name); err != nil {
-			return err
+		var err error
+		if created, err = rt.verifyLocked(name); err != nil {
+			return false, err
 		}
 	}
 	rt.touchLocked(name)
-	return nil
+	return created, nil
 }
 
-// verifyLocked creates or verifies the thread directory name in full and
-// records what it verified. rt.mu must be held.
-func (rt *Runtime) verifyLocked(name string) error {
+// verifyLocked creates or verifies the thread directory name in full,
+// records what it verified and reports whether it created the directory.
+// rt.mu must be held.
+func (rt *Runtime) verifyLocked(name string) (bool, error) {
 	start := rt.now()
-	id, err := rt.ensureDir(name)
+	id, created, err := rt.ensureDir(name)
 	if err != nil {
-		return err
+		return false, err
 	}
-	if _, err := rt.ensureDir(name + "/" + ident.ScriptsDirName); err != nil {
-		return err
+	if _, _, err := rt.ensureDir(name + "/" + ident.ScriptsDirName); err != nil {
+		return false, err
 	}
 	if err := rt.ensureLink(name); err != nil {
-		return err
+		return false, err
 	}
 	rt.rememberLocked(name, rt.verified(name, id, start)) // the directory that serves the thread now
-	return nil
+	return created, nil
 }
 
-func (rt *Runtime) ensureDir(name string) (fileID, error) {
+// ensureDir creates the directory name (0700), or checks the one there,
+// and reports whether it created it.
+func (rt *Runtime) ensureDir(name string) (fileID, bool, error) {
 	err := rt.dir.Mkdir(name, 0o700)
 	if err == nil {
-		return rt.privateDir(name)
+		id, err := rt.privateDir(name)
+		return id, true, err
 	}
 	if !errors.Is(err, fs.ErrExist) {
-		return fileID{}, fmt.Errorf("create %s: %w", filepath.Join(rt.root, name), err)
+		return fileID{}, false, fmt.Errorf("create %s: %w", filepath.Join(rt.root, name), err)
 	}
 	fi, err := rt.dir.Lstat(name)
 	if err != nil {
-		return fileID{}, err
+		return fileID{}, false, err
 	}
 	if err := rt.checkOwned(name, fi); err != nil {
-		return fileID{}, err
+		return fileID{}, false, err
 	}
-	return idOf(fi), nil
+	return idOf(fi), false, nil
 }
 
 func (rt *Runtime) ensureLink(threadDir string) error {
@@ -400,6 +424,15 @@ func (rt *Runtime) Close() error {
 	errs = append(errs, rt.dir.Close())
 	errs = append(errs, closeLock(rt.lock)) // last: the root is no longer ours once it is released
 	return errors.Join(errs...)
+}
+
+// lockRoot takes root's lock for a router listening on addr; none when
+// addr is "" (WithRootLock not given).
+func lockRoot(root, addr string) (*snapshot.RootLock, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	return snapshot.LockRoot(root, addr, os.Getuid())
 }
 
 // closeLock releases a root lock, if one is held.
