@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -195,5 +196,51 @@ func TestDocsStagedInstall(t *testing.T) {
 				t.Errorf("%s: %s not installed 0755 (%v)", ex.cmd, name, err)
 			}
 		}
+	}
+}
+
+// TestDocsInlineCommands: each `hpatch-router …` written inline in README
+// and docs names a real subcommand with flags it has (from its --help);
+// those that only print (codex-config, --version) are run and must exit 0.
+func TestDocsInlineCommands(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, filepath.Join("..", "..", "README.md"))
+	span := regexp.MustCompile("`hpatch-router ([^`]*)`")
+	seen := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range span.FindAllStringSubmatch(string(b), -1) {
+			args := strings.Fields(m[1])
+			if len(args) == 0 || strings.Contains(m[1], "<") {
+				continue // a pattern (`hpatch-router <subcommand> --help`), not a command
+			}
+			seen++
+			var out, errb strings.Builder
+			if args[0] == "codex-config" || args[0] == "--version" {
+				if code := dispatch(context.Background(), args, stdio{strings.NewReader(""), &out, &errb}); code != 0 {
+					t.Errorf("%s: `hpatch-router %s` exits %d: %s", f, m[1], code, errb.String())
+				}
+				continue
+			}
+			if code := dispatch(context.Background(), []string{args[0], "--help"}, stdio{strings.NewReader(""), &out, &errb}); code != 0 {
+				t.Errorf("%s: `hpatch-router %s`: no subcommand %q (exit %d)", f, m[1], args[0], code)
+				continue
+			}
+			for _, a := range args[1:] {
+				name, _, _ := strings.Cut(a, "=")
+				if strings.HasPrefix(name, "--") && !strings.Contains(out.String(), name+" ") {
+					t.Errorf("%s: `hpatch-router %s`: %s has no flag %s", f, m[1], args[0], name)
+				}
+			}
+		}
+	}
+	if seen < 5 {
+		t.Fatalf("found %d inline hpatch-router commands; the pattern is broken", seen)
 	}
 }
