@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
-
 	"hpatch-router/rows"
 )
 
@@ -92,31 +90,26 @@ func parseFence(input string, off, line int) (fence, error) {
 	if w := fields(t[len(mark):]); len(w) > 0 {
 		f.lang = strings.ToLower(w[0])
 	}
-	var closes []int // offsets of closing lines
-	closeLines := map[int]int{}
-	lastOff, lastText := -1, ""
+	closeOff, closeLine := -1, 0 // the first closing line
+	lastOff, lastText := -1, ""  // the last non-blank line
 	for o, num := next, line+1; o < len(input); num++ {
 		text, _, rest := rows.Cut(input[o:])
 		if c := trimBlank(text); c != "" {
-			if closesFence(c, mark) {
-				closes = append(closes, o)
-				closeLines[o] = num
+			if closeOff < 0 && closesFence(c, mark) {
+				closeOff, closeLine = o, num
 			}
 			lastOff, lastText = o, c
 		}
 		o = len(input) - len(rest)
 	}
-	if len(closes) == 0 {
+	if closeOff < 0 {
 		return f, habitDiag(HabitFence, line, "a Markdown fence opens here and never closes; send the program itself without "+mark+" lines (a shebang such as #!python3 picks the interpreter)")
 	}
-	closeOff := closes[0]
 	if lastOff != closeOff {
-		if interp, ok := fenceInterpreter(f.lang); ok && interp == "" && closesFence(lastText, mark) && heredocsHoldFences(input[next:lastOff], mark) {
-			closeOff = lastOff
-		} else {
-			n, _ := lineAfter(input, closeOff, closeLines[closeOff])
-			return f, habitDiag(HabitFence, n, fmt.Sprintf("text after the Markdown fence that closes on line %d; send one program per call, without %s lines", closeLines[closeOff], mark))
+		if interp, ok := fenceInterpreter(f.lang); !ok || interp != "" || !closesFence(lastText, mark) || !heredocsHoldFences(input[next:lastOff], mark) {
+			return f, habitDiag(HabitFence, lineAfter(input, closeOff, closeLine), fmt.Sprintf("text after the Markdown fence that closes on line %d; send one program per call, without %s lines", closeLine, mark))
 		}
+		closeOff = lastOff
 	}
 	f.inner = input[next:closeOff]
 	if _, l := firstNonBlank(f.inner); l > rows.Count(f.inner) {
@@ -125,45 +118,21 @@ func parseFence(input string, off, line int) (fence, error) {
 	return f, nil
 }
 
-// lineAfter is the number and offset of the first non-blank line after
-// the line at off (numbered num).
-func lineAfter(input string, off, num int) (int, int) {
+// lineAfter is the number of the first non-blank line after the line at
+// off (numbered num).
+func lineAfter(input string, off, num int) int {
 	_, _, rest := rows.Cut(input[off:])
-	o, l := firstNonBlank(rest)
-	return num + l, len(input) - len(rest) + o
+	_, l := firstNonBlank(rest)
+	return num + l
 }
 
-// heredocsHoldFences reports Bash text that parses and whose every line
-// that would close a fence of mark lies inside a heredoc body.
+// heredocsHoldFences reports Bash text whose every line that opens or
+// closes a fence of mark is data: in a heredoc body or a quoted string.
 func heredocsHoldFences(src, mark string) bool {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
-	if err != nil {
-		return false
-	}
-	var bodies [][2]uint
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if r, ok := n.(*syntax.Redirect); ok && r.Hdoc != nil && (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) {
-			bodies = append(bodies, [2]uint{r.Hdoc.Pos().Line(), r.Hdoc.End().Line()})
-		}
-		return true
-	})
-	num := uint(1)
-	for rest := src; rest != ""; num++ {
-		text, _, after := rows.Cut(rest)
-		rest = after
-		c := trimBlank(text)
-		if _, opens := fenceOpener(c); !opens && !closesFence(c, mark) {
-			continue
-		}
-		inside := false
-		for _, b := range bodies {
-			inside = inside || num >= b[0] && num <= b[1]
-		}
-		if !inside {
-			return false
-		}
-	}
-	return true
+	return codeLine(src, func(t string) bool {
+		_, opens := fenceOpener(t)
+		return opens || closesFence(t, mark)
+	}) == 0
 }
 
 // translateFence recovers a fenced program whose language names an

@@ -59,26 +59,37 @@ func behindPreamble(input string) (Habit, int) {
 }
 
 // fenceInCode finds a fence line that Bash would run: the first line that
-// opens a fence outside a heredoc body or a quoted string, when the input
-// does not parse as Bash at all or its parse puts that line in code. A
-// script that writes Markdown through a heredoc or prints it from a
-// string is Bash and left alone.
+// opens a fence outside a heredoc body or a quoted string. A script that
+// writes Markdown through a heredoc or prints it from a string is Bash and
+// left alone.
 func fenceInCode(input string) (Habit, int) {
-	var fences []uint
-	line := uint(1)
-	for rest := input; rest != ""; line++ {
-		text, _, after := rows.Cut(rest)
-		rest = after
-		if _, ok := fenceOpener(trimBlank(strings.TrimPrefix(text, byteOrderMark))); ok {
-			fences = append(fences, line)
-		}
-	}
-	if len(fences) == 0 {
+	l := codeLine(input, func(t string) bool { _, ok := fenceOpener(t); return ok })
+	if l == 0 {
 		return HabitNone, 0
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(input), "")
+	return HabitFence, l
+}
+
+// codeLine is the number of the first line (trimmed, BOM dropped) that
+// match accepts and that Bash would read as code, not as the body of a
+// heredoc or the inside of a quoted string; 0 when there is none. Text
+// that does not parse as Bash is all code.
+func codeLine(src string, match func(string) bool) int {
+	var lines []uint
+	line := uint(1)
+	for rest := src; rest != ""; line++ {
+		text, _, after := rows.Cut(rest)
+		rest = after
+		if match(trimBlank(strings.TrimPrefix(text, byteOrderMark))) {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) == 0 {
+		return 0
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		return HabitFence, int(fences[0])
+		return int(lines[0])
 	}
 	var data [][2]uint // line ranges that are data, not code
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -94,16 +105,16 @@ func fenceInCode(input string) (Habit, int) {
 		}
 		return true
 	})
-	for _, l := range fences {
+	for _, l := range lines {
 		inData := false
 		for _, d := range data {
 			inData = inData || l >= d[0] && l <= d[1]
 		}
 		if !inData {
-			return HabitFence, int(l)
+			return int(l)
 		}
 	}
-	return HabitNone, 0
+	return 0
 }
 
 // preamble is what stands in front of a fence.
