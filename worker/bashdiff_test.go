@@ -78,6 +78,7 @@ var bashIdioms = []struct {
 	{"read -t", `read -t 1 x <<< "val"; echo "$x $?"`, "read takes only"},
 	{"read -n", `read -n 1 c <<< xyz; echo "$c"`, "read takes only"},
 	{"read -d", `read -d , f <<< "a,b"; echo "$f"`, "read takes only"},
+	{"read -p prompts on stdout", `read -r -p "name? " ans <<< yes; echo "$ans"`, "read takes only"},
 	{"declare -i", `declare -i n=5+5; echo $n`, "-i, -l, -u"},
 	{"declare -l/-u", `declare -l low=ABC; declare -u up=abc; echo $low $up`, "-i, -l, -u"},
 	{"declare -F", `f(){ :; }; declare -F f`, "-i, -l, -u"},
