@@ -175,7 +175,7 @@ func (s *Store) Reconcile(ctx context.Context, thread string, history []Committe
 			if left <= 0 {
 				v.unknown = "it was retained more than " + s.ttl.String() + " ago and has expired"
 			}
-			if err := s.syncScriptLocked(thread, id, v.content, left); err != nil && v.unknown == "" {
+			if _, err := s.syncScriptLocked(thread, id, v.content, left, true); err != nil && v.unknown == "" {
 				v.unknown = "it could not be written: " + err.Error()
 			}
 		}
@@ -222,53 +222,58 @@ func (s *Store) unknownLocked(thread, id string) error {
 }
 
 // syncScriptLocked makes artifact id of thread content, with left of its
-// hour (none left: removed if it is content); s.mu is held.
-func (s *Store) syncScriptLocked(thread, id string, content []byte, left time.Duration) error {
+// hour, and reports whether it wrote the file: a missing one is written,
+// one that differs is replaced when replace is set (else left alone: not
+// the version the caller knows, and neither is a script this store wrote),
+// one that is content is owned so it expires on time, or removed when
+// none of its hour is left; s.mu is held.
+func (s *Store) syncScriptLocked(thread, id string, content []byte, left time.Duration, replace bool) (bool, error) {
+	// Opened first: a thread directory removed while the router ran (alone,
+	// or with the runtime root) drops the record of what this store wrote.
 	ts, err := s.threadLocked(thread, left > 0)
 	if errors.Is(err, fs.ErrNotExist) && left <= 0 {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer s.releaseLocked(ts)
+	if !replace && ts.owned[id] != nil {
+		return false, nil // this store wrote it
+	}
 	data, err := ReadScript(ts.scripts, id)
+	same := err == nil && bytes.Equal(data, content)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && left > 0:
 		_, err := s.retainLocked(thread, id, content, left)
-		return err
+		return err == nil, err
 	case errors.Is(err, fs.ErrNotExist):
-		return nil
+		return false, nil
 	case err != nil:
-		return err
-	case left <= 0:
-		if !bytes.Equal(data, content) {
-			return nil // not the version the history gives: not ours to remove
-		}
-		a := ts.owned[id]
-		if a != nil {
-			a.timer.Stop()
-			delete(ts.owned, id)
-		} else if fi, err := ts.scripts.Lstat(id); err == nil {
-			a = &artifact{file: fi, sum: sha256.Sum256(content)}
-		} else {
-			return err
-		}
-		return ts.removeOwned(id, a)
-	case !bytes.Equal(data, content):
+		return false, err
+	case !same && (left <= 0 || !replace):
+		return false, nil // not the version the history gives: not ours to remove
+	case !same:
 		if err := s.commitLocked(ts, []Edit{{ID: id, Old: data, New: content}}); err != nil {
-			return err
+			return false, err
 		}
 		s.log.Info("retained script brought to the version the conversation shows", "thread", thread, "ref", shebang.FormatRef(id))
 	}
-	if ts.owned[id] == nil {
+	a := ts.owned[id]
+	if a == nil {
 		fi, err := ts.scripts.Lstat(id)
 		if err != nil {
-			return err
+			return false, err
 		}
-		a := &artifact{file: fi, sum: sha256.Sum256(content)}
-		a.timer = s.afterFunc(left, func() { s.expire(ts, id, a) })
-		ts.owned[id] = a
+		a = &artifact{file: fi, sum: sha256.Sum256(content)}
+	} else {
+		a.timer.Stop()
 	}
-	return nil
+	if left <= 0 {
+		delete(ts.owned, id)
+		return false, ts.removeOwned(id, a)
+	}
+	a.timer = s.afterFunc(left, func() { s.expire(ts, id, a) })
+	ts.owned[id] = a
+	return !same, nil
 }

@@ -1,12 +1,9 @@
 package retain
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
-	"io/fs"
 	"time"
 
 	"hpatch-router/shebang"
@@ -83,7 +80,10 @@ func (s *Store) Restore(ctx context.Context, thread string, history []Committed)
 			continue
 		}
 		left := s.ttl - now.Sub(v.at)
-		switch ok, err := s.restoreScriptLocked(thread, id, v.content, left); {
+		// A differing file is not replaced: a kill -9 between a write and
+		// its journal line leaves a newer version, which the request's
+		// history settles (Reconcile).
+		switch ok, err := s.syncScriptLocked(thread, id, v.content, left, false); {
 		case err != nil:
 			s.log.Warn("cannot restore a retained script", "thread", thread, "ref", shebang.FormatRef(id), "err", err)
 		case ok:
@@ -94,46 +94,4 @@ func (s *Store) Restore(ctx context.Context, thread string, history []Committed)
 		s.log.Info("restored retained scripts from the journal", "thread", thread, "scripts", written)
 	}
 	return written
-}
-
-// restoreScriptLocked brings artifact id of thread to content with left of its
-// hour (none left: removed if it is content) and reports whether it wrote
-// it; s.mu is held.
-func (s *Store) restoreScriptLocked(thread, id string, content []byte, left time.Duration) (bool, error) {
-	// Opened first: a thread directory removed while the router ran (alone,
-	// or with the runtime root) drops the record of what this store wrote.
-	ts, err := s.threadLocked(thread, left > 0)
-	if errors.Is(err, fs.ErrNotExist) && left <= 0 {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	defer s.releaseLocked(ts)
-	if ts.owned[id] != nil {
-		return false, nil // this store wrote it
-	}
-	data, err := ReadScript(ts.scripts, id)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && left > 0:
-		_, err := s.retainLocked(thread, id, content, left)
-		return err == nil, err
-	case errors.Is(err, fs.ErrNotExist):
-		return false, nil
-	case err != nil:
-		return false, err
-	case !bytes.Equal(data, content):
-		return false, nil // not the version the journal knows: not ours to touch
-	}
-	fi, err := ts.scripts.Lstat(id)
-	if err != nil {
-		return false, err
-	}
-	a := &artifact{file: fi, sum: sha256.Sum256(content)}
-	if left <= 0 {
-		return false, ts.removeOwned(id, a)
-	}
-	a.timer = s.afterFunc(left, func() { s.expire(ts, id, a) })
-	ts.owned[id] = a
-	return false, nil
 }

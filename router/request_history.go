@@ -31,13 +31,6 @@ import (
 // first script's header. A refused edit prints "hpatch: …".
 const reportPrefix = `text("` + shebang.RefPrefix
 
-// changingCall is a call of the history whose carrier told the model that
-// it changed a script: a retention or a checked edit.
-type changingCall struct {
-	id      string
-	carrier string
-}
-
 // reconcileHistory brings the thread's scripts to what the request's
 // history told the model, when the request shows a change that ran and is
 // not known to the thread.
@@ -51,29 +44,34 @@ func (rt *Router) reconcileHistory(ctx context.Context, thread string, req *requ
 		return
 	}
 	ran := ranCalls(req)
-	var aborted []string
-	for _, c := range changing {
-		if ran[c.id] == retain.CallAborted {
-			aborted = append(aborted, c.id)
+	var aborted, done []string
+	for _, id := range changing {
+		switch ran[id] {
+		case retain.CallAborted:
+			aborted = append(aborted, id)
+		case retain.CallRan:
+			done = append(done, id)
 		}
 	}
 	rt.replay.markQuiet(thread, aborted)
-	if !slices.ContainsFunc(changing, func(c changingCall) bool { return ran[c.id] == retain.CallRan }) {
+	if len(done) == 0 {
 		return
 	}
-	history, ids := rt.historyOf(thread, req, ran)
-	applied, unknown := sc.Reconcile(ctx, thread, history)
+	applied, unknown := sc.Reconcile(ctx, thread, rt.historyOf(thread, req, ran))
 	rt.journalApplied(thread, applied)
-	rt.replay.markKnown(thread, ids)
+	// Known from now on, also a call whose carrier no entry restores:
+	// the next request does not look at it again.
+	rt.replay.markKnown(thread, done)
 	if len(unknown) > 0 {
 		rt.metrics.replay("version_unknown")
 	}
 }
 
-// unknownChanges returns the carriers in req that tell of a retention or
-// an edit whose call the thread does not know.
-func (rt *Router) unknownChanges(thread string, req *request) []changingCall {
-	var out []changingCall
+// unknownChanges returns the calls of req whose carriers tell of a
+// retention or an edit and that the thread does not know; the others are
+// recorded as quiet.
+func (rt *Router) unknownChanges(thread string, req *request) []string {
+	var out []string
 	tr := rt.cfg.translator
 	rt.replay.lookupAll(thread, func(t *threadReplay) {
 		for _, c := range req.execCalls {
@@ -83,7 +81,7 @@ func (rt *Router) unknownChanges(thread string, req *request) []changingCall {
 			}
 			carrier := c.Get("input").String()
 			if strings.HasPrefix(carrier, reportPrefix) || tr.Retains(carrier, shebang.FormatRef(id)) {
-				out = append(out, changingCall{id: strings.Clone(id), carrier: carrier})
+				out = append(out, strings.Clone(id))
 			} else {
 				t.markKnownLocked(id, fateQuiet, rt.replay.lim)
 			}
@@ -110,10 +108,9 @@ func ranCalls(req *request) map[string]retain.CallState {
 // no longer shows as run (compacted, or shown again only as aborted),
 // then the retentions and edits of req's carriers whose
 // output is there and not aborted (each restored to the model's call
-// through the replay store); and the call ids of the latter.
-func (rt *Router) historyOf(thread string, req *request, ran map[string]retain.CallState) ([]retain.Committed, []string) {
+// through the replay store).
+func (rt *Router) historyOf(thread string, req *request, ran map[string]retain.CallState) []retain.Committed {
 	var shown []retain.Committed
-	var ids []string
 	shownRan := map[string]bool{}
 	tr := rt.cfg.translator
 	rt.replay.lookupAll(thread, func(t *threadReplay) {
@@ -130,7 +127,6 @@ func (rt *Router) historyOf(thread string, req *request, ran map[string]retain.C
 			ch, ok := changeOf(tr, gjson.Parse(e.Item), id, carrier, e.At)
 			if ok {
 				shown = append(shown, ch)
-				ids = append(ids, strings.Clone(id))
 				shownRan[ch.Call] = true
 			}
 		}
@@ -151,7 +147,7 @@ func (rt *Router) historyOf(thread string, req *request, ran map[string]retain.C
 		}
 		shown = append(history, shown...)
 	})
-	return shown, ids
+	return shown
 }
 
 // changeOf is the change the model's call item made, as its carrier told
