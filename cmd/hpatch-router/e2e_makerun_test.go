@@ -91,7 +91,7 @@ func TestMakeRunHelperCheck(t *testing.T) {
 	gobin, other := t.TempDir(), t.TempDir()
 	home := testenv.FreshHome(t)
 	goDir := filepath.Dir(testenv.NeedTool(t, "go"))
-	base := goDir + ":/usr/local/bin:/usr/bin:/bin"
+	base := goDir + ":/usr/bin:/bin"
 	if p, ok := lookPathIn("shell", base); ok {
 		t.Fatalf("%s is on the test's base PATH: the cases need a PATH without a helper", p)
 	}

@@ -46,7 +46,7 @@ func TestREADMEQuickStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := home.Dir + "/go/bin:" + filepath.Dir(testenv.NeedTool(t, "go")) + ":/usr/local/bin:/usr/bin:/bin"
+	base := home.Dir + "/go/bin:" + filepath.Dir(testenv.NeedTool(t, "go")) + ":/usr/bin:/bin"
 	env := append(home.Environ(cleanEnv()), goEnvVars(t, "GOCACHE", "GOMODCACHE")...)
 	env = append(env, "PATH="+base)
 	shown := func(s string) string {
