@@ -117,13 +117,32 @@ func bashCompatExec(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 	}
 }
 
-// bashCompat is the runner configuration for Bash compatibility; env is
-// the evaluation's environment. An sh evaluation gets printf (a superset
-// of dash's) but not Bash's own variables, whose presence tells a script
-// it runs under Bash.
-func bashCompat(lang syntax.LangVariant, env expand.Environ) []interp.RunnerOption {
-	if lang != syntax.LangBash {
-		return []interp.RunnerOption{interp.Env(env), interp.CallHandler(bashCompatCall)}
+// bashCompat is the runner configuration for Bash compatibility of file;
+// env is the evaluation's environment. An sh evaluation gets printf (a
+// superset of dash's) but not Bash's own variables, whose presence tells a
+// script it runs under Bash. A script that defines its own printf function
+// keeps mvdan/sh's dispatch: the call handler renames a call before the
+// function lookup, which would skip the script's function.
+func bashCompat(lang syntax.LangVariant, file *syntax.File, env expand.Environ) []interp.RunnerOption {
+	var opts []interp.RunnerOption
+	if lang == syntax.LangBash {
+		env = bashEnviron(env)
 	}
-	return []interp.RunnerOption{interp.Env(bashEnviron(env)), interp.CallHandler(bashCompatCall)}
+	opts = append(opts, interp.Env(env))
+	if !definesFunc(file, "printf") {
+		opts = append(opts, interp.CallHandler(bashCompatCall))
+	}
+	return opts
+}
+
+// definesFunc reports a function definition of name anywhere in file.
+func definesFunc(file *syntax.File, name string) bool {
+	found := false
+	syntax.Walk(file, func(n syntax.Node) bool {
+		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil && fd.Name.Value == name {
+			found = true
+		}
+		return !found
+	})
+	return found
 }

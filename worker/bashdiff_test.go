@@ -38,6 +38,7 @@ var bashIdioms = []struct {
 	{"printf reuses the format, fills missing with empty/0", `printf '%s-%d\n' a 1 b`, ""},
 	{"printf bad number", `printf '%d\n' abc; echo "status $?"`, ""},
 	{"printf %%", `printf '100%%\n'`, ""},
+	{"a script's own printf function is called", `printf() { echo "mine: $*"; }; printf '%q' a`, ""},
 	// The same in both without configuration.
 	{"[[ =~ ]] with BASH_REMATCH", `[[ "v1.2.3" =~ ^v([0-9]+)\.([0-9]+) ]] && echo "${BASH_REMATCH[0]} ${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"`, ""},
 	{"mapfile and readarray", `mapfile -t lines < <(printf 'a\nb\n'); echo "${#lines[@]} ${lines[1]}"; readarray -t arr <<< $'x\ny'; echo "${arr[@]}"`, ""},

@@ -88,7 +88,7 @@ func (r *run) runScriptFile(ctx context.Context, hc interp.HandlerContext, path 
 			interp.Dir(hc.Dir),
 			interp.ExecHandlers(bashCompatExec, r.private, r.externalHandler),
 			interp.Params(append([]string{"--"}, args[1:]...)...),
-		}, bashCompat(syntax.LangBash, expand.ListEnviron(environ(hc.Env)...))...)...,
+		}, bashCompat(syntax.LangBash, file, expand.ListEnviron(environ(hc.Env)...))...)...,
 	)
 	if err != nil {
 		return err

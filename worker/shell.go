@@ -61,7 +61,7 @@ func (r *run) runShell(lang syntax.LangVariant, name string, middle []string, bo
 	opts := append([]interp.RunnerOption{
 		interp.StdIO(r.stdin, r.stdout.writer(), r.stderr.writer()),
 		interp.ExecHandlers(bashCompatExec, r.private, r.externalHandler),
-	}, bashCompat(lang, expand.ListEnviron(os.Environ()...))...)
+	}, bashCompat(lang, file, expand.ListEnviron(os.Environ()...))...)
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(params...))
 	}
