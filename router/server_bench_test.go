@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"hpatch-router/plugins/registry"
 	"hpatch-router/router"
 	"hpatch-router/router/access"
 )
@@ -128,9 +129,18 @@ func BenchmarkLatency(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer rt.Close()
+		// The same router with five declared tools (issue 34): what
+		// offering them costs a request.
+		rt5, err := router.New(append(serveHooks(b), router.Upstream(u), router.StateDir(b.TempDir()), router.Tools(fiveTools(b)),
+			router.Logger(slog.New(slog.DiscardHandler)), router.Transport(benchTransport(upstream)))...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer rt5.Close()
 		targets := []latencyTarget{
 			{"reverseproxy", httptest.NewServer(reverseProxy(upstream.URL+"/base", benchTransport(upstream)))},
 			{"router", guarded(rt)},
+			{"router-5tools", guarded(rt5)},
 		}
 		defer func() {
 			for _, t := range targets {
@@ -145,6 +155,31 @@ func BenchmarkLatency(b *testing.B) {
 			}
 		}
 	}
+}
+
+// fiveTools is a tools directory declaring five tools, the shipped
+// examples among them (two with grammars), loaded as serve loads it.
+func fiveTools(b *testing.B) *registry.Registry {
+	dir := b.TempDir()
+	for _, name := range []string{"sql.toml", "python.toml", "gotest.toml", "gotest.lark"} {
+		data, err := os.ReadFile("../plugins/examples/" + name)
+		if err == nil {
+			err = os.WriteFile(dir+"/"+name, data, 0o600)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	more := "[[tool]]\nname = \"jq\"\ndescription = \"Run a jq filter on ./data.json. Input: the filter.\"\nrun = [\"jq\", \"-f\"]\n" +
+		"[[tool]]\nname = \"calc\"\ndescription = \"Add integers, e.g. 2+3.\"\nrun = [\"bc\"]\ninput = \"stdin\"\nformat = { type = \"grammar\", syntax = \"regex\", definition = \"[0-9]+(\\\\+[0-9]+)*\" }\n"
+	if err := os.WriteFile(dir+"/more.toml", []byte(more), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	reg := registry.Open(dir, registry.LoadOptions{}, slog.New(slog.DiscardHandler), nil)
+	if n := reg.Current().Len(); n != 5 {
+		b.Fatalf("%d tools loaded, want 5: %v", n, reg.Status().Problems)
+	}
+	return reg
 }
 
 // serveHooks wires the worker runtime and the retained-script store on a

@@ -32,6 +32,10 @@
 # machine load. A ratio is router/ReverseProxy within one run; the table
 # gives the median over the runs and, in brackets, the smallest and largest.
 #
+# A third target, router-5tools, is the router with five declared tools
+# (plugins/examples and two more); a table gives it against the router
+# without tools, the same runs.
+#
 # With --base REV, the same benchmark built at git revision REV runs in
 # every run too, right before or after this tree's (the order alternates),
 # and a second table gives this tree's router against the base's: before
@@ -95,6 +99,7 @@ function median(a, n) { return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 
 	if ($2 == "build=base") { f = 3; build = "@base"; based = 1 }
 	split($f, p, "/"); up = p[2]; sub(/^upstream=/, "", up)
 	proxy = p[3]; sub(/^proxy=/, "", proxy); proxy = proxy build
+	if (proxy == "router-5tools") tools = 1
 	c = up " " p[4]; sub(/c=/, "", c); sub(/-[0-9]+$/, "", c)
 	for (i = f + 2; i < NF; i += 2) {
 		m = $(i + 1)
@@ -128,6 +133,11 @@ END {
 	split("ttfb-p50-µs ttfb-p99-µs full-p50-µs full-p99-µs proc-cpu-µs", order, " ")
 	split("tls 1,tls 16,tls 64,http 1,http 16,http 64", cs, ",")
 	table("reverseproxy", "router")
+	if (tools) {
+		print ""
+		print "five declared tools against none (router-5tools/router), the same runs:"
+		table("router", "router-5tools")
+	}
 	if (based) {
 		print ""
 		print "this tree against the base (router@base), the same runs:"
