@@ -122,3 +122,15 @@ func TestTranslateToolRejects(t *testing.T) {
 		t.Errorf("rejection carrier %s", c)
 	}
 }
+
+// A tool's params reach the carrier as #!params do: an output budget gives
+// the // @exec: pragma (ExecPragma).
+func TestTranslateToolPragma(t *testing.T) {
+	p, err := shebang.TranslateTool(shebang.ToolSpec{Run: []string{"python3"}, Params: `{"max_output_tokens":20000}`}, "print(1)", shebang.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Carrier(shebang.Retention{}); !strings.HasPrefix(c, `// @exec: {"max_output_tokens": 41000}`+"\n") {
+		t.Errorf("carrier %q", c)
+	}
+}
