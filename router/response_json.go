@@ -27,12 +27,13 @@ func (s *rewriteSession) rewriteOutput(doc []byte, path string) ([]byte, bool) {
 		if s.inScope(v) {
 			if withholds(v) {
 				s.repeatedCall(v) // logs a repeat the stream did not show
-				if id := v.Get("call_id").String(); id != "" && listed[id] {
+				id := v.Get("call_id").String()
+				if id != "" && listed[id] {
 					repeats = append(repeats, i)
 					i++
 					return true
 				}
-				listed[v.Get("call_id").String()] = true
+				listed[id] = true
 			}
 			if c := s.carrierItem(v); c != nil {
 				sp = append(sp, carrierSplice{i, v.Index, v.Index + len(v.Raw), c})

@@ -56,8 +56,9 @@ type RootLock struct{ f *os.File }
 func (l *RootLock) Close() error { return l.f.Close() }
 
 // lockRetries is how often LockRoot tries again when the root's lock is
-// held by something that wrote no holder (a router between its flock and
-// its write, or a doctor probing the lock), 20 ms apart.
+// held by something that names no live holder (a router between its flock
+// and its write, or a doctor probing a file a router that is gone left),
+// 20 ms apart.
 const lockRetries = 10
 
 // LockRoot takes root's lock for this process, listening on addr, or
@@ -84,7 +85,7 @@ func LockRoot(root, addr string, uid int) (*RootLock, error) {
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		h := readHolder(f)
-		if h.PID != 0 || try == lockRetries {
+		if (h.PID != 0 && alive(h.PID)) || try == lockRetries {
 			f.Close()
 			return nil, &HeldError{Root: root, Holder: h}
 		}
@@ -160,4 +161,11 @@ func readHolder(f *os.File) Holder {
 		return Holder{}
 	}
 	return Holder{PID: p, Addr: addr}
+}
+
+// alive reports whether process pid exists (signal 0 checks without
+// sending anything).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
