@@ -5,6 +5,7 @@ package worker
 import (
 	"fmt"
 	"os"
+	"syscall"
 )
 
 // ensureRootLocked makes the runtime root again when it is gone or is no
@@ -20,7 +21,8 @@ import (
 // costs one lstat when the root is still the one opened. rt.mu must be
 // held.
 func (rt *Runtime) ensureRootLocked() error {
-	if fi, err := os.Lstat(rt.root); err == nil && idOf(fi) == rt.rootID {
+	var st syscall.Stat_t // not os.Lstat: no FileInfo to allocate on every request
+	if err := syscall.Lstat(rt.root, &st); err == nil && (fileID{uint64(st.Dev), st.Ino}) == rt.rootID {
 		return nil
 	}
 	rt.log.Warn("the runtime root is gone or was replaced while the router ran; making it again", "root", rt.root)
