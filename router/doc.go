@@ -44,4 +44,11 @@
 // workspace. seams.go lists what the router calls
 // through interfaces (the worker's runtime, retain's store, translation)
 // and exec_description.go holds the rewrite of the exec description.
+//
+// Declared tools (tools.go, DESIGN §12): package registry says which
+// tools are in service; a request takes the set once, offers each tool
+// after shell and hpatch unless it defines the name itself, and a call of
+// one becomes a carrier through shebang.TranslateTool. The replay store
+// keeps the model's item whatever its name, so a removed tool's old calls
+// still replay.
 package router
