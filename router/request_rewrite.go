@@ -39,11 +39,11 @@ type RequestInfo struct {
 	// OtherCommand names the command tool it offers instead ("" when none
 	// was recognised). The server logs it.
 	NoExecCommand bool
+	OtherCommand  string
 	// Tools are the declared tools this request offers (DESIGN §12);
 	// SkippedTools those it did not, because it defines their names.
 	Tools        []*registry.Tool
 	SkippedTools []string
-	OtherCommand string
 }
 
 // ParamNames are the names of info.Params, in declaration order.

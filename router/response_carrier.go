@@ -61,9 +61,10 @@ const routerNamespace = "functions"
 
 // inScope reports whether item is a custom_tool_call the rewrite of an
 // owned request looks at: shell, hpatch or a declared tool the request
-// offered, in the owner's namespace, in functions or in none (they are the
-// router's whatever the model called their container); exec in the owner's namespace or in none (another
-// namespace's exec is not this owner's).
+// offered, in the owner's namespace, in functions or in none (they are
+// the router's whatever the model called their container); exec in the
+// owner's namespace or in none (another namespace's exec is not this
+// owner's).
 func (s *rewriteSession) inScope(item gjson.Result) bool {
 	if !s.facts.Owned || item.Get("type").String() != "custom_tool_call" {
 		return false
