@@ -52,7 +52,8 @@ func checkOneRouterPerRoot(env doctorEnv, routerURL string, routerUp bool) check
 		c.Fix = stopOthers
 	case held && routerUp && !samePort(holder.Addr, hostPort(routerURL)):
 		c.Detail = root + " is served by the router " + holder.String() + ", but a router answers at " + routerURL + " too: Codex's shell calls go to a runtime that router does not own"
-		c.Fix = stopOthers
+		c.Fix = "point Codex's base_url at http://" + holder.Addr + "/v1 (hpatch-router codex-config --listen " + holder.Addr + "), or stop the router at " + routerURL +
+			"; two routers of one user need a root each: " + snapshot.RootEnv + "=DIR for a router and for the Codex that uses it"
 	case held:
 		c.OK, c.Detail = true, root+" is served by the router "+holder.String()
 	case len(routers) == 1:

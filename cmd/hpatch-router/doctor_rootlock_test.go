@@ -28,6 +28,7 @@ func TestDoctorOneRouterPerRoot(t *testing.T) {
 		routerUp  bool
 		wantOK    bool
 		want      []string
+		wantFix   string
 	}{
 		{name: "nothing", routerURL: "http://127.0.0.1:8080", wantOK: true, want: []string{"no router serves"}},
 		{name: "one router holding the lock", lockAddr: "127.0.0.1:8080", routerURL: "http://127.0.0.1:8080", routerUp: true,
@@ -37,7 +38,7 @@ func TestDoctorOneRouterPerRoot(t *testing.T) {
 		{name: "a second live router without the lock", lockAddr: "127.0.0.1:8080", snapshot: "live", routerURL: "http://127.0.0.1:8080", routerUp: true,
 			want: []string{"2 routers serve", "pid " + pid, "without the root's lock"}},
 		{name: "Codex's router is not the holder", lockAddr: "127.0.0.1:8080", routerURL: "http://127.0.0.1:8095", routerUp: true,
-			want: []string{"a router answers at http://127.0.0.1:8095 too"}},
+			want: []string{"a router answers at http://127.0.0.1:8095 too"}, wantFix: "codex-config --listen 127.0.0.1:8080"},
 		{name: "the holder on another port, nothing answering", lockAddr: "127.0.0.1:8080", routerURL: "http://127.0.0.1:8095", wantOK: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,6 +64,9 @@ func TestDoctorOneRouterPerRoot(t *testing.T) {
 			got := checkOneRouterPerRoot(m.doctorEnv(), tc.routerURL, tc.routerUp)
 			if got.OK != tc.wantOK || !got.Required || (!got.OK && got.Fix == "") {
 				t.Errorf("got %+v, want ok=%v, required, a fix when failing", got, tc.wantOK)
+			}
+			if !strings.Contains(got.Fix, tc.wantFix) {
+				t.Errorf("fix %q lacks %q", got.Fix, tc.wantFix)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(got.Detail, w) {
