@@ -117,3 +117,26 @@ func writeMode(t *testing.T, path, content string, mode os.FileMode) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzReadHolder: whatever a lock file holds, reading its holder does not
+// fail, and a holder it reports has a positive pid and its line's address.
+func FuzzReadHolder(f *testing.F) {
+	f.Add([]byte("1234 127.0.0.1:8080\n"))
+	f.Add([]byte("-1 x"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), LockName)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		file, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer file.Close()
+		h := readHolder(file)
+		if h != (Holder{}) && (h.PID <= 0 || !strings.Contains(string(data), h.Addr)) {
+			t.Fatalf("holder %+v from %q", h, data)
+		}
+	})
+}
