@@ -59,7 +59,9 @@ func ourImports(t *testing.T, root string) map[string][]string {
 func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
 
 // TestDependenciesPointOneWay holds DESIGN §2's arrows: cmd → router →
-// {shebang, retain, workspace}, cmd → worker → {retain, workspace},
+// {plugins, shebang, retain, workspace}, plugins → shebang (a declared
+// tool's run, cmd and params follow the shebang rules), cmd → worker →
+// {retain, workspace},
 // workspace → retain; shebang imports nothing of ours but the leaves and
 // its own subpackages; the helper stays small. worker/snapshot, ident and
 // rows are leaves every side may name (the runtime's directory names, the
@@ -73,7 +75,7 @@ func TestDependenciesPointOneWay(t *testing.T) {
 	}{
 		{"ident", nil},
 		{"rows", nil},
-		{"plugins", nil},
+		{"plugins", []string{"plugins", "shebang"}},
 		{"shebang", []string{"shebang"}},
 		{"retain", []string{"shebang", "retain"}},
 		{"workspace", []string{"retain", "workspace"}},
@@ -81,7 +83,7 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		{"worker/snapshot", []string{"ident"}},
 		{"worker", []string{"retain", "shebang", "workspace", "worker", "internal"}},
 		{"cmd/shell-helper", []string{"shebang/oneline", "internal"}},
-		{"cmd/hpatch-router", []string{"retain", "router", "shebang", "worker", "internal"}},
+		{"cmd/hpatch-router", []string{"plugins", "retain", "router", "shebang", "worker", "internal"}},
 		{"internal", []string{"internal"}},
 	}
 	for pkg, imports := range ourImports(t, "../..") {

@@ -155,3 +155,16 @@ func TestLoadAppliesOwnership(t *testing.T) {
 		t.Errorf("checked %s", got)
 	}
 }
+
+func TestValidName(t *testing.T) {
+	long := strings.Repeat("a", 64)
+	for name, want := range map[string]bool{
+		"sql": true, "_x": true, "go-test_2": true, "A": true, long: true,
+		"": false, "9x": false, "-x": false, "a b": false, "a.b": false,
+		"é": false, long + "a": false, "a/b": false,
+	} {
+		if got := validName(name); got != want {
+			t.Errorf("validName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +15,21 @@ import (
 // toolKeys are the keys a [[tool]] may hold, in the order they are named.
 var toolKeys = []string{"name", "description", "run", "input", "cmd", "params", "max_input_bytes", "format"}
 
-var nameRule = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
+// validName is DESIGN §12's name rule, [A-Za-z_][A-Za-z0-9_-]{0,63}. It is a
+// loop, not a package-level regexp, because the router binary is also the
+// worker every shell call starts and must run no initialisation of ours.
+func validName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i, c := range []byte(s) {
+		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || c != '-' && (c < '0' || c > '9')) {
+			return false
+		}
+	}
+	return true
+}
 
 // tool validates the i-th [[tool]] table; nil when it has a problem.
 func (f *fileLoad) tool(i int, m map[string]any) *Tool {
@@ -32,7 +45,7 @@ func (f *fileLoad) tool(i int, m map[string]any) *Tool {
 	t.Name = f.str(m, "name", line, true)
 	switch {
 	case t.Name == "" && m["name"] == nil:
-	case !nameRule.MatchString(t.Name):
+	case !validName(t.Name):
 		f.problem(line("name"), "name %q is not a tool name; use letters, digits, _ and - (a letter or _ first, at most 64)", t.Name)
 	case slices.Contains(reserved, t.Name):
 		f.problem(line("name"), "name %q is reserved (%s); choose another", t.Name, strings.Join(reserved, ", "))
