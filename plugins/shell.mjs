@@ -41,7 +41,7 @@ const hpatchDescription = [
   "in PATH",
   "type TARGET VALUE   (replace the rows; VALUE \"\" deletes them)",
   "add DEST VALUE   (insert before DEST; EOF appends)",
-  "After `in PATH`: `rm` deletes it, `mv DEST` renames it (edits may follow). `new PATH` then `type VALUE` creates a file with exactly VALUE.",
+  "After `in PATH`: `rm` deletes it, `mv DEST` renames it (edits may follow). `new PATH` then `type VALUE` creates a file of VALUE's rows, each ending with a line ending.",
   "TARGET is L:HASH, the inclusive L:HASH..L:HASH, or \"TEXT\" [COUNT]: the COUNT rows (default 1) containing TEXT. DEST is L:HASH, \"TEXT\" or EOF. PATH with blanks is a JSON string. VALUE is a JSON string (\\n for more lines) or raw lines between <<PATCH and a line PATCH. Every target cites the rows as they were before this edit; a stale hash or an overlap rejects the whole edit.",
   "Example:",
   "in src/app.py",
