@@ -3,6 +3,7 @@
 package worker_test
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -102,6 +103,9 @@ func TestBashIdiomsAgreeOrAreNamed(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			gnu := exec.Command("bash", "-c", c.script)
 			gnu.Dir = t.TempDir()
+			// The worker quotes as Bash does in a UTF-8 locale; Bash in the C
+			// locale (a CI environment without LANG) quotes é as $'\303\251'.
+			gnu.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
 			out, err := gnu.Output()
 			code := exitCode(err)
 			got := e.run("", "bash", c.script)
