@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"hpatch-router/ident"
-	"hpatch-router/shebang"
+	"hpatch-router/scriptref"
 )
 
 // MaxScriptBytes bounds a retained script. A rerun must still fit one exec
@@ -114,7 +114,7 @@ func OpenScriptsIn(runtime *os.Root, thread string) (*os.Root, error) {
 
 // ReadRef parses ref ("@shell/<id>") and reads it with ReadScript.
 func ReadRef(scripts *os.Root, ref string) ([]byte, error) {
-	id, err := shebang.ParseRef(ref)
+	id, err := scriptref.ParseRef(ref)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func ReadScript(scripts *os.Root, id string) ([]byte, error) {
 	if err := ident.Artifact(id); err != nil {
 		return nil, err
 	}
-	ref := shebang.FormatRef(id)
+	ref := scriptref.FormatRef(id)
 	fi, err := scripts.Lstat(id)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, scriptMissing(ref)

@@ -7,7 +7,7 @@
 // are checked by package ident (one rule for thread and artifact ids), the
 // thread directory layout is package ident's too (hpatch-<thread>/scripts/),
 // the reference grammar (`@shell/<id>`, `#!script=@shell/<id>`) is
-// package shebang's (ParseRef, ScriptReference), and rows and their LINE:HASH
+// package scriptref's (ParseRef, ScriptReference), and rows and their LINE:HASH
 // citations are package rows'.
 //
 // # Storage
@@ -61,9 +61,9 @@
 // counted from retention; edits do not extend it). Close stops every timer
 // and removes the files the store wrote, and scripts/ when it created it.
 //
-// References are shebang.ParseRef's: "@shell/" followed by an artifact id
+// References are scriptref.ParseRef's: "@shell/" followed by an artifact id
 // ident.Artifact accepts. They select regular, single-link, UTF-8 files
-// only (ReadScript). A rerun (shebang.ScriptReference) resolves one level:
+// only (ReadScript). A rerun (scriptref.ScriptReference) resolves one level:
 // a script whose content is itself a rerun is rejected as cyclic or
 // chained.
 //
@@ -97,7 +97,7 @@
 // grammar_test.go checks that ParsePatch and that grammar agree on every
 // edit the tests and fuzz corpus hold. The grammar takes any one word as
 // an id; which words name a script is package ident's rule (through
-// shebang.ParseRef), and a range's order, which a grammar cannot compare,
+// scriptref.ParseRef), and a range's order, which a grammar cannot compare,
 // is Apply's. Every section is verified and applied in memory before any
 // file changes; then all new versions are written to temporary files and
 // renamed into place, so a rejected edit changes nothing.
@@ -140,7 +140,7 @@
 // errors.Is and errors.As see the cause: fs.ErrNotExist for a missing
 // script or storage, fs.ErrExist for an artifact that already exists,
 // ErrClosed, *ident.Error for a bad thread or artifact id,
-// *shebang.RefError for a bad reference. A rejected edit is a *PatchError,
+// *scriptref.RefError for a bad reference. A rejected edit is a *PatchError,
 // one line "line N: …", which wraps the store error that caused it. No
 // message names the storage: a failed read or write says the script
 // (`@shell/<id>`) and the cause (the errno, which errors.Is still sees),

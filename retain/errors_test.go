@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"hpatch-router/ident"
-	"hpatch-router/shebang"
+	"hpatch-router/scriptref"
 )
 
 // Store errors are values: the cause is reachable with errors.Is/As
@@ -21,7 +21,7 @@ func TestStoreErrorsAreValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	var idErr *ident.Error
-	var refErr *shebang.RefError
+	var refErr *scriptref.RefError
 	var patchErr *PatchError
 	_, retainAgain := e.store.Retain(ctx, "T1", "call_1", py)
 	_, badThread := e.store.Retain(ctx, "snapshot-x", "call_2", py)
@@ -38,12 +38,12 @@ func TestStoreErrorsAreValues(t *testing.T) {
 		{"an existing artifact is fs.ErrExist", retainAgain, func(err error) bool { return errors.Is(err, fs.ErrExist) }},
 		{"a snapshot-named thread is an *ident.Error", badThread, func(err error) bool { return errors.As(err, &idErr) && idErr.Kind == ident.ThreadKind }},
 		{"a call id with a space is an *ident.Error", badID, func(err error) bool { return errors.As(err, &idErr) && idErr.Kind == ident.ArtifactKind }},
-		{"a bad reference is a *shebang.RefError", badRef, func(err error) bool { return errors.As(err, &refErr) && errors.As(err, &idErr) }},
+		{"a bad reference is a *scriptref.RefError", badRef, func(err error) bool { return errors.As(err, &refErr) && errors.As(err, &idErr) }},
 		{"a missing script is fs.ErrNotExist", gone, func(err error) bool { return errors.Is(err, fs.ErrNotExist) }},
 		{"a missing script in an edit is a *PatchError and fs.ErrNotExist", patchGone, func(err error) bool {
 			return errors.As(err, &patchErr) && patchErr.Line == 1 && errors.Is(err, fs.ErrNotExist)
 		}},
-		{"the launcher in an edit is a *PatchError wrapping a *shebang.RefError", patchRef, func(err error) bool {
+		{"the launcher in an edit is a *PatchError wrapping a *scriptref.RefError", patchRef, func(err error) bool {
 			return errors.As(err, &patchErr) && errors.As(err, &refErr)
 		}},
 	} {

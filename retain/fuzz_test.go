@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"hpatch-router/rows"
-	"hpatch-router/shebang"
+	"hpatch-router/scriptref"
 )
 
 // parsePatchBase is the script FuzzParsePatch's seeds cite.
@@ -84,7 +84,7 @@ func FuzzParsePatch(f *testing.F) {
 			if !utf8.Valid(e1[i].New) {
 				t.Fatalf("edit produced invalid UTF-8")
 			}
-			if !strings.HasPrefix(e1[i].Report, shebang.FormatRef(e1[i].ID)+"\n") {
+			if !strings.HasPrefix(e1[i].Report, scriptref.FormatRef(e1[i].ID)+"\n") {
 				t.Fatalf("report without header: %q", e1[i].Report)
 			}
 			if !bytes.Equal(base, e1[i].Old) {

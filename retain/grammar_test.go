@@ -18,7 +18,7 @@ import (
 	"hpatch-router/internal/testenv"
 	"hpatch-router/plugins"
 	"hpatch-router/rows"
-	"hpatch-router/shebang"
+	"hpatch-router/scriptref"
 )
 
 // The `hpatch` tool declares a Lark grammar (plugins/hpatch.lark) so the
@@ -180,8 +180,8 @@ func withValidIDs(edit string) string {
 	var b strings.Builder
 	for _, r := range rows.Split([]byte(edit)) {
 		line := string(r.Text)
-		if word, rest := cutSpace(trimBlank(line)); word == "in" && strings.HasPrefix(trimBlank(rest), shebang.RefPrefix) {
-			line = "in " + shebang.RefPrefix + "x"
+		if word, rest := cutSpace(trimBlank(line)); word == "in" && strings.HasPrefix(trimBlank(rest), scriptref.RefPrefix) {
+			line = "in " + scriptref.RefPrefix + "x"
 		}
 		b.WriteString(line)
 		b.Write(r.Term)

@@ -9,7 +9,7 @@ import (
 	"io/fs"
 	"time"
 
-	"hpatch-router/shebang"
+	"hpatch-router/scriptref"
 )
 
 // The model's history is the truth (DESIGN §8): a script's current version
@@ -63,7 +63,7 @@ func foldHistory(history []Committed) (map[string]*scriptVersion, []Committed) {
 		seen[c.Call] = true
 		if c.Retain != "" {
 			v := &scriptVersion{content: []byte(c.Content), at: c.At}
-			if ref, ok := shebang.ScriptReference(c.Content); ok {
+			if ref, ok := scriptref.ScriptReference(c.Content); ok {
 				v = rerunVersion(out[ref], ref, c.At) // a rerun retains the body it ran
 			}
 			if v.unknown == "" && c.Sum != "" && c.Sum != retainSum(c.Retain, v.content) {
@@ -84,7 +84,7 @@ func foldHistory(history []Committed) (map[string]*scriptVersion, []Committed) {
 func rerunVersion(ref *scriptVersion, id string, at time.Time) *scriptVersion {
 	switch {
 	case ref == nil:
-		return &scriptVersion{unknown: "the script it reran, " + shebang.FormatRef(id) + ", is not in the conversation or the journal"}
+		return &scriptVersion{unknown: "the script it reran, " + scriptref.FormatRef(id) + ", is not in the conversation or the journal"}
 	case ref.unknown != "":
 		return &scriptVersion{unknown: ref.unknown}
 	}
@@ -105,7 +105,7 @@ func foldEdit(out map[string]*scriptVersion, c Committed) Committed {
 	for _, sec := range p.Sections {
 		switch v := out[sec.ID]; {
 		case v == nil:
-			reason = "the conversation and the journal no longer hold " + shebang.FormatRef(sec.ID) + " as it was retained"
+			reason = "the conversation and the journal no longer hold " + scriptref.FormatRef(sec.ID) + " as it was retained"
 		case v.unknown != "":
 			reason = v.unknown
 		default:
@@ -186,7 +186,7 @@ func (s *Store) Reconcile(ctx context.Context, thread string, history []Committe
 	}
 	for id, why := range unknown {
 		s.log.Warn("a retained script's version cannot be produced; reruns of it are refused",
-			"thread", thread, "ref", shebang.FormatRef(id), "reason", why)
+			"thread", thread, "ref", scriptref.FormatRef(id), "reason", why)
 	}
 	return applied, unknown
 }
@@ -218,7 +218,7 @@ func (s *Store) unknownLocked(thread, id string) error {
 	if !ok {
 		return nil
 	}
-	return fmt.Errorf("%s cannot be run as the version this conversation last showed: %s; retain the script again", shebang.FormatRef(id), why)
+	return fmt.Errorf("%s cannot be run as the version this conversation last showed: %s; retain the script again", scriptref.FormatRef(id), why)
 }
 
 // syncScriptLocked makes artifact id of thread content, with left of its
@@ -257,7 +257,7 @@ func (s *Store) syncScriptLocked(thread, id string, content []byte, left time.Du
 		if err := s.commitLocked(ts, []Edit{{ID: id, Old: data, New: content}}); err != nil {
 			return false, err
 		}
-		s.log.Info("retained script brought to the version the conversation shows", "thread", thread, "ref", shebang.FormatRef(id))
+		s.log.Info("retained script brought to the version the conversation shows", "thread", thread, "ref", scriptref.FormatRef(id))
 	}
 	a := ts.owned[id]
 	if a == nil {

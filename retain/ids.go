@@ -8,7 +8,7 @@ import (
 
 // Retain applies rules it does not own: ids are package ident's, the
 // thread directory layout is package ident's too, and the reference grammar
-// (`@shell/<id>`, `#!script=@shell/<id>`) is package shebang's.
+// (`@shell/<id>`, `#!script=@shell/<id>`) is package scriptref's.
 
 // checkThread is ident.Thread with the context a store error needs.
 func checkThread(thread string) error {

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"hpatch-router/rows"
-	"hpatch-router/shebang"
+	"hpatch-router/scriptref"
 )
 
 // Edit is the outcome of a patch for one script.
@@ -32,7 +32,7 @@ func (p *Patch) Apply(baseline map[string][]byte) ([]Edit, error) {
 	for _, s := range p.Sections {
 		base, ok := baseline[s.ID]
 		if !ok {
-			return nil, wrapAt(s.Line, scriptMissing(shebang.FormatRef(s.ID)))
+			return nil, wrapAt(s.Line, scriptMissing(scriptref.FormatRef(s.ID)))
 		}
 		e, err := s.Apply(base, MaxScriptBytes)
 		if err != nil {

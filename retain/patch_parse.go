@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"hpatch-router/rows"
-	"hpatch-router/shebang"
+	"hpatch-router/scriptref"
 )
 
 // Patch is a parsed hpatch edit of either retained scripts or workspace
@@ -52,7 +52,7 @@ func (s *Section) Name() string {
 	if s.Path != "" {
 		return s.Path
 	}
-	return shebang.FormatRef(s.ID)
+	return scriptref.FormatRef(s.ID)
 }
 
 // OpKind tells `type` from `add`.
@@ -104,7 +104,7 @@ func (p Pos) String() string {
 // PatchError is a rejected hpatch edit; Line is the input line (0 when
 // the whole input is at fault). Its message is one line without a tool
 // prefix (the router adds "hpatch: "). Err is the underlying error when
-// there is one (a *shebang.RefError, a store error), for errors.Is/As.
+// there is one (a *scriptref.RefError, a store error), for errors.Is/As.
 type PatchError struct {
 	Line int
 	Msg  string
@@ -135,7 +135,7 @@ const heredocWord = "PATCH"
 // ParsePatch parses hpatch input. It checks syntax — exactly the language
 // of the Lark grammar the `hpatch` tool declares (plugins/hpatch.lark, kept
 // in step by grammar_test.go) — and each id against the artifact id rule
-// (shebang.ParseRef), which the grammar leaves to the store; Apply and the
+// (scriptref.ParseRef), which the grammar leaves to the store; Apply and the
 // workspace resolver verify the targets against the files.
 func ParsePatch(text string) (*Patch, error) {
 	if !utf8.ValidString(text) {
@@ -336,10 +336,10 @@ func (ps *patchParser) fileCommand(word, rest string) error {
 
 // parseIn checks the reference of an `in @shell/<id>` line.
 func parseIn(ln int, ref string) (string, error) {
-	if !strings.HasPrefix(ref, shebang.RefPrefix) {
+	if !strings.HasPrefix(ref, scriptref.RefPrefix) {
 		return "", errAt(ln, "%q is neither @shell/<id> nor a path; quote a path that starts with @ as a JSON string", clip(ref))
 	}
-	id, err := shebang.ParseRef(ref)
+	id, err := scriptref.ParseRef(ref)
 	if err != nil {
 		return "", wrapAt(ln, err)
 	}

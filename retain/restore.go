@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"time"
 
-	"hpatch-router/shebang"
+	"hpatch-router/scriptref"
 )
 
 // A router stops by removing the scripts it retained (REQ-SHELL-001), and
@@ -76,7 +76,7 @@ func (s *Store) Restore(ctx context.Context, thread string, history []Committed)
 			// until a request's history gives the version.
 			s.markLocked(thread, id, v.unknown)
 			s.log.Warn("a retained script's version cannot be produced from the journal; reruns of it are refused",
-				"thread", thread, "ref", shebang.FormatRef(id), "reason", v.unknown)
+				"thread", thread, "ref", scriptref.FormatRef(id), "reason", v.unknown)
 			continue
 		}
 		left := s.ttl - now.Sub(v.at)
@@ -85,7 +85,7 @@ func (s *Store) Restore(ctx context.Context, thread string, history []Committed)
 		// history settles (Reconcile).
 		switch ok, err := s.syncScriptLocked(thread, id, v.content, left, false); {
 		case err != nil:
-			s.log.Warn("cannot restore a retained script", "thread", thread, "ref", shebang.FormatRef(id), "err", err)
+			s.log.Warn("cannot restore a retained script", "thread", thread, "ref", scriptref.FormatRef(id), "err", err)
 		case ok:
 			written++
 		}

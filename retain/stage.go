@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"hpatch-router/ident"
-	"hpatch-router/shebang"
+	"hpatch-router/scriptref"
 )
 
 // A change counts only when its call runs. The router stages a retention
@@ -96,7 +96,7 @@ func (s *Store) Stage(ctx context.Context, thread, id, content string) (string, 
 	if err := checkRetain(ctx, thread, id, content); err != nil {
 		return "", err
 	}
-	ref := shebang.FormatRef(id)
+	ref := scriptref.FormatRef(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.stageableLocked(thread); err != nil {
@@ -184,7 +184,7 @@ func (s *Store) checkEditLocked(thread string, p *Patch, staged bool) (*stagedCh
 		if ts == nil {
 			var err error
 			if ts, err = s.threadLocked(thread, false); err != nil {
-				return nil, wrapAt(sec.Line, threadMissing(err, shebang.FormatRef(sec.ID)))
+				return nil, wrapAt(sec.Line, threadMissing(err, scriptref.FormatRef(sec.ID)))
 			}
 			defer s.releaseLocked(ts)
 		}
@@ -331,7 +331,7 @@ func (s *Store) commitStagedLocked(thread string, c *stagedChange) bool {
 func (s *Store) commitEditLocked(thread string, edits []Edit) error {
 	ts, err := s.threadLocked(thread, false)
 	if err != nil {
-		return threadMissing(err, shebang.FormatRef(edits[0].ID))
+		return threadMissing(err, scriptref.FormatRef(edits[0].ID))
 	}
 	defer s.releaseLocked(ts)
 	for _, e := range edits {
@@ -340,7 +340,7 @@ func (s *Store) commitEditLocked(thread string, edits []Edit) error {
 			return err
 		}
 		if !bytes.Equal(data, e.Old) {
-			return fmt.Errorf("%s changed since the edit was checked; the edit was not applied", shebang.FormatRef(e.ID))
+			return fmt.Errorf("%s changed since the edit was checked; the edit was not applied", scriptref.FormatRef(e.ID))
 		}
 	}
 	return s.commitLocked(ts, edits)

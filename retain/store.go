@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"hpatch-router/ident"
-	"hpatch-router/shebang"
+	"hpatch-router/scriptref"
 )
 
 // ErrClosed is returned by every operation on a closed Store.
@@ -162,7 +162,7 @@ func checkRetain(ctx context.Context, thread, id, content string) error {
 	case !utf8.ValidString(content):
 		return errors.New("script is not valid UTF-8")
 	}
-	if _, ok := shebang.ScriptReference(content); ok {
+	if _, ok := scriptref.ScriptReference(content); ok {
 		return errors.New("a sole #!script= reference is not retained; retain the resolved body")
 	}
 	return nil
@@ -176,7 +176,7 @@ func (s *Store) retainLocked(thread, id string, content []byte, ttl time.Duratio
 		return "", err
 	}
 	defer s.releaseLocked(ts)
-	ref := shebang.FormatRef(id)
+	ref := scriptref.FormatRef(id)
 	fi, err := createExclusive(ts.scripts, id, content)
 	if errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("%s already exists in this thread; not overwriting it: %w", ref, fs.ErrExist)
@@ -203,7 +203,7 @@ func (s *Store) Resolve(ctx context.Context, thread, ref string) (string, error)
 	if err := checkThread(thread); err != nil {
 		return "", err
 	}
-	id, err := shebang.ParseRef(ref)
+	id, err := scriptref.ParseRef(ref)
 	if err != nil {
 		return "", err
 	}
@@ -216,11 +216,11 @@ func (s *Store) Resolve(ctx context.Context, thread, ref string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if inner, ok := shebang.ScriptReference(string(data)); ok {
+	if inner, ok := scriptref.ScriptReference(string(data)); ok {
 		if inner == id {
 			return "", fmt.Errorf("%s is cyclic: it reruns itself", ref)
 		}
-		return "", fmt.Errorf("%s is itself a rerun of %s; reruns do not chain, rerun that script directly", ref, shebang.FormatRef(inner))
+		return "", fmt.Errorf("%s is itself a rerun of %s; reruns do not chain, rerun that script directly", ref, scriptref.FormatRef(inner))
 	}
 	return string(data), nil
 }
@@ -286,9 +286,9 @@ func (s *Store) cleanupLocked(ts *threadStore) error {
 	var first error
 	for id, a := range ts.owned {
 		if err := ts.removeOwned(id, a); err != nil {
-			s.log.Warn("remove retained script", "thread", ts.thread, "ref", shebang.FormatRef(id), "err", err)
+			s.log.Warn("remove retained script", "thread", ts.thread, "ref", scriptref.FormatRef(id), "err", err)
 			if first == nil {
-				first = fmt.Errorf("remove %s: %w", shebang.FormatRef(id), err)
+				first = fmt.Errorf("remove %s: %w", scriptref.FormatRef(id), err)
 			}
 		}
 		delete(ts.owned, id)
@@ -315,12 +315,12 @@ func (s *Store) expire(ts *threadStore, id string, a *artifact) {
 	}
 	defer s.releaseLocked(ts)
 	if err := s.openLocked(ts); err != nil {
-		s.log.Warn("thread storage changed; not expiring", "thread", ts.thread, "ref", shebang.FormatRef(id), "err", err)
+		s.log.Warn("thread storage changed; not expiring", "thread", ts.thread, "ref", scriptref.FormatRef(id), "err", err)
 		return
 	}
 	if err := ts.removeOwned(id, a); err != nil {
-		s.log.Warn("expire retained script", "thread", ts.thread, "ref", shebang.FormatRef(id), "err", err)
+		s.log.Warn("expire retained script", "thread", ts.thread, "ref", scriptref.FormatRef(id), "err", err)
 		return
 	}
-	s.log.Info("retained script expired", "thread", ts.thread, "ref", shebang.FormatRef(id))
+	s.log.Info("retained script expired", "thread", ts.thread, "ref", scriptref.FormatRef(id))
 }

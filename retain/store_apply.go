@@ -5,7 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 
-	"hpatch-router/shebang"
+	"hpatch-router/scriptref"
 )
 
 // Apply runs one hpatch edit against thread's retained scripts and returns
@@ -51,7 +51,7 @@ func (s *Store) commitLocked(ts *threadStore, edits []Edit) error {
 		t, err := writeTemp(ts.scripts, e.New)
 		if err != nil {
 			removeTemps(0)
-			return fmt.Errorf("write %s: %w; nothing was changed", shebang.FormatRef(e.ID), err)
+			return fmt.Errorf("write %s: %w; nothing was changed", scriptref.FormatRef(e.ID), err)
 		}
 		temps = append(temps, t)
 	}
@@ -59,7 +59,7 @@ func (s *Store) commitLocked(ts *threadStore, edits []Edit) error {
 		if err := ts.scripts.Rename(temps[i], e.ID); err != nil {
 			removeTemps(i)
 			s.restoreLocked(ts, edits[:i])
-			return fmt.Errorf("replace %s: %w; the edit was rolled back", shebang.FormatRef(e.ID), Pathless(err))
+			return fmt.Errorf("replace %s: %w; the edit was rolled back", scriptref.FormatRef(e.ID), Pathless(err))
 		}
 	}
 	for _, e := range edits {
@@ -76,7 +76,7 @@ func (s *Store) restoreLocked(ts *threadStore, done []Edit) {
 			err = ts.scripts.Rename(t, e.ID)
 		}
 		if err != nil {
-			s.log.Error("hpatch rollback failed", "thread", ts.thread, "ref", shebang.FormatRef(e.ID), "err", err)
+			s.log.Error("hpatch rollback failed", "thread", ts.thread, "ref", scriptref.FormatRef(e.ID), "err", err)
 		}
 	}
 }

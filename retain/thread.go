@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"hpatch-router/ident"
-	"hpatch-router/shebang"
+	"hpatch-router/scriptref"
 )
 
 // threadLocked returns the storage of thread, opened: its dir and scripts
@@ -145,14 +145,14 @@ func (ts *threadStore) removeOwned(id string, a *artifact) error {
 		return err
 	}
 	if !os.SameFile(fi, a.file) {
-		return fmt.Errorf("%s is no longer the file the store wrote; leaving it", shebang.FormatRef(id))
+		return fmt.Errorf("%s is no longer the file the store wrote; leaving it", scriptref.FormatRef(id))
 	}
 	data, err := ReadScript(ts.scripts, id)
 	if err != nil {
 		return err
 	}
 	if sha256.Sum256(data) != a.sum {
-		return fmt.Errorf("%s was changed by someone else; leaving it", shebang.FormatRef(id))
+		return fmt.Errorf("%s was changed by someone else; leaving it", scriptref.FormatRef(id))
 	}
 	return ts.scripts.Remove(id)
 }

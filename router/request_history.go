@@ -11,7 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"hpatch-router/retain"
-	"hpatch-router/shebang"
+	"hpatch-router/scriptref"
 )
 
 // The model's history is the truth (DESIGN §8): a script's version is its
@@ -29,7 +29,7 @@ import (
 // reportPrefix starts the carrier of an hpatch call on retained scripts
 // whose edit was checked: printCarrier of a report, which begins with its
 // first script's header. A refused edit prints "hpatch: …".
-const reportPrefix = `text("` + shebang.RefPrefix
+const reportPrefix = `text("` + scriptref.RefPrefix
 
 // reconcileHistory brings the thread's scripts to what the request's
 // history told the model, when the request shows a change that ran and is
@@ -80,7 +80,7 @@ func (rt *Router) unknownChanges(thread string, req *request) []string {
 				continue
 			}
 			carrier := c.Get("input").String()
-			if strings.HasPrefix(carrier, reportPrefix) || tr.Retains(carrier, shebang.FormatRef(id)) {
+			if strings.HasPrefix(carrier, reportPrefix) || tr.Retains(carrier, scriptref.FormatRef(id)) {
 				out = append(out, strings.Clone(id))
 			} else {
 				t.markKnownLocked(id, fateQuiet, rt.replay.lim)
@@ -160,11 +160,11 @@ func changeOf(tr translator, item gjson.Result, id, carrier string, at time.Time
 	input := item.Get("input").String()
 	switch item.Get("name").String() {
 	case toolShell:
-		if tr.Retains(carrier, shebang.FormatRef(id)) {
+		if tr.Retains(carrier, scriptref.FormatRef(id)) {
 			return retain.Committed{Call: strings.Clone(id), At: at, Retain: strings.Clone(id), Content: input}, true
 		}
 	case toolHPatch:
-		if report, ok := printedText(carrier); ok && strings.HasPrefix(report, shebang.RefPrefix) {
+		if report, ok := printedText(carrier); ok && strings.HasPrefix(report, scriptref.RefPrefix) {
 			return retain.Committed{Call: strings.Clone(id), At: at, Patch: input, Report: report}, true
 		}
 	}
@@ -177,7 +177,7 @@ var errRestagedReport = errors.New("checked again, the edit gives another report
 
 // isReference reports whether a shell input is a sole rerun reference.
 func isReference(input string) bool {
-	_, ok := shebang.ScriptReference(input)
+	_, ok := scriptref.ScriptReference(input)
 	return ok
 }
 
@@ -235,7 +235,7 @@ func (s *rewriteSession) restage(callID string, item gjson.Result, carrier strin
 	input := item.Get("input").String()
 	switch item.Get("name").String() {
 	case toolShell:
-		if s.rt.cfg.translator.Retains(carrier, shebang.FormatRef(callID)) {
+		if s.rt.cfg.translator.Retains(carrier, scriptref.FormatRef(callID)) {
 			content, err := input, error(nil)
 			if id, ok := s.rt.cfg.translator.ScriptReference(input); ok {
 				content, err = s.resolve(id) // a rerun retains the body it runs

@@ -11,7 +11,9 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"hpatch-router/privname"
 	"hpatch-router/retain"
+	"hpatch-router/scriptref"
 	"hpatch-router/shebang"
 	"hpatch-router/workspace"
 )
@@ -291,9 +293,9 @@ func (s *rewriteSession) resolve(id string) (string, error) {
 	case s.rt.cfg.scripts == nil:
 		return "", errors.New("retained scripts are not available in this router")
 	case s.thread == "":
-		return "", errors.New("no thread id, so " + shebang.FormatRef(id) + " cannot be resolved")
+		return "", errors.New("no thread id, so " + scriptref.FormatRef(id) + " cannot be resolved")
 	}
-	return s.rt.cfg.scripts.Resolve(s.ctx, s.thread, shebang.FormatRef(id))
+	return s.rt.cfg.scripts.Resolve(s.ctx, s.thread, scriptref.FormatRef(id))
 }
 
 // prepareRuntime makes sure of the thread's runtime once per response,
@@ -355,7 +357,7 @@ func (s *rewriteSession) workspaceCarrier(callID, input string, p *retain.Patch)
 	if err != nil {
 		return s.hpatchFailed(callID, err, true)
 	}
-	argv := []string{shebang.HpatchWrite, "--expect", plan.Digest(), "--cwd", tw.env.Cwd}
+	argv := []string{privname.HpatchWrite, "--expect", plan.Digest(), "--cwd", tw.env.Cwd}
 	for _, r := range tw.env.Roots {
 		argv = append(argv, "--root", r)
 	}

@@ -5,6 +5,7 @@ import (
 	"net"
 
 	"hpatch-router/retain"
+	"hpatch-router/scriptref"
 	"hpatch-router/shebang"
 )
 
@@ -107,7 +108,7 @@ func (shebangTranslator) Retains(carrier, ref string) bool {
 }
 
 func (shebangTranslator) ScriptReference(input string) (string, bool) {
-	return shebang.ScriptReference(input)
+	return scriptref.ScriptReference(input)
 }
 
 func (shebangTranslator) AnnotateExec(js string) (string, bool) { return shebang.AnnotateExec(js) }

@@ -1,10 +1,12 @@
 package shebang
 
 import (
-	"hpatch-router/rows"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"hpatch-router/privname"
+	"hpatch-router/rows"
 )
 
 // directCommand decides A7 direct eligibility for an implicit-Bash body
@@ -38,7 +40,7 @@ func directStmt(st *syntax.Stmt) bool {
 		return false
 	}
 	name, ok := staticWord(call.Args[0])
-	if !ok || isBuiltin(name) || IsPrivateCommand(name) {
+	if !ok || isBuiltin(name) || privname.Is(name) {
 		return false
 	}
 	substituted := false
@@ -64,29 +66,6 @@ func staticWord(w *syntax.Word) (string, bool) {
 		return "", false
 	}
 	return lit.Value, true
-}
-
-// The private commands: the router's in-process commands. They exist only
-// inside the worker (no basename frontend on disk), so a call to one can
-// never be a direct native command. This package owns the names; the
-// worker's dispatch table is keyed by them.
-const (
-	Hread       = "hread"
-	Hgrep       = "hgrep"
-	Hsymbol     = "hsymbol"
-	InspectFile = "inspect_file"
-	// HpatchWrite is the write half of a workspace hpatch edit: the
-	// router's carrier runs it; the model is not told about it.
-	HpatchWrite = "hpatch-write"
-)
-
-// IsPrivateCommand reports one of the private command names.
-func IsPrivateCommand(name string) bool {
-	switch name {
-	case Hread, Hgrep, Hsymbol, InspectFile, HpatchWrite:
-		return true
-	}
-	return false
 }
 
 // isBuiltin reports Bash built-ins (bash 5.2 `compgen -b`). A built-in run

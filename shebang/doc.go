@@ -5,14 +5,14 @@
 // (#!cmd=, #!params=), direct-command eligibility, quoting of the visible
 // `shell …` command, the exec_command argument object, the carrier
 // JavaScript, argv limits, warnings and the retention-eligibility fact.
-// It performs no I/O and imports nothing of this module but package ident
-// (the id rule) and the leaf package shebang/oneline, which writes the
-// `shell …` command on one line every POSIX shell reads alike and which the
-// `shell` helper decodes: the router decides what to do with a Plan, the
-// worker runs what the Plan's argv names.
+// It performs no I/O and imports nothing of this module but the leaves:
+// rows (the line rule), scriptref (the `@shell/<id>` reference grammar),
+// privname (the private command names, never direct) and shebang/oneline,
+// which writes the `shell …` command on one line every POSIX shell reads
+// alike and which the `shell` helper decodes: the router decides what to
+// do with a Plan, the worker runs what the Plan's argv names.
 //
-// It also owns two grammars others import: the retained-script references
-// (below; package retain resolves them) and the #!params shape of an
+// It also owns a grammar others import: the #!params shape of an
 // exec_command declaration (ParseParamsShape; the router appends it to the
 // shell description, Translate validates #!params keys against its names).
 //
@@ -26,9 +26,9 @@
 //
 // The router's use, in order:
 //
-//   - ScriptReference(input): a sole `#!script=@shell/<id>` line is a rerun;
-//     the router resolves the id, calls Translate on the stored content and
-//     sets Kind to KindRerun.
+//   - scriptref.ScriptReference(input): a sole `#!script=@shell/<id>` line
+//     is a rerun; the router resolves the id, calls Translate on the stored
+//     content and sets Kind to KindRerun.
 //   - Translate(input, Options{Params: …}) gives a *Plan or a
 //     *Diagnostic; RejectionCarrier(err) is the carrier for a rejection.
 //   - Plan.Carrier(Retention{…}) is the exec JavaScript, once the router
@@ -38,24 +38,13 @@
 //
 // # Script references
 //
-// A reference is RefPrefix "@shell/" followed by an artifact id that
-// ident.Artifact accepts, and nothing else: no blanks around it, no second
-// word (ParseRef; FormatRef writes one). A rerun is an input that is one
-// `#!script=` line: ASCII spaces or tabs may stand before `#!`, after `=`
-// and at the end, as on every directive line, and one final LF, CRLF or CR
-// may follow; any other line makes it an ordinary input, where a
-// `#!script=` directive is rejected. ScriptReference reports a rerun whose
-// reference parses; Translate rejects every other sole `#!script=` line
-// with a diagnostic that says what is wrong. So:
-//
-//   - "  #!script=@shell/a" is a rerun of @shell/a (leading blanks are
-//     tolerated like on any directive line);
-//   - "#!script=@shell/a b" is rejected: an id holds no blank, so this is
-//     not a reference (and a call_id with a space is never retained, so no
-//     script could answer to it);
-//   - "#!script=@shell/.hpatch-tmp-x" is rejected: ids starting with
-//     ".hpatch-tmp-" name the store's temporary files, never a script
-//     (likewise ".runtime", the launcher link).
+// The reference grammar is package scriptref's. Translate answers a sole
+// `#!script=` line (scriptref.Directive) that scriptref.ScriptReference
+// does not take as a rerun with a line 1 diagnostic that says what is
+// wrong (a blank, a separator, a temporary name, a missing @shell/), and a
+// valid one, which only a caller holding the retained scripts can resolve,
+// with a diagnostic saying so; a `#!script=` directive among other lines
+// is rejected too.
 //
 // Output budget (pragma.go): ExecPragma turns an exec_command argument
 // object that sets max_output_tokens or yield_time_ms into the first-line
@@ -64,8 +53,8 @@
 // gets it from the same function. A carrier without those arguments is
 // unchanged.
 //
-// Errors are values without a tool prefix: *Diagnostic ("line N: …") and
-// *RefError. The edge adds "shell: " once: RejectionCarrier for the
+// Errors are values without a tool prefix: *Diagnostic ("line N: …"). The
+// edge adds "shell: " once: RejectionCarrier for the
 // router's carrier, the translate CLI on stderr.
 //
 // Header edges: a UTF-8 byte order mark before a shebang or a leading

@@ -50,12 +50,6 @@ func ExamplePlan_Carrier() {
 	// text(result !== null && typeof result === "object" ? JSON.stringify(Object.assign({}, result, {"retained":true,"script_ref":"@shell/call_1"})) : String(result));
 }
 
-func ExampleScriptReference() {
-	id, ok := shebang.ScriptReference("#!script=@shell/call_7\n")
-	fmt.Println(id, ok)
-	// Output: call_7 true
-}
-
 func ExampleAnnotateExec() {
 	out, changed := shebang.AnnotateExec("// @exec: {}\nawait tools.exec_command({cmd: \"ls\"});")
 	fmt.Println(changed)

@@ -12,7 +12,7 @@ const (
 	// KindTemplate: a #!cmd= template with {.} replaced by the worker command.
 	KindTemplate Kind = "template"
 	// KindRerun: a #!script=@shell/<id> reference resolved by the caller
-	// (see ScriptReference) and translated anew; set by the caller.
+	// (see scriptref.ScriptReference) and translated anew; set by the caller.
 	KindRerun Kind = "rerun"
 	// KindRecovered: the input was written in another tool's habit (Habit
 	// says which) and runs as the program the model meant, preceded by a

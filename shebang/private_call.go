@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"hpatch-router/privname"
 )
 
 // PrivateCall is the plan of a worker carrier that runs one private
@@ -13,7 +15,7 @@ import (
 // retention applies, and the argv limits and quoting are those of every
 // worker carrier.
 func PrivateCall(argv []string) (*Plan, error) {
-	if len(argv) == 0 || !IsPrivateCommand(argv[0]) {
+	if len(argv) == 0 || !privname.Is(argv[0]) {
 		return nil, diag(0, "internal: a private call must name a private command")
 	}
 	var b strings.Builder

@@ -6,11 +6,13 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"hpatch-router/privname"
 )
 
 func TestPrivateCall(t *testing.T) {
 	edit := "in a b.txt\ntype \"it's\" <<PATCH\n$HOME `x`\nPATCH"
-	p, err := PrivateCall([]string{HpatchWrite, "--expect", "ab12", "--cwd", "/w d", "--root", "/w d", edit})
+	p, err := PrivateCall([]string{privname.HpatchWrite, "--expect", "ab12", "--cwd", "/w d", "--root", "/w d", edit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func TestPrivateCall(t *testing.T) {
 	if _, err := PrivateCall([]string{"rm", "-rf", "/"}); err == nil {
 		t.Fatal("a private call ran a command that is not private")
 	}
-	if _, err := PrivateCall([]string{HpatchWrite, strings.Repeat("x", MaxArgBytes)}); err == nil {
+	if _, err := PrivateCall([]string{privname.HpatchWrite, strings.Repeat("x", MaxArgBytes)}); err == nil {
 		t.Fatal("an argv over the limit was accepted")
 	}
 }

@@ -3,6 +3,7 @@ package shebang
 import (
 	"fmt"
 	"hpatch-router/rows"
+	"hpatch-router/scriptref"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -24,7 +25,7 @@ type Options struct {
 // Translate turns one shell input into a Plan, or rejects it with a
 // *Diagnostic before anything runs (REQ-SHELL-001 A1–A8, A10, A12, A16).
 // It does not handle `#!script=@shell/<id>` reruns: the caller detects them
-// with ScriptReference, resolves the id and translates the content.
+// with scriptref.ScriptReference, resolves the id and translates the content.
 func Translate(input string, opts Options) (*Plan, error) {
 	if i := strings.IndexByte(input, 0); i >= 0 {
 		return nil, diag(rows.At(input, i), "the input contains a NUL byte, which no argv value can carry; remove it")
@@ -32,7 +33,7 @@ func Translate(input string, opts Options) (*Plan, error) {
 	if !utf8.ValidString(input) {
 		return nil, diag(rows.At(input, invalidUTF8(input)), "the input is not valid UTF-8; send text")
 	}
-	if ref, ok := scriptDirective(input); ok {
+	if ref, ok := scriptref.Directive(input); ok {
 		return nil, scriptDirectiveDiag(ref)
 	}
 	switch habit, line := shellForeignSyntax(input); habit {

@@ -10,7 +10,7 @@ import (
 
 	"mvdan.cc/sh/v3/interp"
 
-	"hpatch-router/shebang"
+	"hpatch-router/privname"
 	"hpatch-router/worker/hgrep"
 	"hpatch-router/worker/hpatchwrite"
 	"hpatch-router/worker/hread"
@@ -32,11 +32,11 @@ type privateCommand struct {
 // exists on disk.
 func privateCommands(symbols *hsymbol.Sessions) map[string]privateCommand {
 	return map[string]privateCommand{
-		shebang.Hread:       {hread.Run, privcmd.Bounds(shebang.Hread)},
-		shebang.Hgrep:       {hgrep.Run, privcmd.Bounds(shebang.Hgrep)},
-		shebang.Hsymbol:     {symbols.Run, privcmd.Bounds(shebang.Hsymbol)},
-		shebang.InspectFile: {inspect.Run, privcmd.Bounds(shebang.InspectFile)},
-		shebang.HpatchWrite: {hpatchwrite.Run, privcmd.Bounds(shebang.HpatchWrite)},
+		privname.Hread:       {hread.Run, privcmd.Bounds(privname.Hread)},
+		privname.Hgrep:       {hgrep.Run, privcmd.Bounds(privname.Hgrep)},
+		privname.Hsymbol:     {symbols.Run, privcmd.Bounds(privname.Hsymbol)},
+		privname.InspectFile: {inspect.Run, privcmd.Bounds(privname.InspectFile)},
+		privname.HpatchWrite: {hpatchwrite.Run, privcmd.Bounds(privname.HpatchWrite)},
 	}
 }
 

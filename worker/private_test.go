@@ -5,6 +5,7 @@ package worker
 import (
 	"testing"
 
+	"hpatch-router/privname"
 	"hpatch-router/shebang"
 )
 
@@ -14,7 +15,7 @@ import (
 func TestPrivateCommandsAreNeverDirect(t *testing.T) {
 	for name := range privateCommands(nil) {
 		p, err := shebang.Translate(name+" x", shebang.Options{})
-		if err != nil || p.Kind == shebang.KindDirect || !shebang.IsPrivateCommand(name) {
+		if err != nil || p.Kind == shebang.KindDirect || !privname.Is(name) {
 			t.Errorf("%s: plan %+v, err %v; want a worker call", name, p, err)
 		}
 	}

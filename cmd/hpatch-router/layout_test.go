@@ -63,11 +63,13 @@ func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, 
 // tool's run, cmd and params follow the shebang rules), cmd → worker →
 // {retain, workspace},
 // workspace → retain; shebang imports nothing of ours but the leaves and
-// its own subpackages; the helper stays small. worker/snapshot, ident and
-// rows are leaves every side may name (the runtime's directory names, the
-// id rules, the line and row-hash rule).
+// its own subpackages; the helper stays small. worker/snapshot, ident,
+// rows, scriptref and privname are leaves every side may name (the
+// runtime's directory names, the id rules, the line and row-hash rule, the
+// `@shell/<id>` reference grammar, the private command names); a leaf
+// imports only the standard library and the leaves its rule lists.
 func TestDependenciesPointOneWay(t *testing.T) {
-	leaves := []string{"ident", "rows", "worker/snapshot"}
+	leaves := []string{"ident", "rows", "scriptref", "privname", "worker/snapshot"}
 	// Besides the leaves, what a package and its subpackages may import.
 	rules := []struct {
 		pkg     string
@@ -75,6 +77,8 @@ func TestDependenciesPointOneWay(t *testing.T) {
 	}{
 		{"ident", nil},
 		{"rows", nil},
+		{"scriptref", []string{"ident", "rows"}},
+		{"privname", nil},
 		{"plugins", []string{"plugins", "shebang"}},
 		{"shebang", []string{"shebang"}},
 		{"retain", []string{"shebang", "retain"}},

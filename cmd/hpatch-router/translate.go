@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"hpatch-router/ident"
+	"hpatch-router/scriptref"
 	"hpatch-router/shebang"
 )
 
@@ -99,7 +100,7 @@ func runTranslate(_ context.Context, args []string, s stdio) int {
 	if *toolName != "" {
 		return translateTool(*toolName, *toolsDir, input, opts, s)
 	}
-	if id, ok := shebang.ScriptReference(input); ok {
+	if id, ok := scriptref.ScriptReference(input); ok {
 		fmt.Fprintf(s.err, "shell: #!script=@shell/%s reruns a retained script, which only the router can resolve; pipe the script's content to translate instead\n", id)
 		return 1
 	}
@@ -110,7 +111,7 @@ func runTranslate(_ context.Context, args []string, s stdio) int {
 	}
 	var r shebang.Retention
 	if *retain && plan.Retainable && ident.Artifact(*callID) == nil {
-		r = shebang.Retention{Retained: true, ScriptRef: shebang.FormatRef(*callID)}
+		r = shebang.Retention{Retained: true, ScriptRef: scriptref.FormatRef(*callID)}
 	}
 	return writeTranslation(plan, r, s)
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"hpatch-router/privname"
 	"hpatch-router/retain"
-	"hpatch-router/shebang"
 	"hpatch-router/worker/privcmd"
 	"hpatch-router/workspace"
 )
@@ -38,12 +38,12 @@ func predict(t *testing.T, env workspace.Env, edit string) *workspace.Plan {
 
 func run(env workspace.Env, expect, edit string, extra ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	args := []string{shebang.HpatchWrite, "--expect", expect, "--cwd", env.Cwd}
+	args := []string{privname.HpatchWrite, "--expect", expect, "--cwd", env.Cwd}
 	for _, r := range env.Roots {
 		args = append(args, "--root", r)
 	}
 	args = append(append(args, extra...), edit)
-	pe := &privcmd.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: env.Cwd, Limits: privcmd.Bounds(shebang.HpatchWrite)}
+	pe := &privcmd.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: env.Cwd, Limits: privcmd.Bounds(privname.HpatchWrite)}
 	code := Run(context.Background(), pe, args)
 	return code, out.String(), errb.String()
 }

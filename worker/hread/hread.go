@@ -12,7 +12,7 @@ import (
 
 	"hpatch-router/retain"
 	"hpatch-router/rows"
-	"hpatch-router/shebang"
+	"hpatch-router/scriptref"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -186,7 +186,7 @@ func parseRange(s string) (lo, hi int, err error) {
 // read returns the content of one regular file: a workspace path relative
 // to the evaluation's directory, or a retained script of the thread.
 func read(ctx context.Context, env *privcmd.Env, name string) ([]byte, error) {
-	if strings.HasPrefix(name, shebang.RefPrefix) {
+	if strings.HasPrefix(name, scriptref.RefPrefix) {
 		return readRef(env, name)
 	}
 	path := name

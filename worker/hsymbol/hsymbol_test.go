@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"hpatch-router/internal/testenv"
-	"hpatch-router/shebang"
+	"hpatch-router/privname"
 	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
@@ -47,7 +47,7 @@ func testEnv(dir string, out, errw *bytes.Buffer, path string, m *machine) *priv
 // serverLimits are hsymbol's limits with the time limit of a cold server
 // on a loaded machine.
 func serverLimits() privcmd.Limits {
-	l := privcmd.Bounds(shebang.Hsymbol)
+	l := privcmd.Bounds(privname.Hsymbol)
 	l.Time = serverTimeout
 	return l
 }

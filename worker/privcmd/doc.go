@@ -1,7 +1,8 @@
 // Package privcmd is the contract between the worker's shell evaluation and
 // the private commands it runs in-process (hread, hgrep, hsymbol,
-// inspect_file; package shebang owns their names). Commands import it, the
-// worker dispatches to them, and neither imports the other.
+// inspect_file, hpatch-write; package privname owns their names).
+// Commands import it, the worker dispatches to them, and neither imports
+// the other.
 //
 // It owns the commands' limits (limits.go: input, output, time, memory and
 // nesting depth, each value with its reason; Bounds is the table the worker

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"hpatch-router/shebang"
+	"hpatch-router/privname"
 )
 
 // Limits bound one private command's work on files the model names, which
@@ -126,18 +126,18 @@ const (
 // not one gets zero limits, which refuse everything.
 func Bounds(name string) Limits {
 	switch name {
-	case shebang.Hread:
+	case privname.Hread:
 		return Limits{Input: HreadInput, Output: HreadOutput, Time: HreadTime}
-	case shebang.InspectFile:
+	case privname.InspectFile:
 		return Limits{Input: InspectInput, Output: InspectOutput, Time: InspectTime,
 			Memory: InspectMemory, Depth: InspectDepth}
-	case shebang.Hgrep:
+	case privname.Hgrep:
 		return Limits{Input: HgrepInput, Output: HgrepOutput, Time: HgrepTime, Memory: HgrepMemory}
-	case shebang.HpatchWrite:
+	case privname.HpatchWrite:
 		// It reads and writes the files of one edit, each bounded by
 		// workspace.MaxFileBytes, and prints the edit's report.
 		return Limits{Input: HpatchWriteInput, Output: HpatchWriteOutput, Time: HpatchWriteTime}
-	case shebang.Hsymbol:
+	case privname.Hsymbol:
 		// Its def rows are expanded through inspect_file's outline, which
 		// runs under inspect_file's memory and depth limits.
 		return Limits{Input: HsymbolInput, Output: HsymbolOutput, Time: HsymbolTime,

@@ -9,7 +9,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
-	"hpatch-router/shebang"
+	"hpatch-router/scriptref"
 	"hpatch-router/shebang/oneline"
 )
 
@@ -76,8 +76,8 @@ func Word(s string) string {
 		}
 		return strconv.Quote(s) // a NUL byte: no shell word holds one
 	}
-	if id, ok := strings.CutPrefix(s, shebang.RefPrefix); ok && id != "" {
-		return shebang.RefPrefix + oneline.Quote(id)
+	if id, ok := strings.CutPrefix(s, scriptref.RefPrefix); ok && id != "" {
+		return scriptref.RefPrefix + oneline.Quote(id)
 	}
 	return oneline.Quote(s)
 }
