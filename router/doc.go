@@ -8,8 +8,9 @@
 // carriers; an event is read with gjson for its type and item_id and
 // passes byte for byte unless it concerns a call or its sequence_number
 // must move; a carrier item is the model's item with its members set by
-// sjson), and the durable per-thread replay store that restores the
-// model's original calls in later requests. Bytes it does not mean to
+// sjson), and the restore of the model's original calls in later
+// requests from the per-thread state that package threadstate keeps
+// (replay entries, written changes, their journals). Bytes it does not mean to
 // change pass through untouched (A14). It also
 // owns what the proxy itself must never do: forward a path outside /v1/
 // (paths are cleaned before routing), pass an upstream's Access-Control-*
@@ -31,24 +32,26 @@
 // request_history.go (write the staged changes whose calls ran, and bring
 // the thread's scripts to the versions the request's history told the
 // model, when it shows a change the thread does not know: DESIGN §8),
-// replay_restore.go (restore the carriers Codex echoes), request_owners.go (find the exec owners, with
+// request_restore.go (restore the carriers Codex echoes), request_owners.go (find the exec owners, with
 // request_owners_memo.go), request_rewrite.go (the rewrite, as pieces of
 // the body) and proxy.go (forward). The response: response_events.go (the
 // SSE events), response_sse.go and response_json.go (rewrite a stream or
-// a whole response), response_carrier.go (the carriers) and replay*.go
-// (the replay store).
+// a whole response) and response_carrier.go (the carriers, recorded in
+// the thread's state). thread_runtime.go prepares a thread's runtime and,
+// at start, the runtimes of the threads threadstate says were recent.
 //
 // Rules it applies but does not own come from their owners: thread ids
 // from package ident, the #!params shape parser and the script-reference
 // grammar from package shebang, workspace confinement from package
-// workspace. seams.go lists what the router calls
+// workspace, what a thread remembers (and its journal's format and
+// checks) from package threadstate. seams.go lists what the router calls
 // through interfaces (the worker's runtime, retain's store, translation)
 // and exec_description.go holds the rewrite of the exec description.
 //
 // Declared tools (tools.go, DESIGN §12): package registry says which
 // tools are in service; a request takes the set once, offers each tool
 // after shell and hpatch unless it defines the name itself, and a call of
-// one becomes a carrier through shebang.TranslateTool. The replay store
+// one becomes a carrier through shebang.TranslateTool. The thread state
 // keeps the model's item whatever its name, so a removed tool's old calls
 // still replay.
 package router

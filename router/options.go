@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"hpatch-router/router/threadstate"
 )
 
 // Mode selects what the router does to the traffic it forwards.
@@ -54,7 +56,7 @@ type config struct {
 	maxRequestMemory     int64
 	maxEventSize         int
 	transport            http.RoundTripper
-	replayLimits         ReplayLimits
+	replayLimits         threadstate.Limits
 	observers            observerSet // see WithObserver (observe.go)
 	tools                ToolSource  // declared tools (Tools)
 
@@ -165,7 +167,7 @@ func Transport(rt http.RoundTripper) Option {
 
 // WithReplayLimits overrides the replay store bounds (zero fields keep the
 // defaults).
-func WithReplayLimits(l ReplayLimits) Option {
+func WithReplayLimits(l threadstate.Limits) Option {
 	return func(c *config) error {
 		if l.MaxEntriesPerThread > 0 {
 			c.replayLimits.MaxEntriesPerThread = l.MaxEntriesPerThread

@@ -15,7 +15,7 @@ func BenchmarkReplayRestore(b *testing.B) {
 	carrier := "const r = await tools.exec_command({cmd: \"ls -la\"});\ntext(JSON.stringify(r));"
 	for i := 0; i < 400; i += 2 {
 		id := "call_" + strconv.Itoa(i)
-		if err := rt.replay.put("01a23618-3154-7773-b8cb-233739215f5f", id, carrier, []byte(`{"type":"custom_tool_call","call_id":"`+id+`","name":"shell","input":"ls"}`)); err != nil {
+		if err := rt.replay.Put("01a23618-3154-7773-b8cb-233739215f5f", id, carrier, []byte(`{"type":"custom_tool_call","call_id":"`+id+`","name":"shell","input":"ls"}`)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"hpatch-router/retain"
 )
@@ -172,22 +171,4 @@ func TestUnrestorableCarrierIsCounted(t *testing.T) {
 	if !strings.Contains(out.String(), `hpatch_router_replay_total{outcome="unrestorable"} 1`+"\n") {
 		t.Fatalf("unrestorable not counted once:\n%s", out.String())
 	}
-	// The call id remembered as lost is a copy: the body is read in place
-	// and may be as large as --max-request-body, which a remembered
-	// substring would keep alive with the thread.
-	b := []byte(body)
-	if _, err := rt.restoreReplay("thread-2", b); err != nil {
-		t.Fatal(err)
-	}
-	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	rt.replay.lookupAll("thread-2", func(tr *threadReplay) {
-		if len(tr.lost) != 1 {
-			t.Fatalf("lost %v, want call_lost", tr.lost)
-		}
-		for id := range tr.lost {
-			if p := uintptr(unsafe.Pointer(unsafe.StringData(id))); p >= start && p < start+uintptr(len(b)) {
-				t.Fatalf("the lost call id %q points into the request body", id)
-			}
-		}
-	})
 }

@@ -3,19 +3,17 @@ package router
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
-	"unsafe"
+
+	"hpatch-router/router/threadstate"
 )
 
 // echoOf is the carrier item as Codex echoes it in the next request
@@ -107,11 +105,11 @@ func TestReplaySurvivesRestart(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	rt := newTestRouter(t, StateDir(dir))
 	original := callItem("ctc_1", "call_1", "shell", "functions", pyInput, "completed")
-	if err := rt.replay.put("thread-1", "call_1", "CARRIER", []byte(original)); err != nil {
+	if err := rt.replay.Put("thread-1", "call_1", "CARRIER", []byte(original)); err != nil {
 		t.Fatal(err)
 	}
 	rt.Close()
-	info, err := os.Stat(filepath.Join(dir, "thread-1"+replayJournalSuffix))
+	info, err := os.Stat(filepath.Join(dir, "thread-1.replay.jsonl"))
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("replay file %v %v", info, err)
 	}
@@ -126,46 +124,13 @@ func TestReplaySurvivesRestart(t *testing.T) {
 	}
 }
 
-func TestReplayBounds(t *testing.T) {
-	dir := t.TempDir()
-	rt := newTestRouter(t, StateDir(dir), WithReplayLimits(ReplayLimits{MaxEntriesPerThread: 3, MaxCachedThreads: 1}))
-	for i := range 5 {
-		if err := rt.replay.put("a", fmt.Sprint("call_", i), "c", []byte(`{"i":1}`)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, ok := rt.replay.get("a", "call_1"); ok {
-		t.Fatal("oldest entry kept past MaxEntriesPerThread")
-	}
-	if _, ok := rt.replay.get("a", "call_4"); !ok {
-		t.Fatal("newest entry lost")
-	}
-	for _, th := range []string{"b", "c"} {
-		if err := rt.replay.put(th, "x", "c", []byte(`{}`)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rt.replay.flush()
-	if len(rt.replay.threads) > 1 {
-		t.Fatalf("%d threads cached", len(rt.replay.threads))
-	}
-	// Byte bound.
-	rt2 := newTestRouter(t, WithReplayLimits(ReplayLimits{MaxBytesPerThread: 10}))
-	rt2.replay.put("t", "a", "c", []byte(`{"aaaaaa":1}`))
-	rt2.replay.put("t", "b", "c", []byte(`{"b":1}`))
-	if _, ok := rt2.replay.get("t", "a"); ok {
-		t.Fatal("byte bound not enforced")
-	}
-}
-
+// A thread header that is no thread id is not used (the store refuses it
+// too: threadstate's TestReplayRefusesUnsafeThreadIDs).
 func TestReplayRefusesUnsafeThreadIDs(t *testing.T) {
 	dir := t.TempDir()
 	rt := newTestRouter(t, StateDir(dir))
 	unsafe := []string{"../x", "a/b", ".", "..", "a b", "snapshot-0123456789abcdef0123456789abcdef", strings.Repeat("t", 129)}
 	for _, th := range unsafe {
-		if err := rt.replay.put(th, "c", "x", []byte(`{}`)); err == nil {
-			t.Fatalf("thread %q accepted", th)
-		}
 		r, _ := http.NewRequest("POST", "/", nil)
 		r.Header.Set("Thread-Id", th)
 		if rt.threadID(r) != "" {
@@ -177,33 +142,25 @@ func TestReplayRefusesUnsafeThreadIDs(t *testing.T) {
 	}
 }
 
-// Concurrent puts over more threads than the cache holds all reach disk.
-func TestReplayConcurrentDurable(t *testing.T) {
+// A carrier is in the journal when put returns: a second store opened on
+// the same directory while the first is still running, never closed nor
+// flushed (as after kill -9), restores it.
+func TestReplayJournalSurvivesCrash(t *testing.T) {
 	dir := t.TempDir()
-	rt := newTestRouter(t, StateDir(dir), WithReplayLimits(ReplayLimits{MaxCachedThreads: 2}))
-	var wg sync.WaitGroup
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 20 {
-				th := fmt.Sprint("t", (g+i)%5)
-				if err := rt.replay.put(th, fmt.Sprint("c", g, "_", i), "x", []byte(`{}`)); err != nil {
-					t.Error(err)
-				}
-				rt.replay.get(th, "c0_0")
-			}
-		}()
+	first, err := threadstate.Open(dir, threadstate.DefaultLimits(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
-	rt.Close()
-	rt2 := newTestRouter(t, StateDir(dir))
-	n := 0
-	for th := range 5 {
-		n += rt2.replay.count(fmt.Sprint("t", th))
+	defer first.Close()
+	original := callItem("ctc_1", "call_1", "shell", "functions", pyInput, "completed")
+	if err := first.Put("thread-1", "call_1", "CARRIER", []byte(original)); err != nil {
+		t.Fatal(err)
 	}
-	if n != 8*20 {
-		t.Fatalf("%d entries on disk, want %d", n, 8*20)
+	rt := newTestRouter(t, StateDir(dir))
+	body := `{"input":[` + echoOf("ctc_1", "call_1", "functions", "CARRIER") + `]}`
+	got, err := rt.restoreReplay("thread-1", []byte(body))
+	if err != nil || string(got) != `{"input":[`+original+`]}` {
+		t.Fatalf("after a crash: %s %v", got, err)
 	}
 }
 
@@ -211,7 +168,7 @@ func TestReplayConcurrentDurable(t *testing.T) {
 func TestReplaySpacedEcho(t *testing.T) {
 	rt := newTestRouter(t)
 	original := callItem("ctc_1", "call_1", "shell", "functions", pyInput, "completed")
-	if err := rt.replay.put("th", "call_1", "CARRIER", []byte(original)); err != nil {
+	if err := rt.replay.Put("th", "call_1", "CARRIER", []byte(original)); err != nil {
 		t.Fatal(err)
 	}
 	echo := `{"type": "custom_tool_call", "call_id": "call_1", "name": "exec", "input": "CARRIER"}`
@@ -235,31 +192,10 @@ func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
 	return bytes.Join(splice(body, edits), nil), nil
 }
 
-// TestReplayPutKeepsNoCallerString: the call id the rewrite passes is a
-// substring of gjson's copy of the whole model item; the entry keeps its
-// own copy, so the item is not held twice for as long as the entry lives.
-func TestReplayPutKeepsNoCallerString(t *testing.T) {
-	s, err := newReplayStore("", DefaultReplayLimits(), slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	item := `{"type":"custom_tool_call","call_id":"call_1","name":"shell","input":"ls"}`
-	i := strings.Index(item, "call_1")
-	callID := item[i : i+len("call_1")]
-	if err := s.put("thread-1", callID, "carrier", []byte(item)); err != nil {
-		t.Fatal(err)
-	}
-	s.lookup("thread-1", func(t2 *threadReplay) {
-		e, ok := t2.get("call_1")
-		if !ok {
-			t.Fatal("entry missing")
-		}
-		start := uintptr(unsafe.Pointer(unsafe.StringData(item)))
-		if p := uintptr(unsafe.Pointer(unsafe.StringData(e.CallID))); p >= start && p < start+uintptr(len(item)) {
-			t.Error("the entry's call id points into the caller's item string")
-		}
-	})
+// stored returns the entry rt's store holds for callID in thread.
+func stored(rt *Router, thread, callID string) (e threadstate.Entry, ok bool) {
+	rt.replay.View(thread, func(v threadstate.View) { e, ok = v.Get(callID) })
+	return e, ok
 }
 
 // errCode is the code of the router *Error err, its text for another
@@ -285,7 +221,7 @@ func TestRestoreLongThread(t *testing.T) {
 	put := func(rt *Router, carrier string, ids ...int) {
 		for _, i := range ids {
 			id := "call_" + strconv.Itoa(i)
-			if err := rt.replay.put(thread, id, carrier, []byte(`{"type":"custom_tool_call","call_id":"`+id+`","name":"shell","input":"ls"}`)); err != nil {
+			if err := rt.replay.Put(thread, id, carrier, []byte(`{"type":"custom_tool_call","call_id":"`+id+`","name":"shell","input":"ls"}`)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -312,89 +248,5 @@ func TestRestoreLongThread(t *testing.T) {
 	put(rt, "something else", 7)
 	if _, err := rt.restoreReplay(thread, body); errCode(err) != CodeReplayMismatch {
 		t.Fatalf("a call whose carrier the store does not match: %v, want %s", err, CodeReplayMismatch)
-	}
-}
-
-// Journals are kept by age and total size, not by count: one not written
-// for MaxAge goes, then the least recently written ones while all of them
-// hold more than MaxTotalBytes; the rest stay, however many.
-func TestReplayJournalsKeptByAgeAndBytes(t *testing.T) {
-	dir := t.TempDir()
-	rt := newTestRouter(t, StateDir(dir), WithReplayLimits(ReplayLimits{MaxCachedThreads: 1}))
-	now := time.Now()
-	threads := []string{"a", "b", "c", "d"}
-	var sizes []int64
-	for i, th := range threads {
-		if err := rt.replay.put(th, "call_1", "carrier", []byte(`{"t":"`+th+`"}`)); err != nil {
-			t.Fatal(err)
-		}
-		rt.replay.flush()
-		p := filepath.Join(dir, journalName(th))
-		// a is 91 days old, then b, c, d an hour apart.
-		mod := now.Add(-time.Duration(len(threads)-i) * time.Hour)
-		if th == "a" {
-			mod = now.Add(-91 * 24 * time.Hour)
-		}
-		if err := os.Chtimes(p, mod, mod); err != nil {
-			t.Fatal(err)
-		}
-		fi, err := os.Stat(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sizes = append(sizes, fi.Size())
-	}
-	kept := func() []string {
-		var out []string
-		for _, th := range threads {
-			if _, err := os.Stat(filepath.Join(dir, journalName(th))); err == nil {
-				out = append(out, th)
-			}
-		}
-		return out
-	}
-	rt.replay.evictFiles()
-	if got := kept(); !slices.Equal(got, []string{"b", "c", "d"}) {
-		t.Fatalf("kept %v after the age bound, want b c d", got)
-	}
-	rt.replay.lim.MaxTotalBytes = sizes[2] + sizes[3]
-	rt.replay.evictFiles()
-	if got := kept(); !slices.Equal(got, []string{"c", "d"}) {
-		t.Fatalf("kept %v after the byte bound, want c d", got)
-	}
-	if _, ok := rt.replay.get("b", "call_1"); ok {
-		t.Fatal("a removed journal's entries are still served")
-	}
-}
-
-// An evicted thread's journal handle is closed at eviction, not a
-// maintenance pass later, so a burst of new threads holds at most the
-// cached threads' descriptors; the maintainer still fsyncs it by name.
-func TestReplayEvictionClosesTheJournal(t *testing.T) {
-	dir := t.TempDir()
-	s := openStore(t, dir, ReplayLimits{MaxEntriesPerThread: 10, MaxBytesPerThread: 1 << 20, MaxCachedThreads: 1})
-	if err := s.put("a", "call_1", "c", []byte(`{}`)); err != nil {
-		t.Fatal(err)
-	}
-	a := s.locked("a")
-	f := a.f
-	a.mu.Unlock()
-	if f == nil {
-		t.Fatal("no journal handle after a put")
-	}
-	if err := s.put("b", "call_1", "c", []byte(`{}`)); err != nil {
-		t.Fatal(err)
-	}
-	if !a.closed || a.f != nil {
-		t.Fatal("thread a was not evicted with its handle")
-	}
-	if _, err := f.Stat(); err == nil {
-		t.Fatal("the evicted thread's journal handle is still open")
-	}
-	s.mu.Lock()
-	retired := slices.Clone(s.retired)
-	s.mu.Unlock()
-	if !slices.Equal(retired, []string{journalName("a")}) {
-		t.Fatalf("journals left to fsync %v, want a's", retired)
 	}
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
 
 	"hpatch-router/retain"
+	"hpatch-router/router/threadstate"
 	"hpatch-router/scriptref"
 )
 
@@ -53,7 +53,7 @@ func (rt *Router) reconcileHistory(ctx context.Context, thread string, req *requ
 			done = append(done, id)
 		}
 	}
-	rt.replay.markQuiet(thread, aborted)
+	rt.replay.MarkQuiet(thread, aborted)
 	if len(done) == 0 {
 		return
 	}
@@ -61,7 +61,7 @@ func (rt *Router) reconcileHistory(ctx context.Context, thread string, req *requ
 	rt.journalApplied(thread, applied)
 	// Known from now on, also a call whose carrier no entry restores:
 	// the next request does not look at it again.
-	rt.replay.markKnown(thread, done)
+	rt.replay.MarkKnown(thread, done)
 	if len(unknown) > 0 {
 		rt.metrics.replay("version_unknown")
 	}
@@ -73,17 +73,17 @@ func (rt *Router) reconcileHistory(ctx context.Context, thread string, req *requ
 func (rt *Router) unknownChanges(thread string, req *request) []string {
 	var out []string
 	tr := rt.cfg.translator
-	rt.replay.lookupAll(thread, func(t *threadReplay) {
+	rt.replay.View(thread, func(v threadstate.View) {
 		for _, c := range req.execCalls {
 			id := c.callID
-			if t.known[id] != 0 {
+			if v.Seen(id) {
 				continue
 			}
 			carrier := c.Get("input").String()
 			if strings.HasPrefix(carrier, reportPrefix) || tr.Retains(carrier, scriptref.FormatRef(id)) {
 				out = append(out, strings.Clone(id))
 			} else {
-				t.markKnownLocked(id, fateQuiet, rt.replay.lim)
+				v.MarkQuiet(id)
 			}
 		}
 	})
@@ -113,14 +113,14 @@ func (rt *Router) historyOf(thread string, req *request, ran map[string]retain.C
 	var shown []retain.Committed
 	shownRan := map[string]bool{}
 	tr := rt.cfg.translator
-	rt.replay.lookupAll(thread, func(t *threadReplay) {
+	rt.replay.View(thread, func(v threadstate.View) {
 		for _, c := range req.execCalls {
 			id := c.callID
 			if ran[id] != retain.CallRan {
 				continue
 			}
 			carrier := c.Get("input").String()
-			e, ok := t.match(id, carrierDigest(carrier))
+			e, ok := v.Match(id, carrier)
 			if !ok {
 				continue
 			}
@@ -132,11 +132,11 @@ func (rt *Router) historyOf(thread string, req *request, ran map[string]retain.C
 		}
 		var history []retain.Committed
 		journaled := map[string]retain.Committed{}
-		for _, c := range t.commits {
+		for c := range v.Commits() {
 			if !shownRan[c.Call] {
-				history = append(history, c.Committed)
+				history = append(history, c)
 			}
-			journaled[c.Call] = c.Committed
+			journaled[c.Call] = c
 		}
 		for i, c := range shown {
 			// A rerun retained the body it ran: the journal has it when
@@ -203,9 +203,13 @@ func printedText(carrier string) (string, bool) {
 // without its Sum, so its scripts stay unknown).
 func (rt *Router) journalApplied(thread string, applied []retain.Committed) {
 	var missing []retain.Committed
-	rt.replay.lookupAll(thread, func(t *threadReplay) {
+	rt.replay.View(thread, func(v threadstate.View) {
+		journaled := map[string]bool{}
+		for c := range v.Commits() {
+			journaled[c.Call] = true
+		}
 		for _, c := range applied {
-			if !slices.ContainsFunc(t.commits, func(j committedChange) bool { return j.Call == c.Call }) {
+			if !journaled[c.Call] {
 				c.Report = ""
 				missing = append(missing, c)
 			}
@@ -214,7 +218,7 @@ func (rt *Router) journalApplied(thread string, applied []retain.Committed) {
 	if len(missing) == 0 {
 		return
 	}
-	if err := rt.replay.commit(thread, missing); err != nil {
+	if err := rt.replay.Commit(thread, missing); err != nil {
 		rt.metrics.replay("store_error")
 		rt.log.Error("cannot journal the changes written", "err", err)
 	}
@@ -229,7 +233,7 @@ func (rt *Router) journalApplied(thread string, applied []retain.Committed) {
 // history decides once the call ran.
 func (s *rewriteSession) restage(callID string, item gjson.Result, carrier string) {
 	sc := s.rt.cfg.scripts
-	if sc == nil || s.thread == "" || sc.StagedCall(s.thread, callID) || s.rt.replay.knows(s.thread, callID) {
+	if sc == nil || s.thread == "" || sc.StagedCall(s.thread, callID) || s.rt.replay.Knows(s.thread, callID) {
 		return
 	}
 	input := item.Get("input").String()

@@ -46,9 +46,9 @@ func (rt *Router) settle(ctx context.Context, thread string, req *request) {
 	for i, c := range committed {
 		ids[i] = c.Call
 	}
-	rt.replay.markKnown(thread, ids)
+	rt.replay.MarkKnown(thread, ids)
 	rt.metrics.committed(len(committed))
-	if err := rt.replay.commit(thread, committed); err != nil {
+	if err := rt.replay.Commit(thread, committed); err != nil {
 		rt.metrics.replay("store_error")
 		rt.log.Error("cannot journal the changes written", "err", err)
 	}
@@ -61,7 +61,7 @@ func (rt *Router) restoreScripts(ctx context.Context, thread string) {
 	if rt.cfg.scripts == nil || thread == "" {
 		return
 	}
-	history, first := rt.replay.history(thread)
+	history, first := rt.replay.History(thread)
 	if !first || len(history) == 0 {
 		return
 	}

@@ -151,7 +151,7 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 	}
 	out := s.carrierOf(item, callID, carrier)
 	if out != nil && s.thread != "" && callID != "" {
-		if err := s.rt.replay.put(s.thread, callID, carrier, []byte(item.Raw)); err != nil {
+		if err := s.rt.replay.Put(s.thread, callID, carrier, []byte(item.Raw)); err != nil {
 			s.rt.metrics.replay("store_error")
 			s.rt.log.Error("cannot store the replay entry", "call_id", callID, "err", err)
 		}
@@ -168,7 +168,7 @@ func (s *rewriteSession) sentBefore(callID string, item gjson.Result) (string, b
 	if s.thread == "" || callID == "" {
 		return "", false
 	}
-	carrier, ok := s.rt.replay.sent(s.thread, callID, item)
+	carrier, ok := s.rt.replay.Sent(s.thread, callID, item)
 	if ok {
 		s.rt.metrics.replay("resent")
 		s.rt.log.Info("call sent again; answering with the carrier sent before", "call_id", callID)

@@ -21,7 +21,7 @@ func TestSSERewriteCompletedOnly(t *testing.T) {
 	if string(out) != want {
 		t.Fatalf("got %s", out)
 	}
-	if e, ok := rt.replay.thread("th").get("call_1"); !ok || e.Item != item {
+	if e, ok := stored(rt, "th", "call_1"); !ok || e.Item != item {
 		t.Fatalf("replay %+v", e)
 	}
 }
@@ -65,7 +65,7 @@ func TestSSERewriteIncompleteResponse(t *testing.T) {
 			if got := end.Get("response.incomplete_details.reason").String(); got != "max_output_tokens" {
 				t.Errorf("incomplete_details lost: %s", end.Raw)
 			}
-			if e, ok := rt.replay.thread("th").get("call_1"); !ok || e.Item != item {
+			if e, ok := stored(rt, "th", "call_1"); !ok || e.Item != item {
 				t.Errorf("replay entry %+v, want the model's item", e)
 			}
 		})

@@ -352,7 +352,7 @@ func TestSSERewriteExecAnnotation(t *testing.T) {
 	if got := eventsOf(evs, "response.output_item.done", "ctc_e")[0].data["item"].(map[string]any)["input"]; got != want {
 		t.Fatalf("item.done %q", got)
 	}
-	e, ok := rt.replay.thread("thread-1").get("call_e")
+	e, ok := stored(rt, "thread-1", "call_e")
 	if !ok || e.Item != callItem("ctc_e", "call_e", "exec", "functions", js, "completed") {
 		t.Fatalf("replay entry %+v", e)
 	}

@@ -8,6 +8,8 @@ import (
 	pathpkg "path"
 	"strings"
 	"time"
+
+	"hpatch-router/router/threadstate"
 )
 
 // Router is the proxy between Codex and the model API. It is an
@@ -23,7 +25,7 @@ type Router struct {
 	log       *slog.Logger
 	transport http.RoundTripper
 	metrics   *metrics
-	replay    *replayStore
+	replay    *threadstate.Store
 	// streams counts each thread's responses being rewritten (settle).
 	streams threadStreams
 	held    heldBytes // request body bytes in memory (see MaxRequestMemory)
@@ -39,7 +41,7 @@ func New(opts ...Option) (*Router, error) {
 		maxRequestBody:       DefaultMaxRequestBody,
 		maxRequestMemory:     DefaultMaxRequestMemory,
 		maxEventSize:         DefaultMaxEventSize,
-		replayLimits:         DefaultReplayLimits(),
+		replayLimits:         threadstate.DefaultLimits(),
 	}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
@@ -64,7 +66,7 @@ func New(opts ...Option) (*Router, error) {
 	if cfg.translator == nil {
 		cfg.translator = shebangTranslator{}
 	}
-	store, err := newReplayStore(cfg.stateDir, cfg.replayLimits, cfg.logger)
+	store, err := threadstate.Open(cfg.stateDir, cfg.replayLimits, cfg.logger)
 	if err != nil {
 		return nil, err
 	}

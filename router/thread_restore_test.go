@@ -42,7 +42,7 @@ func TestRestoreCreatedThread(t *testing.T) {
 			s.completed()
 			h := newHarness(t, sseHandler(s.String()), withRequestRewrite(ownedBy("functions")),
 				WithScripts(scripts), WithRuntime(tc.runtime), StateDir(t.TempDir()))
-			if err := h.router.replay.commit("thread-1", []retain.Committed{{Call: "c", At: time.Now(), Retain: "c", Content: "x"}}); err != nil {
+			if err := h.router.replay.Commit("thread-1", []retain.Committed{{Call: "c", At: time.Now(), Retain: "c", Content: "x"}}); err != nil {
 				t.Fatal(err)
 			}
 			for range 2 {

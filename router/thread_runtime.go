@@ -2,10 +2,8 @@ package router
 
 import (
 	"context"
-	"strings"
 	"time"
 
-	"hpatch-router/ident"
 	"hpatch-router/retain"
 )
 
@@ -59,7 +57,7 @@ func (rt *Router) restoreCreatedThread(ctx context.Context, thread string) {
 	if rt.cfg.scripts == nil || thread == "" {
 		return
 	}
-	history, _ := rt.replay.history(thread)
+	history, _ := rt.replay.History(thread)
 	if len(history) == 0 {
 		return
 	}
@@ -80,7 +78,7 @@ func (rt *Router) prepareRecentThreads(ctx context.Context, now time.Time) {
 	if rt.cfg.runtime == nil {
 		return
 	}
-	threads := rt.replay.recentThreads(now.Add(-recentThreadWindow))
+	threads := rt.replay.RecentThreads(now.Add(-recentThreadWindow))
 	prepared := 0
 	for _, thread := range threads {
 		if err := rt.cfg.runtime.PrepareThread(ctx, thread); err != nil {
@@ -92,34 +90,4 @@ func (rt *Router) prepareRecentThreads(ctx context.Context, now time.Time) {
 	if len(threads) > 0 {
 		rt.log.Info("prepared the runtime of recent threads", "threads", prepared, "window", recentThreadWindow)
 	}
-}
-
-// recentThreads lists the threads whose journal was last written after
-// since. A memory-only store has none.
-func (s *replayStore) recentThreads(since time.Time) []string {
-	if s.root == nil {
-		return nil
-	}
-	d, err := s.root.Open(".")
-	if err != nil {
-		s.log.Warn("cannot list the replay journals", "err", err)
-		return nil
-	}
-	defer d.Close()
-	entries, err := d.ReadDir(-1)
-	if err != nil {
-		s.log.Warn("cannot list the replay journals", "err", err)
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		thread, ok := strings.CutSuffix(e.Name(), replayJournalSuffix)
-		if !ok || !e.Type().IsRegular() || ident.Thread(thread) != nil {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && fi.ModTime().After(since) {
-			out = append(out, thread)
-		}
-	}
-	return out
 }

@@ -104,6 +104,10 @@ func TestResponseUsesTheRequestRuntimeCheck(t *testing.T) {
 	}
 }
 
+// journalSuffix ends the name of a thread's journal in the state
+// directory (package threadstate's file format).
+const journalSuffix = ".replay.jsonl"
+
 // TestStartPreparesRecentThreads: a router starting on a state directory
 // prepares the runtime of each thread whose journal was written within
 // the retained scripts' lifetime, so a carrier sent by the router before
@@ -113,12 +117,12 @@ func TestStartPreparesRecentThreads(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Now()
 	for name, age := range map[string]time.Duration{
-		"recent" + replayJournalSuffix:     time.Minute,
-		"edge" + replayJournalSuffix:       recentThreadWindow - time.Minute,
-		"old" + replayJournalSuffix:        recentThreadWindow + time.Minute,
-		"snapshot-x" + replayJournalSuffix: time.Minute, // not a thread id
-		replayTempPrefix + "abc":           time.Minute,
-		"recent-notes.txt":                 time.Minute,
+		"recent" + journalSuffix:     time.Minute,
+		"edge" + journalSuffix:       recentThreadWindow - time.Minute,
+		"old" + journalSuffix:        recentThreadWindow + time.Minute,
+		"snapshot-x" + journalSuffix: time.Minute, // not a thread id
+		".tmp-abc":                   time.Minute,
+		"recent-notes.txt":           time.Minute,
 	} {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, nil, 0o600); err != nil {
@@ -128,7 +132,7 @@ func TestStartPreparesRecentThreads(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Mkdir(filepath.Join(dir, "dir"+replayJournalSuffix), 0o700); err != nil {
+	if err := os.Mkdir(filepath.Join(dir, "dir"+journalSuffix), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	rtm := &recordingRuntime{}

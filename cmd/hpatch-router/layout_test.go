@@ -59,7 +59,8 @@ func ourImports(t *testing.T, root string) map[string][]string {
 func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
 
 // TestDependenciesPointOneWay holds DESIGN §2's arrows: cmd → router →
-// {plugins, shebang, retain, workspace}, plugins → shebang (a declared
+// {plugins, shebang, retain, workspace}, router → router/threadstate →
+// retain, plugins → shebang (a declared
 // tool's run, cmd and params follow the shebang rules), cmd → worker →
 // {retain, workspace},
 // workspace → retain; shebang imports nothing of ours but the leaves and
@@ -84,6 +85,9 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		{"retain", []string{"shebang", "retain"}},
 		{"workspace", []string{"retain", "workspace"}},
 		{"router", []string{"plugins", "retain", "shebang", "workspace", "router", "internal"}},
+		// The thread state sits below the router: the router calls it, it
+		// never calls back.
+		{"router/threadstate", []string{"retain"}},
 		{"worker/snapshot", []string{"ident"}},
 		{"worker", []string{"retain", "shebang", "workspace", "worker", "internal"}},
 		{"cmd/shell-helper", []string{"shebang/oneline", "internal"}},

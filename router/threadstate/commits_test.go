@@ -1,7 +1,6 @@
-package router
+package threadstate
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 func TestReplayJournalKeepsCommits(t *testing.T) {
 	dir := t.TempDir()
 	now := time.UnixMilli(1_700_000_000_000)
-	lim := ReplayLimits{MaxEntriesPerThread: 8, MaxBytesPerThread: 1 << 20, MaxThreads: 10, MaxCachedThreads: 10}
+	lim := Limits{MaxEntriesPerThread: 8, MaxBytesPerThread: 1 << 20, MaxThreads: 10, MaxCachedThreads: 10}
 	s := openStore(t, dir, lim)
 	s.now = func() time.Time { return now }
 	old := retain.Committed{Call: "call_old", At: now.Add(-2 * time.Hour), Retain: "call_old", Content: "#!python3\nold\n"}
@@ -30,12 +29,12 @@ func TestReplayJournalKeepsCommits(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(s.commit("th", []retain.Committed{old}))
-	must(s.commit("th", kept))
-	must(s.put("th", "call_1", "carrier", []byte(`{"i":1}`)))
-	check := func(s *replayStore, what string) {
+	must(s.Commit("th", []retain.Committed{old}))
+	must(s.Commit("th", kept))
+	must(s.Put("th", "call_1", "carrier", []byte(`{"i":1}`)))
+	check := func(s *Store, what string) {
 		t.Helper()
-		h, first := s.history("th")
+		h, first := s.History("th")
 		if !first || len(h) != len(kept) {
 			t.Fatalf("%s: history %+v (first %v), want %d changes", what, h, first, len(kept))
 		}
@@ -44,7 +43,7 @@ func TestReplayJournalKeepsCommits(t *testing.T) {
 				t.Fatalf("%s: change %d is %+v, want %+v", what, i, h[i], kept[i])
 			}
 		}
-		if _, again := s.history("th"); again {
+		if _, again := s.History("th"); again {
 			t.Fatalf("%s: the history was handed out twice", what)
 		}
 	}
@@ -61,24 +60,5 @@ func TestReplayJournalKeepsCommits(t *testing.T) {
 	check(s3, "after compaction")
 	if lines := journalLines(t, dir, "th"); len(lines) != 4 || lines[3] != "" {
 		t.Fatalf("compacted journal has %d lines, want the entry and two changes, each ending in a newline:\n%q", len(lines), lines)
-	}
-}
-
-// unlock returns t unlocked (compactThread takes the lock itself).
-func (t *threadReplay) unlock() *threadReplay { t.mu.Unlock(); return t }
-
-// A thread's first request restores its scripts from the history, once.
-func TestRestoreScriptsOncePerThread(t *testing.T) {
-	scripts := newFakeScripts()
-	rt := newTestRouter(t, WithScripts(scripts), StateDir(t.TempDir()))
-	if err := rt.replay.commit("thread-1", []retain.Committed{{Call: "c", At: time.Now(), Retain: "c", Content: "x"}}); err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		rt.restoreScripts(context.Background(), "thread-1")
-		rt.restoreScripts(context.Background(), "thread-2")
-	}
-	if len(scripts.restores) != 1 || scripts.restores[0][0].Call != "c" {
-		t.Fatalf("restores %+v, want one with the thread's history", scripts.restores)
 	}
 }

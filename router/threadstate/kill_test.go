@@ -1,9 +1,8 @@
-package router
+package threadstate
 
 import (
 	"bufio"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"testing"
@@ -20,12 +19,12 @@ func TestReplayJournalKillHelper(t *testing.T) {
 	if dir == "" {
 		t.Skip("only run as the child of TestReplayJournalSurvivesKill")
 	}
-	s, err := newReplayStore(dir, DefaultReplayLimits(), slog.New(slog.DiscardHandler))
+	s, err := Open(dir, DefaultLimits(), discard())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 50 {
-		if err := s.put("thread-kill", fmt.Sprint("call_", i), fmt.Sprint("carrier ", i), []byte(fmt.Sprintf(`{"i":%d}`, i))); err != nil {
+		if err := s.Put("thread-kill", fmt.Sprint("call_", i), fmt.Sprint("carrier ", i), []byte(fmt.Sprintf(`{"i":%d}`, i))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -63,10 +62,10 @@ func TestReplayJournalSurvivesKill(t *testing.T) {
 	if !stored {
 		t.Fatal("the child did not store its entries")
 	}
-	s := openStore(t, dir, DefaultReplayLimits())
+	s := openStore(t, dir, DefaultLimits())
 	for i := range 50 {
 		e, ok := s.get("thread-kill", fmt.Sprint("call_", i))
-		if !ok || e.Item != fmt.Sprintf(`{"i":%d}`, i) || e.Carrier != carrierDigest(fmt.Sprint("carrier ", i)) {
+		if !ok || e.Item != fmt.Sprintf(`{"i":%d}`, i) || e.carrier != carrierDigest(fmt.Sprint("carrier ", i)) {
 			t.Fatalf("call_%d after kill -9: %+v %v", i, e, ok)
 		}
 	}

@@ -1,7 +1,8 @@
-package router
+package threadstate
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -28,10 +29,10 @@ func (b *syncBuffer) count(s string) int {
 	return strings.Count(b.b.String(), s)
 }
 
-func loggedStore(t *testing.T, dir string) (*replayStore, *syncBuffer) {
+func loggedStore(t *testing.T, dir string) (*Store, *syncBuffer) {
 	t.Helper()
 	logs := &syncBuffer{}
-	s, err := newReplayStore(dir, DefaultReplayLimits(), slog.New(slog.NewTextHandler(logs, nil)))
+	s, err := Open(dir, DefaultLimits(), slog.New(slog.NewTextHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func loggedStore(t *testing.T, dir string) (*replayStore, *syncBuffer) {
 }
 
 // openJournals counts the journal handles the store holds.
-func (s *replayStore) openJournals() int {
+func (s *Store) openJournals() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := len(s.retired)
@@ -60,9 +61,9 @@ func (s *replayStore) openJournals() int {
 func TestReplayIdleJournalsAreClosed(t *testing.T) {
 	dir := t.TempDir()
 	s, _ := loggedStore(t, dir)
-	item := callItem("ctc_1", "call_1", "shell", "functions", pyInput, "completed")
+	item := shellItem("call_1")
 	for i := range 50 {
-		if err := s.put("idle-"+itoa(int64(i)), "call_1", "C1", []byte(item)); err != nil {
+		if err := s.Put(fmt.Sprint("idle-", i), "call_1", "C1", []byte(item)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -74,7 +75,7 @@ func TestReplayIdleJournalsAreClosed(t *testing.T) {
 	if n := s.openJournals(); n != 0 {
 		t.Fatalf("%d journals still open on idle threads", n)
 	}
-	if err := s.put("idle-7", "call_2", "C2", []byte(item)); err != nil {
+	if err := s.Put("idle-7", "call_2", "C2", []byte(item)); err != nil {
 		t.Fatal(err)
 	}
 	if lines := journalLines(t, dir, "idle-7"); len(lines) != 3 || lines[2] != "" {
@@ -89,7 +90,7 @@ func TestReplayIdleJournalsAreClosed(t *testing.T) {
 // thread keeps its entries in memory, further passes leave it alone and
 // no temporary file is left behind.
 func TestReplayJournalThatCanNeverWorkIsNotRetried(t *testing.T) {
-	item := []byte(callItem("ctc_1", "call_1", "shell", "functions", pyInput, "completed"))
+	item := []byte(shellItem("call_1"))
 	for _, c := range []struct {
 		name, thread string
 		prepare      func(dir string)
@@ -106,7 +107,7 @@ func TestReplayJournalThatCanNeverWorkIsNotRetried(t *testing.T) {
 			s, logs := loggedStore(t, dir)
 			// Straight to the journal, whatever the thread id rules say.
 			th := s.locked(c.thread)
-			th.add(replayEntry{CallID: "call_1", Carrier: carrierDigest("C1"), Item: string(item)}, s.lim)
+			th.add(Entry{callID: "call_1", carrier: carrierDigest("C1"), Item: string(item)}, s.lim)
 			_ = s.appendLocked(c.thread, th, appendJournalLine(nil, th.entries[0]))
 			th.mu.Unlock()
 			for range 10 {
@@ -123,7 +124,7 @@ func TestReplayJournalThatCanNeverWorkIsNotRetried(t *testing.T) {
 			}
 			ents, _ := os.ReadDir(dir)
 			for _, e := range ents {
-				if strings.HasPrefix(e.Name(), replayTempPrefix) {
+				if strings.HasPrefix(e.Name(), tempPrefix) {
 					t.Errorf("temporary file %s left behind", e.Name())
 				}
 			}

@@ -1,4 +1,4 @@
-package router
+package threadstate
 
 import (
 	"fmt"
@@ -36,15 +36,15 @@ func journalDescriptors(t *testing.T, dir string) int {
 // fsyncing is not evicted until it is done.
 func TestReplayThreadBurstHoldsBoundedDescriptors(t *testing.T) {
 	dir := t.TempDir()
-	lim := DefaultReplayLimits()
+	lim := DefaultLimits()
 	lim.MaxCachedThreads = 16
-	s, err := newReplayStore(dir, lim, slog.New(slog.DiscardHandler))
+	s, err := Open(dir, lim, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 	most := 0
 	for i := range 1000 {
-		if err := s.put(fmt.Sprint("burst-", i), "call_1", "c", []byte(`{"n":1}`)); err != nil {
+		if err := s.Put(fmt.Sprint("burst-", i), "call_1", "c", []byte(`{"n":1}`)); err != nil {
 			t.Fatal(err)
 		}
 		if i%50 == 0 {

@@ -1,4 +1,4 @@
-package router
+package threadstate
 
 import (
 	"crypto/sha256"
@@ -17,7 +17,7 @@ import (
 	"hpatch-router/ident"
 )
 
-// ReplayLimits bound the replay store. When a thread holds more than
+// Limits bound the replay store. When a thread holds more than
 // MaxEntriesPerThread entries or MaxBytesPerThread bytes of original items
 // and carriers, its oldest entries are dropped (its journal is compacted
 // once the dropped lines outnumber the live ones, so a file stays under
@@ -28,7 +28,7 @@ import (
 // memory (files stay on disk; an evicted thread's journal handle is closed
 // at once); without a state directory, MaxThreads bounds the threads
 // remembered at all.
-type ReplayLimits struct {
+type Limits struct {
 	MaxEntriesPerThread int
 	MaxBytesPerThread   int
 	MaxAge              time.Duration
@@ -37,12 +37,12 @@ type ReplayLimits struct {
 	MaxCachedThreads    int
 }
 
-// DefaultReplayLimits: 4096 entries or 16 MiB per thread; journals kept
+// DefaultLimits: 4096 entries or 16 MiB per thread; journals kept
 // 90 days after their last write (Codex keeps a session resumable with no
 // end; this covers the sessions users go back to) and 1 GiB in all; 128
 // threads cached in memory, 1024 remembered without a state directory.
-func DefaultReplayLimits() ReplayLimits {
-	return ReplayLimits{
+func DefaultLimits() Limits {
+	return Limits{
 		MaxEntriesPerThread: 4096,
 		MaxBytesPerThread:   16 << 20,
 		MaxAge:              90 * 24 * time.Hour,
@@ -52,18 +52,18 @@ func DefaultReplayLimits() ReplayLimits {
 	}
 }
 
-// replayEntry maps one carrier the router emitted back to the model's
+// Entry maps one carrier the router emitted back to the model's
 // original call item. A thread may hold several entries of one call_id
 // (a call sent again with a different body): each is a version of that
 // call, and every one stays restorable.
-type replayEntry struct {
-	CallID string
-	// Carrier is the hex SHA-256 of the carrier item's input string.
-	Carrier string
-	// Sent is that input string itself, so the same call sent again gets
+type Entry struct {
+	callID string
+	// carrier is the hex SHA-256 of the carrier item's input string.
+	carrier string
+	// sent is that input string itself, so the same call sent again gets
 	// the same carrier without a new translation, retention or edit; ""
 	// in entries of journals written before it was kept.
-	Sent string
+	sent string
 	// Item is the model's original item, byte for byte as the upstream
 	// sent it in output_item.done.
 	Item string
@@ -75,20 +75,20 @@ type replayEntry struct {
 	line int
 }
 
-// threadReplay is the cached copy of one thread: its live entries, oldest
+// threadState is the cached copy of one thread: its live entries, oldest
 // first, and the state of its journal file. Everything is guarded by mu.
-type threadReplay struct {
+type threadState struct {
 	mu        sync.Mutex
-	entries   []replayEntry
+	entries   []Entry
 	byID      map[string][]int  // call_id -> base + index in entries of its versions, oldest first
 	base      int               // entries dropped from the front so far
 	bytes     int               // item and carrier bytes of the live entries
 	lineBytes int               // journal bytes of the live entries and commits
-	commits   []committedChange // changes written, oldest first (replay_commits.go)
+	commits   []committedChange // changes written, oldest first (commits.go)
 	restored  bool              // history was handed to a restore since the thread was loaded
 	lost      map[string]bool   // calls echoed as carriers with no entry, said once
 	// known: what the router found of calls since the thread was loaded
-	// (replay_commits.go), so a request reconciles each call once.
+	// (commits.go), so a request reconciles each call once.
 	known map[string]callFate
 
 	// Journal state (state directory mode only).
@@ -107,15 +107,15 @@ type threadReplay struct {
 	noJournal bool
 	fails     int // journal opens and compactions failed in a row
 
-	used uint64 // store clock at last use; guarded by replayStore.mu
+	used uint64 // store clock at last use; guarded by Store.mu
 }
 
-// replayStore keeps replay entries per thread: in memory and, when a state
+// Store keeps replay entries per thread: in memory and, when a state
 // directory is set, in one append-only journal per thread,
 // <thread>.replay.jsonl (mode 0600, in a 0700 directory opened as an
 // os.Root), one JSON line per entry.
 //
-// put writes an entry's line with a single write() before it returns, that
+// Put writes an entry's line with a single write() before it returns, that
 // is before the carrier's events reach Codex. A write() that returned is
 // in the kernel's page cache, so a crash of the router (even kill -9)
 // loses nothing; only a power loss or kernel crash can lose the lines
@@ -127,9 +127,9 @@ type threadReplay struct {
 // be written (a name the file system cannot hold, or failures on several
 // passes in a row) is given up with one log line; that thread's entries
 // then stay in memory only.
-type replayStore struct {
+type Store struct {
 	root    *os.Root // nil: memory only
-	lim     ReplayLimits
+	lim     Limits
 	now     func() time.Time
 	log     *slog.Logger
 	wake    chan struct{}
@@ -139,7 +139,7 @@ type replayStore struct {
 	maintMu sync.Mutex // serializes maintenance passes
 
 	mu      sync.Mutex
-	threads map[string]*threadReplay
+	threads map[string]*threadState
 	clock   uint64
 	retired []string  // journals of evicted threads (closed at eviction), to fsync
 	evicted time.Time // when evictFiles last ran
@@ -147,15 +147,19 @@ type replayStore struct {
 	created atomic.Bool // a journal was created or renamed since the last pass
 }
 
-func newReplayStore(dir string, lim ReplayLimits, log *slog.Logger) (*replayStore, error) {
-	def := DefaultReplayLimits()
+// Open opens the store on the state directory dir (made 0700 if it is
+// missing), or in memory only when dir is "". Zero MaxAge and
+// MaxTotalBytes take the defaults. With a directory, a maintainer runs
+// until Close.
+func Open(dir string, lim Limits, log *slog.Logger) (*Store, error) {
+	def := DefaultLimits()
 	if lim.MaxAge <= 0 {
 		lim.MaxAge = def.MaxAge
 	}
 	if lim.MaxTotalBytes <= 0 {
 		lim.MaxTotalBytes = def.MaxTotalBytes
 	}
-	s := &replayStore{lim: lim, log: log, now: time.Now, threads: map[string]*threadReplay{}}
+	s := &Store{lim: lim, log: log, now: time.Now, threads: map[string]*threadState{}}
 	if dir == "" {
 		return s, nil
 	}
@@ -177,7 +181,7 @@ func newReplayStore(dir string, lim ReplayLimits, log *slog.Logger) (*replayStor
 }
 
 // Close fsyncs and closes every journal and releases the state directory.
-func (s *replayStore) Close() error {
+func (s *Store) Close() error {
 	if s.root == nil {
 		return nil
 	}
@@ -201,7 +205,7 @@ func carrierDigest(input string) string {
 // the load is done, so there is never more than one live copy of a thread
 // and a copy can only be loaded after the one before it stopped taking
 // writes. The caller must lock the copy and check closed.
-func (s *replayStore) thread(id string) *threadReplay {
+func (s *Store) thread(id string) *threadState {
 	s.mu.Lock()
 	s.clock++
 	if t, ok := s.threads[id]; ok {
@@ -209,7 +213,7 @@ func (s *replayStore) thread(id string) *threadReplay {
 		s.mu.Unlock()
 		return t
 	}
-	t := &threadReplay{byID: map[string][]int{}, used: s.clock}
+	t := &threadState{byID: map[string][]int{}, used: s.clock}
 	t.mu.Lock() // a fresh mutex: cannot block under s.mu
 	s.threads[id] = t
 	s.evictCacheLocked(id)
@@ -220,7 +224,7 @@ func (s *replayStore) thread(id string) *threadReplay {
 }
 
 // locked returns the thread's current copy, locked.
-func (s *replayStore) locked(id string) *threadReplay {
+func (s *Store) locked(id string) *threadState {
 	for {
 		t := s.thread(id)
 		t.mu.Lock()
@@ -235,7 +239,7 @@ func (s *replayStore) locked(id string) *threadReplay {
 // memory-only mode that forgets them, so the bound is MaxThreads). A thread
 // busy in another goroutine is skipped, so the cache may briefly exceed
 // its bound rather than make s.mu wait on a thread's disk work.
-func (s *replayStore) evictCacheLocked(keep string) {
+func (s *Store) evictCacheLocked(keep string) {
 	max := s.lim.MaxCachedThreads
 	if s.root == nil {
 		max = s.lim.MaxThreads
@@ -267,7 +271,7 @@ func (s *replayStore) evictCacheLocked(keep string) {
 // bound; a journal written since its last fsync is named to the
 // maintainer, which fsyncs it through a fresh handle (an fsync flushes the
 // file, whichever descriptor asks). s.mu and t.mu are held.
-func (s *replayStore) detachLocked(id string, t *threadReplay) {
+func (s *Store) detachLocked(id string, t *threadState) {
 	delete(s.threads, id)
 	t.closed = true
 	if t.f != nil {
@@ -281,7 +285,7 @@ func (s *replayStore) detachLocked(id string, t *threadReplay) {
 }
 
 // poke wakes the maintainer.
-func (s *replayStore) poke() {
+func (s *Store) poke() {
 	if s.wake == nil {
 		return
 	}
@@ -291,34 +295,10 @@ func (s *replayStore) poke() {
 	}
 }
 
-// get returns the newest entry the thread holds for callID.
-func (s *replayStore) get(thread, callID string) (replayEntry, bool) {
-	t := s.locked(thread)
-	defer t.mu.Unlock()
-	return t.get(callID)
-}
-
-// lookup calls fn with the thread's entries, or not at all when the
-// thread has none; the thread stays locked meanwhile.
-func (s *replayStore) lookup(thread string, fn func(t *threadReplay)) {
-	t := s.locked(thread)
-	defer t.mu.Unlock()
-	if len(t.entries) > 0 {
-		fn(t)
-	}
-}
-
-// lookupAll is lookup that calls fn also for a thread without entries.
-func (s *replayStore) lookupAll(thread string, fn func(t *threadReplay)) {
-	t := s.locked(thread)
-	defer t.mu.Unlock()
-	fn(t)
-}
-
 // noteLost records that call callID of the thread was echoed as a carrier
 // the store cannot restore, and reports whether that is news (it is said
 // once per call while the thread is cached); t.mu is held.
-func (t *threadReplay) noteLost(callID string, lim ReplayLimits) bool {
+func (t *threadState) noteLost(callID string, lim Limits) bool {
 	if t.lost[callID] {
 		return false
 	}
@@ -330,35 +310,35 @@ func (t *threadReplay) noteLost(callID string, lim ReplayLimits) bool {
 }
 
 // get returns the newest entry for callID; t.mu is held.
-func (t *threadReplay) get(callID string) (replayEntry, bool) {
+func (t *threadState) get(callID string) (Entry, bool) {
 	if v := t.byID[callID]; len(v) > 0 {
 		return t.entries[v[len(v)-1]-t.base], true
 	}
-	return replayEntry{}, false
+	return Entry{}, false
 }
 
 // match returns the entry of callID whose carrier has digest carrier, the
 // newest when several do; t.mu is held.
-func (t *threadReplay) match(callID, carrier string) (replayEntry, bool) {
+func (t *threadState) match(callID, carrier string) (Entry, bool) {
 	v := t.byID[callID]
 	for i := len(v) - 1; i >= 0; i-- {
-		if e := t.entries[v[i]-t.base]; e.Carrier == carrier {
+		if e := t.entries[v[i]-t.base]; e.carrier == carrier {
 			return e, true
 		}
 	}
-	return replayEntry{}, false
+	return Entry{}, false
 }
 
-// sent returns the carrier the router sent for the same call as item (the
+// Sent returns the carrier the router sent for the same call as item (the
 // same call_id, name, namespace and input) in thread, if it kept one:
 // sending a call again must not translate, retain or edit again.
-func (s *replayStore) sent(thread, callID string, item gjson.Result) (string, bool) {
+func (s *Store) Sent(thread, callID string, item gjson.Result) (string, bool) {
 	t := s.locked(thread)
 	defer t.mu.Unlock()
 	v := t.byID[callID]
 	for i := len(v) - 1; i >= 0; i-- {
-		if e := t.entries[v[i]-t.base]; e.Sent != "" && sameCall(gjson.Parse(e.Item), item) {
-			return e.Sent, true
+		if e := t.entries[v[i]-t.base]; e.sent != "" && sameCall(gjson.Parse(e.Item), item) {
+			return e.sent, true
 		}
 	}
 	return "", false
@@ -377,18 +357,18 @@ func sameCall(a, b gjson.Result) bool {
 	return true
 }
 
-// put records that carrier (the carrier item's input) stands for the model
+// Put records that carrier (the carrier item's input) stands for the model
 // item original in thread. With a state directory the entry is in the
-// thread's journal (page cache) when put returns; an error means it could
+// thread's journal (page cache) when Put returns; an error means it could
 // not be written, though it is still kept in memory. An entry the thread
 // already holds (same call, carrier and item) is not written again.
-func (s *replayStore) put(thread, callID, carrier string, original []byte) error {
+func (s *Store) Put(thread, callID, carrier string, original []byte) error {
 	if err := ident.Thread(thread); err != nil {
 		return err
 	}
 	// callID is cloned: it is a substring of gjson's copy of the whole
 	// item, which the entry would otherwise keep alive beside its own.
-	e := replayEntry{CallID: strings.Clone(callID), Carrier: carrierDigest(carrier), Sent: carrier, Item: string(original), At: s.now()}
+	e := Entry{callID: strings.Clone(callID), carrier: carrierDigest(carrier), sent: carrier, Item: string(original), At: s.now()}
 	var line []byte
 	if s.root != nil {
 		line = appendJournalLine(nil, e)
@@ -413,9 +393,9 @@ func (s *replayStore) put(thread, callID, carrier string, original []byte) error
 }
 
 // holds reports whether t has e already; t.mu is held.
-func (t *threadReplay) holds(e replayEntry) bool {
-	old, ok := t.match(e.CallID, e.Carrier)
-	return ok && old.Item == e.Item && old.Sent == e.Sent
+func (t *threadState) holds(e Entry) bool {
+	old, ok := t.match(e.callID, e.carrier)
+	return ok && old.Item == e.Item && old.sent == e.sent
 }
 
 // add appends e as the newest version of its call and drops the oldest
@@ -423,14 +403,14 @@ func (t *threadReplay) holds(e replayEntry) bool {
 // carrier is replaced (the carrier restores to one item: the newest).
 // Replaying a journal's lines through add rebuilds exactly the entries the
 // store held.
-func (t *threadReplay) add(e replayEntry, lim ReplayLimits) {
-	if old, ok := t.match(e.CallID, e.Carrier); ok {
-		if e.Sent == "" {
-			e.Sent = old.Sent
+func (t *threadState) add(e Entry, lim Limits) {
+	if old, ok := t.match(e.callID, e.carrier); ok {
+		if e.sent == "" {
+			e.sent = old.sent
 		}
-		t.remove(e.CallID, e.Carrier)
+		t.remove(e.callID, e.carrier)
 	}
-	t.byID[e.CallID] = append(t.byID[e.CallID], t.base+len(t.entries))
+	t.byID[e.callID] = append(t.byID[e.callID], t.base+len(t.entries))
 	t.entries = append(t.entries, e)
 	t.bytes += e.size()
 	t.lineBytes += e.line
@@ -439,12 +419,12 @@ func (t *threadReplay) add(e replayEntry, lim ReplayLimits) {
 		old := t.entries[drop]
 		t.bytes -= old.size()
 		t.lineBytes -= old.line
-		if v := t.byID[old.CallID][1:]; len(v) > 0 {
-			t.byID[old.CallID] = v
+		if v := t.byID[old.callID][1:]; len(v) > 0 {
+			t.byID[old.callID] = v
 		} else {
-			delete(t.byID, old.CallID)
+			delete(t.byID, old.callID)
 		}
-		t.entries[drop] = replayEntry{} // let the GC have the item
+		t.entries[drop] = Entry{} // let the GC have the item
 		drop++
 	}
 	t.entries = t.entries[drop:]
@@ -453,9 +433,9 @@ func (t *threadReplay) add(e replayEntry, lim ReplayLimits) {
 
 // remove deletes the entry of callID with digest carrier (rare: a call
 // sent again with the same carrier) and renumbers the index; t.mu is held.
-func (t *threadReplay) remove(callID, carrier string) {
+func (t *threadState) remove(callID, carrier string) {
 	v := t.byID[callID]
-	k := slices.IndexFunc(v, func(p int) bool { return t.entries[p-t.base].Carrier == carrier })
+	k := slices.IndexFunc(v, func(p int) bool { return t.entries[p-t.base].carrier == carrier })
 	i := v[k] - t.base
 	old := t.entries[i]
 	t.bytes -= old.size()
@@ -463,9 +443,9 @@ func (t *threadReplay) remove(callID, carrier string) {
 	t.entries = slices.Delete(t.entries, i, i+1)
 	clear(t.byID)
 	for j, e := range t.entries {
-		t.byID[e.CallID] = append(t.byID[e.CallID], t.base+j)
+		t.byID[e.callID] = append(t.byID[e.callID], t.base+j)
 	}
 }
 
 // size is what an entry counts against MaxBytesPerThread.
-func (e replayEntry) size() int { return len(e.Item) + len(e.Sent) }
+func (e Entry) size() int { return len(e.Item) + len(e.sent) }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"hpatch-router/router/threadstate"
 )
 
 // CodeReplayMismatch: the request echoes a carrier whose input differs from
@@ -32,16 +34,16 @@ func (rt *Router) restoreEdits(thread string, req *request) ([]edit, error) {
 		mismatch string
 	)
 	var lost []string // router-shaped carriers the store has no entry for
-	rt.replay.lookupAll(thread, func(t *threadReplay) {
+	rt.replay.View(thread, func(v threadstate.View) {
 		for _, c := range req.execCalls {
 			id := c.callID
-			if _, known := t.get(id); !known {
-				if routerShaped(c.Get("input").String()) && t.noteLost(id, rt.replay.lim) {
+			if _, known := v.Get(id); !known {
+				if routerShaped(c.Get("input").String()) && v.NoteLost(id) {
 					lost = append(lost, id)
 				}
 				continue
 			}
-			e, ok := t.match(id, carrierDigest(c.Get("input").String()))
+			e, ok := v.Match(id, c.Get("input").String())
 			if !ok {
 				mismatch = id
 				return

@@ -1,4 +1,4 @@
-package router
+package threadstate
 
 import (
 	"bytes"
@@ -30,16 +30,16 @@ import (
 // gives the thread's live entries; a last line without its newline is a
 // write the router did not finish and is ignored.
 const (
-	replayJournalSuffix = ".replay.jsonl"
-	replayTempPrefix    = ".tmp-"
+	journalSuffix = ".replay.jsonl"
+	tempPrefix    = ".tmp-"
 )
 
 // Compaction slack: a journal is rewritten once it holds more than twice
 // its live lines (or bytes) plus this much, so small threads whose calls
 // repeat are not rewritten on every other put.
 const (
-	replayCompactSlackLines = 64
-	replayCompactSlackBytes = 256 << 10
+	compactSlackLines = 64
+	compactSlackBytes = 256 << 10
 )
 
 type journalLine struct {
@@ -52,13 +52,13 @@ type journalLine struct {
 }
 
 // appendJournalLine appends e's journal line, newline included, to dst.
-func appendJournalLine(dst []byte, e replayEntry) []byte {
-	l := journalLine{CallID: e.CallID, Carrier: e.Carrier}
+func appendJournalLine(dst []byte, e Entry) []byte {
+	l := journalLine{CallID: e.callID, Carrier: e.carrier}
 	if !e.At.IsZero() {
 		l.At = e.At.UnixMilli()
 	}
-	if utf8.ValidString(e.Sent) {
-		l.Sent = e.Sent
+	if utf8.ValidString(e.sent) {
+		l.Sent = e.sent
 	}
 	if utf8.ValidString(e.Item) {
 		l.Item = e.Item
@@ -71,15 +71,15 @@ func appendJournalLine(dst []byte, e replayEntry) []byte {
 
 // decodeJournalLine parses one line without its newline, or says why it
 // fails its check.
-func decodeJournalLine(b []byte) (replayEntry, string) {
+func decodeJournalLine(b []byte) (Entry, string) {
 	var l journalLine
 	switch {
 	case json.Unmarshal(b, &l) != nil:
-		return replayEntry{}, "not a JSON object"
+		return Entry{}, "not a JSON object"
 	case l.CallID == "":
-		return replayEntry{}, "no call_id"
+		return Entry{}, "no call_id"
 	case len(l.Carrier) != 64:
-		return replayEntry{}, "no carrier digest"
+		return Entry{}, "no carrier digest"
 	}
 	if l.Sent != "" && carrierDigest(l.Sent) != l.Carrier {
 		l.Sent = "" // not the carrier the digest names: restore by the digest only
@@ -89,9 +89,9 @@ func decodeJournalLine(b []byte) (replayEntry, string) {
 		item = string(l.ItemB64)
 	}
 	if item == "" {
-		return replayEntry{}, "no original item"
+		return Entry{}, "no original item"
 	}
-	e := replayEntry{CallID: l.CallID, Carrier: l.Carrier, Sent: l.Sent, Item: item, line: len(b) + 1}
+	e := Entry{callID: l.CallID, carrier: l.Carrier, sent: l.Sent, Item: item, line: len(b) + 1}
 	if l.At > 0 {
 		e.At = time.UnixMilli(l.At)
 	}
@@ -100,24 +100,24 @@ func decodeJournalLine(b []byte) (replayEntry, string) {
 
 // decodeLine parses one journal line without its newline: a commit line
 // (c set) or an entry line, or says why it fails its check.
-func decodeLine(b []byte) (e replayEntry, c *committedChange, why string) {
+func decodeLine(b []byte) (e Entry, c *committedChange, why string) {
 	if bytes.HasPrefix(b, []byte(`{"commit":`)) {
 		cc, why := decodeCommitLine(b)
 		if why != "" {
-			return replayEntry{}, nil, why
+			return Entry{}, nil, why
 		}
-		return replayEntry{}, &cc, ""
+		return Entry{}, &cc, ""
 	}
 	e, why = decodeJournalLine(b)
 	return e, nil, why
 }
 
-func journalName(thread string) string { return thread + replayJournalSuffix }
+func journalName(thread string) string { return thread + journalSuffix }
 
 // load reads a thread's journal into t (locked, fresh). A missing journal
 // gives an empty thread; broken lines are skipped and the journal is
 // marked for compaction, which rewrites it without them.
-func (s *replayStore) load(id string, t *threadReplay) {
+func (s *Store) load(id string, t *threadState) {
 	if s.root == nil {
 		return
 	}
@@ -166,7 +166,7 @@ func (s *replayStore) load(id string, t *threadReplay) {
 // appendLocked writes one journal line with a single write(); t.mu is
 // held. A failed or short write leaves the entry to the next compaction,
 // which rewrites the journal from memory.
-func (s *replayStore) appendLocked(id string, t *threadReplay, line []byte) error {
+func (s *Store) appendLocked(id string, t *threadState, line []byte) error {
 	if t.noJournal {
 		return nil // said once, by journalFailed
 	}
@@ -212,7 +212,7 @@ const maxJournalFails = 3
 // can never go away (the name is too long for the file system) or it
 // failed maxJournalFails times in a row: then the thread's entries stay in
 // memory only (replay still works until the router restarts), said once.
-func (s *replayStore) journalFailed(id string, t *threadReplay, err error) {
+func (s *Store) journalFailed(id string, t *threadState, err error) {
 	t.fails++
 	if !permanentJournalError(err) && t.fails < maxJournalFails {
 		t.compact = true
@@ -232,9 +232,9 @@ func permanentJournalError(err error) bool {
 
 // needsCompaction reports whether the journal holds much more than its
 // live entries; t.mu is held.
-func (t *threadReplay) needsCompaction() bool {
-	return t.lines > 2*(len(t.entries)+len(t.commits))+replayCompactSlackLines ||
-		t.size > 2*int64(t.lineBytes)+replayCompactSlackBytes
+func (t *threadState) needsCompaction() bool {
+	return t.lines > 2*(len(t.entries)+len(t.commits))+compactSlackLines ||
+		t.size > 2*int64(t.lineBytes)+compactSlackBytes
 }
 
 // compactThread rewrites a thread's journal to exactly its live entries:
@@ -243,7 +243,7 @@ func (t *threadReplay) needsCompaction() bool {
 // puts meanwhile go to the old journal as usual and are also kept in
 // t.tail, which is appended to the new journal before the rename. Only the
 // maintainer calls it.
-func (s *replayStore) compactThread(id string, t *threadReplay) {
+func (s *Store) compactThread(id string, t *threadState) {
 	t.mu.Lock()
 	if t.closed || !t.compact {
 		t.mu.Unlock()
@@ -302,8 +302,8 @@ func (s *replayStore) compactThread(id string, t *threadReplay) {
 
 // writeTemp writes and fsyncs b in a new temporary file in the state
 // directory and returns its name.
-func (s *replayStore) writeTemp(b []byte) (string, error) {
-	tmp := replayTempPrefix + rand.Text()
+func (s *Store) writeTemp(b []byte) (string, error) {
+	tmp := tempPrefix + rand.Text()
 	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", err
@@ -324,7 +324,7 @@ func (s *replayStore) writeTemp(b []byte) (string, error) {
 
 // appendTemp appends b to the temporary file tmp (no fsync: those lines
 // are as durable as any fresh journal line until the next sync).
-func (s *replayStore) appendTemp(tmp string, b []byte) error {
+func (s *Store) appendTemp(tmp string, b []byte) error {
 	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package router
+package threadstate
 
 import (
 	"encoding/json"
@@ -65,9 +65,9 @@ func decodeCommitLine(b []byte) (committedChange, string) {
 	return committedChange{Committed: retain.Committed{Call: l.Commit, At: time.UnixMilli(l.At), Retain: l.Retain, Content: l.Content, Patch: l.Patch, Sum: l.Sum}, line: len(b) + 1}, ""
 }
 
-// commit journals changes of thread that were written; like put, the
+// Commit journals changes of thread that were written; like Put, the
 // lines are in the page cache when it returns.
-func (s *replayStore) commit(thread string, changes []retain.Committed) error {
+func (s *Store) Commit(thread string, changes []retain.Committed) error {
 	t := s.locked(thread)
 	defer t.mu.Unlock()
 	var err error
@@ -92,7 +92,7 @@ func (s *replayStore) commit(thread string, changes []retain.Committed) error {
 // addCommit records a written change and drops the ones a restore can no
 // longer use (older than a script lives) or beyond the entry bound; t.mu
 // is held.
-func (t *threadReplay) addCommit(c committedChange, now time.Time, lim ReplayLimits) {
+func (t *threadState) addCommit(c committedChange, now time.Time, lim Limits) {
 	t.commits = append(t.commits, c)
 	t.lineBytes += c.line
 	t.pruneCommits(now, lim)
@@ -100,7 +100,7 @@ func (t *threadReplay) addCommit(c committedChange, now time.Time, lim ReplayLim
 
 // pruneCommits drops the changes a restore can no longer use; t.mu is
 // held.
-func (t *threadReplay) pruneCommits(now time.Time, lim ReplayLimits) {
+func (t *threadState) pruneCommits(now time.Time, lim Limits) {
 	drop := 0
 	for drop < len(t.commits) && (now.Sub(t.commits[drop].At) >= retain.DefaultTTL || len(t.commits)-drop > lim.MaxEntriesPerThread) {
 		t.lineBytes -= t.commits[drop].line
@@ -109,10 +109,10 @@ func (t *threadReplay) pruneCommits(now time.Time, lim ReplayLimits) {
 	t.commits = append(t.commits[:0:0], t.commits[drop:]...)
 }
 
-// history returns the changes written in thread that a restore may need,
+// History returns the changes written in thread that a restore may need,
 // oldest first, and whether this is the first time it is asked since the
 // thread was loaded (the router restores a thread's scripts once).
-func (s *replayStore) history(thread string) ([]retain.Committed, bool) {
+func (s *Store) History(thread string) ([]retain.Committed, bool) {
 	t := s.locked(thread)
 	defer t.mu.Unlock()
 	first := !t.restored
@@ -137,17 +137,17 @@ const (
 // markKnownLocked records the fate of call id; t.mu is held. The map is
 // bounded: past twice the entry bound it starts again (the next request
 // reconciles once more).
-func (t *threadReplay) markKnownLocked(id string, f callFate, lim ReplayLimits) {
+func (t *threadState) markKnownLocked(id string, f callFate, lim Limits) {
 	if t.known == nil || len(t.known) >= 2*lim.MaxEntriesPerThread {
 		t.known = map[string]callFate{}
 	}
 	t.known[strings.Clone(id)] = f // id may alias a request body
 }
 
-// markKnown records that the changes of calls ids are written (or known
+// MarkKnown records that the changes of calls ids are written (or known
 // to have no version) in thread, so a request that shows them again does
 // not reconcile them again.
-func (s *replayStore) markKnown(thread string, ids []string) {
+func (s *Store) MarkKnown(thread string, ids []string) {
 	if len(ids) == 0 {
 		return
 	}
@@ -158,10 +158,10 @@ func (s *replayStore) markKnown(thread string, ids []string) {
 	}
 }
 
-// knows reports whether the change of call callID is written in thread
+// Knows reports whether the change of call callID is written in thread
 // (settled, journaled or reconciled); a call found quiet is forgotten, as
 // it is sent again.
-func (s *replayStore) knows(thread, callID string) bool {
+func (s *Store) Knows(thread, callID string) bool {
 	t := s.locked(thread)
 	defer t.mu.Unlock()
 	if t.known[callID] == fateQuiet {
@@ -170,9 +170,9 @@ func (s *replayStore) knows(thread, callID string) bool {
 	return t.known[callID] == fateWritten || slices.ContainsFunc(t.commits, func(c committedChange) bool { return c.Call == callID })
 }
 
-// markQuiet records that Codex aborted calls ids of thread: until one is
-// sent again (knows), a request does not look at it again.
-func (s *replayStore) markQuiet(thread string, ids []string) {
+// MarkQuiet records that Codex aborted calls ids of thread: until one is
+// sent again (Knows), a request does not look at it again.
+func (s *Store) MarkQuiet(thread string, ids []string) {
 	if len(ids) == 0 {
 		return
 	}

@@ -1,4 +1,4 @@
-package router
+package threadstate
 
 import (
 	"errors"
@@ -9,21 +9,21 @@ import (
 	"time"
 )
 
-// replaySyncDelay lets journal writes coalesce into about one fsync per
+// syncDelay lets journal writes coalesce into about one fsync per
 // thread and second. The fsync only guards against power loss: a line is
 // safe from a router crash as soon as its write() returned.
-const replaySyncDelay = time.Second
+const syncDelay = time.Second
 
 // maintainer runs the store's disk upkeep until Close: fsyncs, compaction,
 // closing evicted journals and the MaxThreads file bound.
-func (s *replayStore) maintainer() {
+func (s *Store) maintainer() {
 	defer close(s.stopped)
-	delay := time.NewTimer(replaySyncDelay)
+	delay := time.NewTimer(syncDelay)
 	delay.Stop()
 	for {
 		select {
 		case <-s.wake:
-			delay.Reset(replaySyncDelay)
+			delay.Reset(syncDelay)
 			select {
 			case <-delay.C:
 			case <-s.stop:
@@ -45,14 +45,14 @@ func (s *replayStore) maintainer() {
 // MaxTotalBytes bounds. While a journal
 // stays open it asks for another pass, so the handle of a thread that goes
 // idle is closed about a second after its last fsync.
-func (s *replayStore) flush() {
+func (s *Store) flush() {
 	s.maintMu.Lock()
 	defer s.maintMu.Unlock()
 	s.mu.Lock()
 	retired := s.retired
 	s.retired = nil
 	ids := make([]string, 0, len(s.threads))
-	ts := make([]*threadReplay, 0, len(s.threads))
+	ts := make([]*threadState, 0, len(s.threads))
 	for id, t := range s.threads {
 		ids, ts = append(ids, id), append(ts, t)
 	}
@@ -104,7 +104,7 @@ func (s *replayStore) flush() {
 
 // syncRetired fsyncs the journals of evicted threads by name, one handle
 // at a time.
-func (s *replayStore) syncRetired(names []string) {
+func (s *Store) syncRetired(names []string) {
 	for _, name := range names {
 		f, err := s.root.OpenFile(name, os.O_RDONLY, 0)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -119,12 +119,12 @@ func (s *replayStore) syncRetired(names []string) {
 }
 
 // closeAll flushes and closes every journal; the maintainer has stopped.
-func (s *replayStore) closeAll() {
+func (s *Store) closeAll() {
 	s.flush()
 	s.maintMu.Lock()
 	defer s.maintMu.Unlock()
 	s.mu.Lock()
-	ts := make([]*threadReplay, 0, len(s.threads))
+	ts := make([]*threadState, 0, len(s.threads))
 	for _, t := range s.threads {
 		ts = append(ts, t)
 	}
@@ -142,7 +142,7 @@ func (s *replayStore) closeAll() {
 	}
 }
 
-func (s *replayStore) syncClose(f *os.File) {
+func (s *Store) syncClose(f *os.File) {
 	err := f.Sync()
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -153,7 +153,7 @@ func (s *replayStore) syncClose(f *os.File) {
 }
 
 // syncDir makes created and renamed journals survive a power loss.
-func (s *replayStore) syncDir() {
+func (s *Store) syncDir() {
 	d, err := s.root.Open(".")
 	if err != nil {
 		return
@@ -167,7 +167,7 @@ func (s *replayStore) syncDir() {
 // (and temporary files a crash left behind). A cached thread busy in
 // another goroutine is not the least recently written one; it is skipped
 // rather than waited for.
-func (s *replayStore) evictFiles() {
+func (s *Store) evictFiles() {
 	dir, err := s.root.Open(".")
 	if err != nil {
 		return
@@ -190,11 +190,11 @@ func (s *replayStore) evictFiles() {
 			continue
 		}
 		switch {
-		case strings.HasPrefix(name, replayTempPrefix):
+		case strings.HasPrefix(name, tempPrefix):
 			if time.Since(info.ModTime()) > time.Hour {
 				_ = s.root.Remove(name)
 			}
-		case strings.HasSuffix(name, replayJournalSuffix):
+		case strings.HasSuffix(name, journalSuffix):
 			files = append(files, file{name, info.ModTime(), info.Size()})
 		}
 	}
@@ -213,7 +213,7 @@ func (s *replayStore) evictFiles() {
 		if total <= s.lim.MaxTotalBytes && !f.mod.Before(oldest) {
 			return
 		}
-		id := strings.TrimSuffix(f.name, replayJournalSuffix)
+		id := strings.TrimSuffix(f.name, journalSuffix)
 		if t, ok := s.threads[id]; ok {
 			if !t.mu.TryLock() {
 				continue

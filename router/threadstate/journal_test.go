@@ -1,9 +1,8 @@
-package router
+package threadstate
 
 import (
 	"bytes"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,74 +10,29 @@ import (
 	"testing"
 )
 
-// count is the number of live entries of a thread.
-func (s *replayStore) count(thread string) int {
-	t := s.locked(thread)
-	defer t.mu.Unlock()
-	return len(t.entries)
-}
-
-// openStore opens a replay store on dir, closed when the test ends.
-func openStore(t *testing.T, dir string, lim ReplayLimits) *replayStore {
-	t.Helper()
-	s, err := newReplayStore(dir, lim, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-func journalLines(t *testing.T, dir, thread string) []string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, journalName(thread)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.SplitAfter(string(b), "\n")
-}
-
-// A carrier is in the journal when put returns: a second store opened on
-// the same directory while the first is still running, never closed nor
-// flushed (as after kill -9), restores it.
-func TestReplayJournalSurvivesCrash(t *testing.T) {
-	dir := t.TempDir()
-	first := openStore(t, dir, DefaultReplayLimits())
-	original := callItem("ctc_1", "call_1", "shell", "functions", pyInput, "completed")
-	if err := first.put("thread-1", "call_1", "CARRIER", []byte(original)); err != nil {
-		t.Fatal(err)
-	}
-	rt := newTestRouter(t, StateDir(dir))
-	body := `{"input":[` + echoOf("ctc_1", "call_1", "functions", "CARRIER") + `]}`
-	got, err := rt.restoreReplay("thread-1", []byte(body))
-	if err != nil || string(got) != `{"input":[`+original+`]}` {
-		t.Fatalf("after a crash: %s %v", got, err)
-	}
-}
-
 // A crash mid-write leaves a last line without its newline: load ignores
 // it, and the next put starts a new line so its own entry stays readable.
 func TestReplayJournalTornLastLine(t *testing.T) {
 	dir := t.TempDir()
-	a := replayEntry{CallID: "call_a", Carrier: carrierDigest("ca"), Item: `{"a":1}`}
-	b := replayEntry{CallID: "call_b", Carrier: carrierDigest("cb"), Item: `{"b":1}`}
-	torn := appendJournalLine(nil, replayEntry{CallID: "call_c", Carrier: carrierDigest("cc"), Item: `{"c":1}`})
+	a := Entry{callID: "call_a", carrier: carrierDigest("ca"), Item: `{"a":1}`}
+	b := Entry{callID: "call_b", carrier: carrierDigest("cb"), Item: `{"b":1}`}
+	torn := appendJournalLine(nil, Entry{callID: "call_c", carrier: carrierDigest("cc"), Item: `{"c":1}`})
 	data := appendJournalLine(appendJournalLine(nil, a), b)
 	data = append(data, torn[:len(torn)/2]...)
 	if err := os.WriteFile(filepath.Join(dir, journalName("th")), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := openStore(t, dir, DefaultReplayLimits())
+	s := openStore(t, dir, DefaultLimits())
 	if _, ok := s.get("th", "call_c"); ok || s.count("th") != 2 {
 		t.Fatalf("torn line loaded: %d entries", s.count("th"))
 	}
 	if e, ok := s.get("th", "call_b"); !ok || e.Item != b.Item {
 		t.Fatal("whole lines lost")
 	}
-	if err := s.put("th", "call_d", "cd", []byte(`{"d":1}`)); err != nil {
+	if err := s.Put("th", "call_d", "cd", []byte(`{"d":1}`)); err != nil {
 		t.Fatal(err)
 	}
-	s2 := openStore(t, dir, DefaultReplayLimits())
+	s2 := openStore(t, dir, DefaultLimits())
 	if e, ok := s2.get("th", "call_d"); !ok || e.Item != `{"d":1}` || s2.count("th") != 3 {
 		t.Fatalf("entry after a torn line: %v %v, %d entries", e, ok, s2.count("th"))
 	}
@@ -93,7 +47,7 @@ func TestReplayJournalTornLastLine(t *testing.T) {
 // byte for byte as put wrote them, and a new store reads the same entries.
 func TestReplayJournalCompactionKeepsLiveEntries(t *testing.T) {
 	dir := t.TempDir()
-	lim := ReplayLimits{MaxEntriesPerThread: 5, MaxBytesPerThread: 1 << 20, MaxThreads: 10, MaxCachedThreads: 10}
+	lim := Limits{MaxEntriesPerThread: 5, MaxBytesPerThread: 1 << 20, MaxThreads: 10, MaxCachedThreads: 10}
 	s := openStore(t, dir, lim)
 	item := func(i int) string {
 		// Not valid UTF-8 every seventh item, newlines and HTML characters
@@ -108,21 +62,21 @@ func TestReplayJournalCompactionKeepsLiveEntries(t *testing.T) {
 		if i%3 == 0 {
 			id = "call_again" // a new version each time, all kept within the bound
 		}
-		if err := s.put("th", id, fmt.Sprint("carrier ", i), []byte(item(i))); err != nil {
+		if err := s.Put("th", id, fmt.Sprint("carrier ", i), []byte(item(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s.flush()
 	tr := s.locked("th")
-	want := make([]replayEntry, len(tr.entries))
+	want := make([]Entry, len(tr.entries))
 	copy(want, tr.entries)
 	var wantFile []byte
 	for _, e := range want {
 		wantFile = appendJournalLine(wantFile, e)
 	}
 	tr.mu.Unlock()
-	if len(want) != 5 || want[4].CallID != "call_199" || want[3].CallID != "call_again" || want[3].Item != item(198) ||
-		want[0].CallID != "call_again" || want[0].Item != item(195) {
+	if len(want) != 5 || want[4].callID != "call_199" || want[3].callID != "call_again" || want[3].Item != item(198) ||
+		want[0].callID != "call_again" || want[0].Item != item(195) {
 		t.Fatalf("live entries %+v", want)
 	}
 	got, _ := os.ReadFile(filepath.Join(dir, journalName("th")))
@@ -132,8 +86,8 @@ func TestReplayJournalCompactionKeepsLiveEntries(t *testing.T) {
 	s2 := openStore(t, dir, lim)
 	t2 := s2.locked("th")
 	for _, e := range want {
-		if g, ok := t2.match(e.CallID, e.Carrier); !ok || g.Item != e.Item || g.Sent != e.Sent {
-			t.Fatalf("%s after compaction: %q %v, want %q", e.CallID, g.Item, ok, e.Item)
+		if g, ok := t2.match(e.callID, e.carrier); !ok || g.Item != e.Item || g.sent != e.sent {
+			t.Fatalf("%s after compaction: %q %v, want %q", e.callID, g.Item, ok, e.Item)
 		}
 	}
 	t2.mu.Unlock()
@@ -141,7 +95,7 @@ func TestReplayJournalCompactionKeepsLiveEntries(t *testing.T) {
 		t.Fatalf("%d entries", s2.count("th"))
 	}
 	// Puts after compaction append to the new journal.
-	if err := s.put("th", "call_new", "c", []byte(`{}`)); err != nil {
+	if err := s.Put("th", "call_new", "c", []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := openStore(t, dir, lim).get("th", "call_new"); !ok {
@@ -152,11 +106,11 @@ func TestReplayJournalCompactionKeepsLiveEntries(t *testing.T) {
 // The byte bound drops old entries and compaction then shrinks the file.
 func TestReplayJournalByteBound(t *testing.T) {
 	dir := t.TempDir()
-	lim := ReplayLimits{MaxEntriesPerThread: 1000, MaxBytesPerThread: 4096, MaxThreads: 10, MaxCachedThreads: 10}
+	lim := Limits{MaxEntriesPerThread: 1000, MaxBytesPerThread: 4096, MaxThreads: 10, MaxCachedThreads: 10}
 	s := openStore(t, dir, lim)
 	big := `{"x":"` + strings.Repeat("y", 1000) + `"}`
 	for i := range 600 {
-		if err := s.put("th", fmt.Sprint("call_", i), "c", []byte(big)); err != nil {
+		if err := s.Put("th", fmt.Sprint("call_", i), "c", []byte(big)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -165,10 +119,10 @@ func TestReplayJournalByteBound(t *testing.T) {
 	}
 	s.flush()
 	info, err := os.Stat(filepath.Join(dir, journalName("th")))
-	if err != nil || info.Size() > 2*4096+replayCompactSlackBytes {
+	if err != nil || info.Size() > 2*4096+compactSlackBytes {
 		t.Fatalf("journal %v after compaction %v", info.Size(), err)
 	}
-	if n := len(journalLines(t, dir, "th")) - 1; n > 2*4+replayCompactSlackLines {
+	if n := len(journalLines(t, dir, "th")) - 1; n > 2*4+compactSlackLines {
 		t.Fatalf("%d lines", n)
 	}
 }
@@ -177,7 +131,7 @@ func TestReplayJournalByteBound(t *testing.T) {
 // syncs over and over: every entry ends up in the journals.
 func TestReplayJournalConcurrentCompaction(t *testing.T) {
 	dir := t.TempDir()
-	lim := ReplayLimits{MaxEntriesPerThread: 100000, MaxBytesPerThread: 1 << 30, MaxThreads: 100, MaxCachedThreads: 2}
+	lim := Limits{MaxEntriesPerThread: 100000, MaxBytesPerThread: 1 << 30, MaxThreads: 100, MaxCachedThreads: 2}
 	s := openStore(t, dir, lim)
 	const goroutines, puts = 6, 150
 	var wg sync.WaitGroup
@@ -201,7 +155,7 @@ func TestReplayJournalConcurrentCompaction(t *testing.T) {
 				th := fmt.Sprint("t", (g+i)%3)
 				// The same call twice: dead lines for compaction.
 				for range 2 {
-					if err := s.put(th, fmt.Sprint("c", g, "_", i), "x", []byte(`{}`)); err != nil {
+					if err := s.Put(th, fmt.Sprint("c", g, "_", i), "x", []byte(`{}`)); err != nil {
 						t.Error(err)
 					}
 				}
@@ -225,10 +179,10 @@ func TestReplayJournalConcurrentCompaction(t *testing.T) {
 // it again and appends.
 func TestReplayJournalCacheEviction(t *testing.T) {
 	dir := t.TempDir()
-	s := openStore(t, dir, ReplayLimits{MaxEntriesPerThread: 100, MaxBytesPerThread: 1 << 20, MaxThreads: 100, MaxCachedThreads: 1})
+	s := openStore(t, dir, Limits{MaxEntriesPerThread: 100, MaxBytesPerThread: 1 << 20, MaxThreads: 100, MaxCachedThreads: 1})
 	for i := range 4 {
 		for _, th := range []string{"a", "b"} {
-			if err := s.put(th, fmt.Sprint("c", i), "x", []byte(`{}`)); err != nil {
+			if err := s.Put(th, fmt.Sprint("c", i), "x", []byte(`{}`)); err != nil {
 				t.Fatal(err)
 			}
 		}

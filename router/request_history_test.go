@@ -1,0 +1,21 @@
+package router
+
+import "testing"
+
+// FuzzPrintedText: the text a printCarrier carrier prints reads back
+// exactly, so a report compared at reconcile time is the one the model
+// read.
+func FuzzPrintedText(f *testing.F) {
+	for _, s := range []string{"", "@shell/call_1\n2:abcd x\n", "hpatch: line 1: stale", "\x00\u2028\"\\"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := printedText(printCarrier(s))
+		if !ok {
+			t.Fatalf("printedText refused printCarrier(%q)", s)
+		}
+		if want := string([]rune(s)); got != want { // invalid UTF-8 is replaced by encoding/json
+			t.Fatalf("printedText(printCarrier(%q)) = %q", s, got)
+		}
+	})
+}
