@@ -51,6 +51,10 @@
 // retention is gone, an edit no longer writes what it was told, a
 // journaled body fails its checksum) is marked unknown, and Resolve and
 // StageEdit refuse it with one line rather than use an older version.
+// What a thread's scripts are beyond their files, the changes staged
+// and the scripts marked unknown, has one owner (versions.go): staging,
+// settling and Reconcile change it, and Resolve, StageEdit and Reconcile
+// read the current version of a script from it before the file.
 //
 // Retain writes the complete shell input to a new file (0600) before the
 // file has its artifact id and then links it in under that id, so the

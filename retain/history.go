@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
-	"fmt"
 	"io/fs"
 	"time"
 
@@ -189,36 +188,6 @@ func (s *Store) Reconcile(ctx context.Context, thread string, history []Committe
 			"thread", thread, "ref", scriptref.FormatRef(id), "reason", why)
 	}
 	return applied, unknown
-}
-
-// markLocked records why artifact id of thread has no version, or clears
-// the mark for why == ""; s.mu is held.
-func (s *Store) markLocked(thread, id, why string) {
-	m := s.unknown[thread]
-	if why == "" {
-		delete(m, id)
-		if len(m) == 0 {
-			delete(s.unknown, thread)
-		}
-		return
-	}
-	if m == nil {
-		m = map[string]string{}
-		s.unknown[thread] = m
-	}
-	if _, ok := m[id]; ok || len(m) < maxUnknownPerThread {
-		m[id] = why
-	}
-}
-
-// unknownLocked is the error for artifact id of thread when its version
-// is unknown, or nil; s.mu is held.
-func (s *Store) unknownLocked(thread, id string) error {
-	why, ok := s.unknown[thread][id]
-	if !ok {
-		return nil
-	}
-	return fmt.Errorf("%s cannot be run as the version this conversation last showed: %s; retain the script again", scriptref.FormatRef(id), why)
 }
 
 // syncScriptLocked makes artifact id of thread content, with left of its

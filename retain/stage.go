@@ -75,18 +75,6 @@ func (c *stagedChange) sum() string {
 	return editsSum(c.edits)
 }
 
-// stagedLocked returns the newest staged change of thread that writes id
-// and what it makes of it; s.mu is held.
-func (s *Store) stagedLocked(thread, id string) (*stagedChange, []byte) {
-	cs := s.staged[thread]
-	for i := len(cs) - 1; i >= 0; i-- {
-		if v, ok := cs[i].version(id); ok {
-			return cs[i], v
-		}
-	}
-	return nil, nil
-}
-
 // Stage checks that content could be retained as artifact id of thread,
 // as Retain would, and stages the retention for call id; it returns
 // "@shell/<id>". Resolve and StageEdit see the staged script at once;
@@ -117,7 +105,7 @@ func (s *Store) Stage(ctx context.Context, thread, id, content string) (string, 
 	if exists() {
 		return "", fmt.Errorf("%s already exists in this thread; not overwriting it: %w", ref, fs.ErrExist)
 	}
-	s.staged[thread] = append(s.staged[thread], &stagedChange{call: id, retain: id, content: []byte(content), at: s.now()})
+	s.stageLocked(thread, &stagedChange{call: id, retain: id, content: []byte(content), at: s.now()})
 	return ref, nil
 }
 
@@ -140,7 +128,7 @@ func (s *Store) StageEdit(ctx context.Context, thread, callID, patch string) (st
 		return "", err
 	}
 	c.call, c.patch = callID, patch
-	s.staged[thread] = append(s.staged[thread], c)
+	s.stageLocked(thread, c)
 	return FormatReport(c.edits), nil
 }
 
@@ -209,7 +197,7 @@ func (s *Store) stageableLocked(thread string) error {
 		return ErrClosed
 	}
 	s.dropExpiredLocked()
-	if len(s.staged[thread]) >= maxStagedPerThread {
+	if len(s.versions[thread].pending()) >= maxStagedPerThread {
 		return fmt.Errorf("%d changes in this thread are waiting for their calls to run; run or drop those calls first", maxStagedPerThread)
 	}
 	return nil
@@ -220,8 +208,11 @@ func (s *Store) stageableLocked(thread string) error {
 // of them; s.mu is held.
 func (s *Store) dropExpiredLocked() {
 	now := s.now()
-	for thread, cs := range s.staged {
-		s.settleLocked(thread, cs, func(c *stagedChange) CallState {
+	for thread, tv := range s.versions {
+		if len(tv.staged) == 0 {
+			continue
+		}
+		s.settleLocked(thread, tv.staged, func(c *stagedChange) CallState {
 			if now.Sub(c.at) >= s.ttl {
 				return CallGone
 			}
@@ -234,7 +225,7 @@ func (s *Store) dropExpiredLocked() {
 func (s *Store) Staged(thread string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.staged[thread]) > 0
+	return len(s.versions[thread].pending()) > 0
 }
 
 // Settle asks state about the call of each change thread has staged, in
@@ -251,7 +242,7 @@ func (s *Store) Settle(ctx context.Context, thread string, state func(callID str
 	if s.closed || ctx.Err() != nil {
 		return nil
 	}
-	cs := s.staged[thread]
+	cs := s.versions[thread].pending()
 	if len(cs) == 0 {
 		return nil
 	}
@@ -262,7 +253,7 @@ func (s *Store) Settle(ctx context.Context, thread string, state func(callID str
 func (s *Store) StagedCall(thread, callID string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.ContainsFunc(s.staged[thread], func(c *stagedChange) bool { return c.call == callID })
+	return slices.ContainsFunc(s.versions[thread].pending(), func(c *stagedChange) bool { return c.call == callID })
 }
 
 // settleLocked settles cs, thread's staged changes, by state, and returns
@@ -296,11 +287,7 @@ func (s *Store) settleLocked(thread string, cs []*stagedChange, state func(*stag
 		}
 		keep = append(keep, c)
 	}
-	if len(keep) == 0 {
-		delete(s.staged, thread)
-	} else {
-		s.staged[thread] = keep
-	}
+	s.keepStagedLocked(thread, keep)
 	return committed
 }
 

@@ -60,10 +60,11 @@ type Store struct {
 	mu      sync.Mutex
 	closed  bool
 	threads map[string]*threadStore
-	open    []*threadStore               // threads whose directories stay open, least recently used first
-	idle    Timer                        // the next closeIdle sweep; nil while no thread is open
-	staged  map[string][]*stagedChange   // per thread, changes waiting for their calls, in order
-	unknown map[string]map[string]string // per thread, scripts whose version no source gives, and why
+	open    []*threadStore // threads whose directories stay open, least recently used first
+	idle    Timer          // the next closeIdle sweep; nil while no thread is open
+	// versions: per thread, the script versions beyond its files
+	// (versions.go): staged changes and scripts of unknown version.
+	versions map[string]*threadVersions
 }
 
 // threadStore is one thread's storage and the artifacts this Store wrote
@@ -113,10 +114,9 @@ func NewStore(root string, opts ...Option) (*Store, error) {
 		afterFunc: func(d time.Duration, fn func()) Timer {
 			return time.AfterFunc(d, fn)
 		},
-		now:     time.Now,
-		threads: map[string]*threadStore{},
-		staged:  map[string][]*stagedChange{},
-		unknown: map[string]map[string]string{},
+		now:      time.Now,
+		threads:  map[string]*threadStore{},
+		versions: map[string]*threadVersions{},
 	}
 	for _, o := range opts {
 		o(s)
@@ -255,8 +255,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	clear(s.staged)
-	clear(s.unknown)
+	clear(s.versions)
 	if s.idle != nil {
 		s.idle.Stop()
 	}
