@@ -155,7 +155,7 @@ func outlineAnswer(lang string, data []byte, maxEntry int) (a answer[json.RawMes
 			a = answer[json.RawMessage]{Error: fmt.Sprintf("the %s parser failed: %v", lang, p)}
 		}
 	}()
-	res, err := outline(lang, data)
+	res, err := outlineHere(lang, data)
 	if err != nil {
 		return answer[json.RawMessage]{Error: err.Error()}
 	}

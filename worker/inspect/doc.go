@@ -3,23 +3,18 @@
 // are LINE:HASH strings, so an agent can cite and edit a declaration without
 // reading the file.
 //
-// Parsers, one file each (run only in the outline process, see below): Go
-// through go/parser (golang.go); Markdown by a one-pass CommonMark block
-// scanner (markdown.go, mdblocks.go; heading text by CommonMark's inline
-// rules, mdinline.go) with YAML front matter read by go.yaml.in/yaml/v3
-// (frontmatter.go) — no Markdown library: goldmark's package init costs
-// about 2 ms at every start of this executable; JSON by
-// streaming encoding/json tokens (jsonfile.go); Python by a tokenizer
-// that follows tree-sitter's indentation rules (python.go,
-// python_outline.go); JavaScript, TypeScript and TSX by a tokenizer that
-// knows what hides a brace (strings, comments, templates, regular
-// expressions, JSX) and a statement reader with automatic semicolon
-// insertion (script_scan.go, script.go, script_members.go). Each gives
-// the entries tree-sitter's grammar gave (the package used them through
-// cgo until the worker's start-up cost asked for one static Go binary);
-// their tests hold the cases and say where they differ. Positions
-// come from byte offsets mapped onto the project's rows (LF, CRLF and lone
-// CR end a line; lines.go), never from a parser's own line counting.
+// Parsers, one package each below this one, all filling the model of
+// outline (Entry, Result; Lines maps their byte offsets onto the
+// project's rows, so no parser counts lines itself): golang (go/parser),
+// jsonfile (encoding/json's token stream), markdown (a one-pass CommonMark
+// block scanner and CommonMark's inline rules, front matter by
+// go.yaml.in/yaml/v3), python and jsts (JavaScript, TypeScript, TSX): hand
+// tokenizers over the lexical rules of scan, each giving the entries
+// tree-sitter's grammars gave (the package used them through cgo until
+// the worker's start-up cost asked for one static Go binary); their
+// tests hold the cases and say where they differ. This package dispatches
+// by language (outline.go), runs the parsers only in the outline process
+// (see below) and renders the envelope (run.go).
 //
 // Envelope: data.kind is "source" (Go, Python, JavaScript, TypeScript),
 // "markup" (Markdown), "data" (JSON) or "text" (no parser: empty outline,

@@ -17,7 +17,7 @@ import (
 // checkOutline is what every parser promises for any input: no panic, and
 // every entry's rows inside the file and in order.
 func checkOutline(t *testing.T, path string, data []byte) {
-	res, err := outline(Language(path), data)
+	res, err := outlineHere(Language(path), data)
 	if err != nil {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"hpatch-router/rows"
+	"hpatch-router/worker/inspect/jsonfile"
 	"hpatch-router/worker/internal/workspacetest"
 	"hpatch-router/worker/privcmd"
 )
@@ -316,7 +317,7 @@ func TestInspectJSONDeepAndWideStaysBounded(t *testing.T) {
 		}
 	}
 	env, out, code := inspectWith(t, patientRun, dir, "deep.json")
-	if code != 0 || !env.Data.ParseComplete || len(env.Data.Outline) != maxPointerDepth+1 {
+	if code != 0 || !env.Data.ParseComplete || len(env.Data.Outline) != jsonfile.MaxPointerDepth+1 {
 		t.Fatalf("deep: exit %d %.300s", code, out)
 	}
 	env, out, code = inspectWith(t, patientRun, dir, "wide.json")

@@ -2,8 +2,10 @@ package inspect
 
 import (
 	"bytes"
-	"hpatch-router/rows"
 	"strings"
+
+	"hpatch-router/rows"
+	"hpatch-router/worker/inspect/scan"
 )
 
 // nesting measures how deep data nests for lang, in one linear pass and
@@ -83,9 +85,7 @@ func codeNesting(lang string, data []byte) (int, int) {
 		case c == '\n' || c == '\r':
 			i = m.newline(data, i)
 		case bytes.HasPrefix(data[i:], lineComment):
-			for i+1 < len(data) && data[i+1] != '\n' && data[i+1] != '\r' {
-				i++
-			}
+			i = scan.LineEnd(data, i) - 1
 		case lang != "python" && bytes.HasPrefix(data[i:], []byte("/*")):
 			i = m.skipTo(data, i+2, "*/")
 		case lang == "python" && (bytes.HasPrefix(data[i:], []byte(`"""`)) || bytes.HasPrefix(data[i:], []byte("'''"))):
@@ -108,17 +108,15 @@ func codeNesting(lang string, data []byte) (int, int) {
 // its line (that would be a type argument or a comparison: f<T>(), a<b).
 // An element right after a keyword (return <div>) is missed, one level.
 func jsxOpen(data []byte, i int) bool {
-	if data[i] != '<' || i+1 >= len(data) || !(isLetter(data[i+1]) || data[i+1] == '>') {
+	if data[i] != '<' || i+1 >= len(data) || !(scan.IsASCIILetter(data[i+1]) || data[i+1] == '>') {
 		return false
 	}
 	j := i - 1
 	for j >= 0 && (data[j] == ' ' || data[j] == '\t') {
 		j--
 	}
-	return j < 0 || !(isLetter(data[j]) || data[j] >= '0' && data[j] <= '9' || strings.IndexByte("_$)]", data[j]) >= 0)
+	return j < 0 || !(scan.IsASCIILetter(data[j]) || data[j] >= '0' && data[j] <= '9' || strings.IndexByte("_$)]", data[j]) >= 0)
 }
-
-func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 // bracketNesting counts ( [ { everywhere, strings and comments included.
 func bracketNesting(data []byte) (int, int) {

@@ -3,47 +3,39 @@ package inspect
 import (
 	"path/filepath"
 	"strings"
+
+	"hpatch-router/worker/inspect/golang"
+	"hpatch-router/worker/inspect/jsonfile"
+	"hpatch-router/worker/inspect/jsts"
+	"hpatch-router/worker/inspect/markdown"
+	"hpatch-router/worker/inspect/outline"
+	"hpatch-router/worker/inspect/python"
 )
+
+// The outline model is outline's; these names are the ones callers of
+// Outline (hsymbol) use.
+type (
+	Entry  = outline.Entry
+	Result = outline.Result
+	Lines  = outline.Lines
+)
+
+// NewLines indexes data's rows by the project's row rule.
+func NewLines(data []byte) *Lines { return outline.NewLines(data) }
 
 // Entry kinds.
 const (
-	KindImport      = "import"
-	KindConstant    = "constant"
-	KindVariable    = "variable"
-	KindType        = "type"
-	KindClass       = "class"
-	KindFunction    = "function"
-	KindMethod      = "method"
-	KindHeading     = "heading"
-	KindFrontMatter = "front_matter"
-	KindPointer     = "pointer"
+	KindImport      = outline.KindImport
+	KindConstant    = outline.KindConstant
+	KindVariable    = outline.KindVariable
+	KindType        = outline.KindType
+	KindClass       = outline.KindClass
+	KindFunction    = outline.KindFunction
+	KindMethod      = outline.KindMethod
+	KindHeading     = outline.KindHeading
+	KindFrontMatter = outline.KindFrontMatter
+	KindPointer     = outline.KindPointer
 )
-
-// Entry is one outline item. Start and End are 1-based rows; Line and
-// LineEnd are their LINE:HASH citations, filled in by Outline. NameLine is
-// the row where the name itself is written (after decorators, export or
-// doc lines); Outline sets it to Start when a parser does not.
-type Entry struct {
-	Kind      string `json:"kind"`
-	Name      string `json:"name"`
-	Receiver  string `json:"receiver,omitempty"`   // methods
-	Level     int    `json:"level,omitempty"`      // headings
-	ValueType string `json:"value_type,omitempty"` // JSON pointers
-	Line      string `json:"line"`
-	LineEnd   string `json:"line_end"`
-	Start     int    `json:"-"`
-	End       int    `json:"-"`
-	NameLine  int    `json:"-"`
-}
-
-// Result is a file's outline as the parsers produce it.
-type Result struct {
-	Kind          string // "source", "markup", "data" or "text"
-	Language      string
-	ParseComplete bool
-	Entries       []Entry
-	Dropped       int // entries a parser counted but did not keep
-}
 
 // outliner outlines one file's data; lines indexes the same data. A non-nil
 // error means nothing usable came out (code "parse").
@@ -70,28 +62,29 @@ func Language(path string) string {
 	return "text"
 }
 
+// parserFor is the outliner of lang, nil for a language without one.
 func parserFor(lang string) outliner {
 	switch lang {
 	case "go":
-		return outlineGo
+		return golang.Outline
 	case "markdown":
-		return outlineMarkdown
+		return markdown.Outline
 	case "json":
-		return outlineJSON
+		return jsonfile.Outline
 	case "python":
-		return outlinePython
+		return python.Outline
 	case "javascript", "typescript", "tsx":
-		return outlineScript(lang)
+		return func(data []byte, lines *Lines) (Result, error) { return jsts.Outline(lang, data, lines) }
 	}
 	return nil
 }
 
-// outline parses data as lang in this process: only the outline process
-// (ChildMain) and tests call it; everyone else calls Outline, which runs
-// it there under limits. Entries carry both numeric rows and citations.
-// Languages without a parser give kind "text", no entries and
+// outlineHere parses data as lang in this process: only the outline
+// process (ChildMain) and tests call it; everyone else calls Outline,
+// which runs it there under limits. Entries carry both numeric rows and
+// citations. Languages without a parser give kind "text", no entries and
 // ParseComplete false.
-func outline(lang string, data []byte) (Result, error) {
+func outlineHere(lang string, data []byte) (Result, error) {
 	p := parserFor(lang)
 	if p == nil {
 		return Result{Kind: "text", Language: lang}, nil

@@ -1,7 +1,12 @@
-package inspect
+package jsts
 
-// script.go reads the statements of a JavaScript or TypeScript file from
-// its tokens (script_scan.go) the way tree-sitter's grammars delimit them
+import (
+	"hpatch-router/worker/inspect/outline"
+	"hpatch-router/worker/inspect/scan"
+)
+
+// statements.go reads the statements of a JavaScript or TypeScript file from
+// its tokens (tokens.go) the way tree-sitter's grammars delimit them
 // — declarations ending with their body's '}', other statements with ';'
 // or where automatic semicolon insertion ends them, control statements
 // with their bodies — and outlines the top-level ones as tree-sitter's
@@ -21,23 +26,22 @@ type jsReader struct {
 	toks  []jsToken
 	match []int32 // for an opening bracket, the index of its closer (or len(toks)); -1 otherwise
 	ts    bool    // TypeScript: class member decorators are not part of the member
-	lines *Lines
-	res   Result
+	lines *outline.Lines
+	res   outline.Result
 }
 
-// outlineScript returns the outliner of one language: "javascript",
-// "typescript" or "tsx".
-func outlineScript(lang string) outliner {
-	return func(data []byte, lines *Lines) (Result, error) {
-		s := scanScript(string(data), lang != "typescript")
-		r := &jsReader{src: s.src, toks: s.toks, ts: lang != "javascript", lines: lines,
-			res: Result{Kind: "source", ParseComplete: !s.broken}}
-		r.matchBrackets()
-		for i := 0; i < len(r.toks); {
-			i = r.topLevel(i)
-		}
-		return r.res, nil
+// Outline outlines data as lang: "javascript", "typescript" (no JSX)
+// or "tsx"; lines indexes data's rows. It never fails: what does not
+// parse leaves ParseComplete false.
+func Outline(lang string, data []byte, lines *outline.Lines) (outline.Result, error) {
+	s := scanScript(string(data), lang != "typescript")
+	r := &jsReader{src: s.src, toks: s.toks, ts: lang != "javascript", lines: lines,
+		res: outline.Result{Kind: "source", ParseComplete: !s.broken}}
+	r.matchBrackets()
+	for i := 0; i < len(r.toks); {
+		i = r.topLevel(i)
 	}
+	return r.res, nil
 }
 
 func (r *jsReader) text(i int) string {
@@ -85,7 +89,7 @@ func (r *jsReader) matchBrackets() {
 		case '(', '[', '{':
 			stack = append(stack, int32(i))
 		case ')', ']', '}':
-			if len(stack) == 0 || r.src[r.toks[stack[len(stack)-1]].start] != openerOf(c) {
+			if len(stack) == 0 || r.src[r.toks[stack[len(stack)-1]].start] != scan.OpenerOf(c) {
 				r.res.ParseComplete = false
 				continue
 			}
@@ -97,17 +101,6 @@ func (r *jsReader) matchBrackets() {
 		r.match[i] = int32(len(r.toks)) // runs to the end
 		r.res.ParseComplete = false
 	}
-}
-
-// openerOf is the opening bracket a closing one matches.
-func openerOf(c byte) byte {
-	switch c {
-	case ')':
-		return '('
-	case ']':
-		return '['
-	}
-	return '{'
 }
 
 // skipGroup returns the index after the bracket group opening at i.

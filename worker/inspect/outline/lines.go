@@ -1,4 +1,4 @@
-package inspect
+package outline
 
 import (
 	"hpatch-router/rows"

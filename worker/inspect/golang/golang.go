@@ -1,4 +1,4 @@
-package inspect
+package golang
 
 import (
 	"errors"
@@ -9,18 +9,20 @@ import (
 	"go/token"
 	"strconv"
 	"strings"
+
+	"hpatch-router/worker/inspect/outline"
 )
 
-// outlineGo lists a Go file's imports and top-level declarations. A file
+// Outline lists a Go file's imports and top-level declarations. A file
 // with syntax errors still gives what go/parser recovered, with
 // ParseComplete false; one without a package clause is a parse error.
-func outlineGo(data []byte, lines *Lines) (Result, error) {
+func Outline(data []byte, lines *outline.Lines) (outline.Result, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", data, parser.SkipObjectResolution|parser.AllErrors)
 	if f == nil || f.Name == nil || !f.Package.IsValid() || f.Name.Name == "_" && err != nil {
-		return Result{}, goParseError(err)
+		return outline.Result{}, goParseError(err)
 	}
-	res := Result{Kind: "source", ParseComplete: err == nil}
+	res := outline.Result{Kind: "source", ParseComplete: err == nil}
 	line := func(p token.Pos) int {
 		return lines.LineOf(fset.Position(p).Offset)
 	}
@@ -33,8 +35,8 @@ func outlineGo(data []byte, lines *Lines) (Result, error) {
 		return lines.LineOf(off)
 	}
 	// at is where the name itself is written.
-	add := func(kind, name string, at, from, to token.Pos) *Entry {
-		res.Entries = append(res.Entries, Entry{Kind: kind, Name: name, NameLine: line(at), Start: line(from), End: lineEnd(to)})
+	add := func(kind, name string, at, from, to token.Pos) *outline.Entry {
+		res.Entries = append(res.Entries, outline.Entry{Kind: kind, Name: name, NameLine: line(at), Start: line(from), End: lineEnd(to)})
 		return &res.Entries[len(res.Entries)-1]
 	}
 	for _, d := range f.Decls {
@@ -52,13 +54,13 @@ func outlineGo(data []byte, lines *Lines) (Result, error) {
 					if uerr != nil {
 						path = s.Path.Value
 					}
-					add(KindImport, path, s.Path.Pos(), from, to)
+					add(outline.KindImport, path, s.Path.Pos(), from, to)
 				case *ast.TypeSpec:
-					add(KindType, s.Name.Name, s.Name.Pos(), from, to)
+					add(outline.KindType, s.Name.Name, s.Name.Pos(), from, to)
 				case *ast.ValueSpec:
-					kind := KindVariable
+					kind := outline.KindVariable
 					if d.Tok == token.CONST {
-						kind = KindConstant
+						kind = outline.KindConstant
 					}
 					for _, n := range s.Names {
 						add(kind, n.Name, n.Pos(), from, to)
@@ -70,11 +72,11 @@ func outlineGo(data []byte, lines *Lines) (Result, error) {
 				continue
 			}
 			if d.Recv != nil && len(d.Recv.List) > 0 {
-				e := add(KindMethod, d.Name.Name, d.Name.Pos(), d.Pos(), d.End())
+				e := add(outline.KindMethod, d.Name.Name, d.Name.Pos(), d.Pos(), d.End())
 				e.Receiver = receiverType(d.Recv.List[0].Type)
 				continue
 			}
-			add(KindFunction, d.Name.Name, d.Name.Pos(), d.Pos(), d.End())
+			add(outline.KindFunction, d.Name.Name, d.Name.Pos(), d.Pos(), d.End())
 		}
 	}
 	return res, nil

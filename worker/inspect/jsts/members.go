@@ -1,4 +1,8 @@
-package inspect
+package jsts
+
+import (
+	"hpatch-router/worker/inspect/outline"
+)
 
 // members outlines the methods of a class whose body opens at token b:
 // method definitions and signatures (abstract ones and overloads), named
@@ -45,8 +49,8 @@ func (r *jsReader) members(b int, receiver string) {
 		} else {
 			j = min(sigEnd, end)
 		}
-		r.res.Entries = append(r.res.Entries, Entry{
-			Kind: KindMethod, Name: r.src[r.toks[name].start:r.toks[nameEnd-1].end], Receiver: receiver,
+		r.res.Entries = append(r.res.Entries, outline.Entry{
+			Kind: outline.KindMethod, Name: r.src[r.toks[name].start:r.toks[nameEnd-1].end], Receiver: receiver,
 			NameLine: r.row(name), Start: r.row(start), End: r.last(max(j-1, start)),
 		})
 	}

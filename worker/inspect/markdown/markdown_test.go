@@ -1,24 +1,26 @@
-package inspect
+package markdown
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"hpatch-router/worker/inspect/outline"
 )
 
-// headings renders outlineMarkdown's heading entries as "NAME@START-END
+// headings renders Outline's heading entries as "NAME@START-END
 // level=N".
 func headings(t *testing.T, src string) []string {
 	t.Helper()
 	data := []byte(src)
-	res, err := outlineMarkdown(data, NewLines(data))
+	res, err := Outline(data, outline.NewLines(data))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := []string{}
 	for _, e := range res.Entries {
-		if e.Kind == KindHeading {
+		if e.Kind == outline.KindHeading {
 			out = append(out, fmt.Sprintf("%s@%d-%d level=%d", e.Name, e.Start, e.End, e.Level))
 		}
 	}

@@ -1,6 +1,10 @@
-package inspect
+package markdown
 
-import "strings"
+import (
+	"strings"
+
+	"hpatch-router/worker/inspect/scan"
+)
 
 // The line-level recognizers of CommonMark's block starts: what one line,
 // its container prefixes and indentation removed, opens.
@@ -12,7 +16,7 @@ func atxLevel(s string) (int, bool) {
 	if n < 1 || n > 6 {
 		return 0, false
 	}
-	if c := at(s, n); c != 0 && c != ' ' && c != '\t' {
+	if c := scan.At(s, n); c != 0 && c != ' ' && c != '\t' {
 		return 0, false
 	}
 	return n, true
@@ -35,7 +39,7 @@ func atxText(s string) string {
 // fenceOpen reports a code fence opening: 3+ backticks (info string
 // without backticks) or 3+ tildes.
 func fenceOpen(s string) (byte, int) {
-	c := at(s, 0)
+	c := scan.At(s, 0)
 	if c != '`' && c != '~' {
 		return 0, 0
 	}
@@ -49,7 +53,7 @@ func fenceOpen(s string) (byte, int) {
 // setextLevel reports a setext underline: '=' (level 1) or '-' (level 2)
 // repeated, then only whitespace.
 func setextLevel(s string) int {
-	c := at(s, 0)
+	c := scan.At(s, 0)
 	if c != '=' && c != '-' {
 		return 0
 	}
@@ -112,7 +116,7 @@ type listMark struct {
 // then '.' or ')', followed by whitespace or the end of the line.
 func listMarker(s string) (listMark, bool) {
 	var m listMark
-	switch c := at(s, 0); {
+	switch c := scan.At(s, 0); {
 	case c == '-' || c == '+' || c == '*':
 		m.width = 1
 		m.interrupts = true
@@ -121,7 +125,7 @@ func listMarker(s string) (listMark, bool) {
 		for d < len(s) && d < 10 && s[d] >= '0' && s[d] <= '9' {
 			d++
 		}
-		if d > 9 || (at(s, d) != '.' && at(s, d) != ')') {
+		if d > 9 || (scan.At(s, d) != '.' && scan.At(s, d) != ')') {
 			return m, false
 		}
 		m.width = d + 1
@@ -129,7 +133,7 @@ func listMarker(s string) (listMark, bool) {
 	default:
 		return m, false
 	}
-	c := at(s, m.width)
+	c := scan.At(s, m.width)
 	if c != 0 && c != ' ' && c != '\t' {
 		return m, false
 	}
@@ -168,13 +172,13 @@ func htmlBlockTag(name string) bool {
 
 // htmlStart returns the kind (1–7) of HTML block s starts, or 0.
 func htmlStart(s string) int {
-	if at(s, 0) != '<' {
+	if scan.At(s, 0) != '<' {
 		return 0
 	}
 	lower := strings.ToLower(s)
 	for _, t := range []string{"script", "pre", "style", "textarea"} {
 		if strings.HasPrefix(lower[1:], t) {
-			if c := at(s, 1+len(t)); c == 0 || c == ' ' || c == '\t' || c == '>' {
+			if c := scan.At(s, 1+len(t)); c == 0 || c == ' ' || c == '\t' || c == '>' {
 				return 1
 			}
 		}
@@ -192,11 +196,11 @@ func htmlStart(s string) int {
 	name := lower[1:]
 	name = strings.TrimPrefix(name, "/")
 	end := 0
-	for end < len(name) && (isASCIILetter(name[end]) || name[end] >= '0' && name[end] <= '9' || end > 0 && name[end] == '-') {
+	for end < len(name) && (scan.IsASCIILetter(name[end]) || name[end] >= '0' && name[end] <= '9' || end > 0 && name[end] == '-') {
 		end++
 	}
 	if htmlBlockTag(name[:end]) {
-		if c := at(name, end); c == 0 || c == ' ' || c == '\t' || c == '>' || strings.HasPrefix(name[end:], "/>") {
+		if c := scan.At(name, end); c == 0 || c == ' ' || c == '\t' || c == '>' || strings.HasPrefix(name[end:], "/>") {
 			return 6
 		}
 	}
@@ -227,5 +231,3 @@ func htmlEnds(kind int, s string) bool {
 	}
 	return strings.Contains(s, "]]>")
 }
-
-func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }

@@ -1,4 +1,4 @@
-package inspect
+package jsonfile
 
 import (
 	"bytes"
@@ -8,24 +8,26 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"hpatch-router/worker/inspect/outline"
 )
 
-// maxPointerDepth bounds how deep the JSON outline goes; deeper values are
+// MaxPointerDepth bounds how deep the JSON outline goes; deeper values are
 // summarized by their ancestor's entry (type and line span) and skipped
 // without recursion, so nesting depth costs no stack.
-const maxPointerDepth = 3
+const MaxPointerDepth = 3
 
 // maxJSONEntries bounds the entries kept in memory; far fewer fit in the
-// output bound. Values past it are counted in Result.Dropped.
+// output bound. Values past it are counted in outline.Result.Dropped.
 const maxJSONEntries = 4096
 
-// outlineJSON streams a JSON document's tokens and lists one entry per value
-// down to maxPointerDepth: its JSON Pointer (RFC 6901; "" is the root), its
+// Outline streams a JSON document's tokens and lists one entry per value
+// down to MaxPointerDepth: its JSON Pointer (RFC 6901; "" is the root), its
 // type and its line span. Values are never shown. Invalid JSON after some
 // entries gives those entries with ParseComplete false; invalid JSON before
 // any is a parse error.
-func outlineJSON(data []byte, lines *Lines) (Result, error) {
-	res := Result{Kind: "data", ParseComplete: true}
+func Outline(data []byte, lines *outline.Lines) (outline.Result, error) {
+	res := outline.Result{Kind: "data", ParseComplete: true}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	w := jsonWalker{dec: dec, data: data, lines: lines, res: &res}
@@ -47,8 +49,8 @@ func outlineJSON(data []byte, lines *Lines) (Result, error) {
 type jsonWalker struct {
 	dec   *json.Decoder
 	data  []byte
-	lines *Lines
-	res   *Result
+	lines *outline.Lines
+	res   *outline.Result
 }
 
 // start is the offset of the next token: InputOffset is the end of the
@@ -63,7 +65,7 @@ func (w *jsonWalker) start() int {
 
 // value reads one value whose pointer is ptr at depth depth.
 func (w *jsonWalker) value(ptr string, depth int) error {
-	if depth > maxPointerDepth {
+	if depth > MaxPointerDepth {
 		return w.skip()
 	}
 	from := w.start()
@@ -71,11 +73,11 @@ func (w *jsonWalker) value(ptr string, depth int) error {
 	if err != nil {
 		return err
 	}
-	var e *Entry
+	var e *outline.Entry
 	if len(w.res.Entries) >= maxJSONEntries {
 		w.res.Dropped++
 	} else {
-		w.res.Entries = append(w.res.Entries, Entry{Kind: KindPointer, Name: ptr, Start: w.lines.LineOf(from)})
+		w.res.Entries = append(w.res.Entries, outline.Entry{Kind: outline.KindPointer, Name: ptr, Start: w.lines.LineOf(from)})
 		e = &w.res.Entries[len(w.res.Entries)-1]
 	}
 	idx := len(w.res.Entries) - 1

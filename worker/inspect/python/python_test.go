@@ -1,33 +1,22 @@
-package inspect
+package python
 
 import (
-	"fmt"
 	"slices"
 	"testing"
+
+	"hpatch-router/worker/inspect/internal/outlinetest"
+	"hpatch-router/worker/inspect/outline"
 )
 
-// outlineSummary renders a parser's entries as "kind name@START-END",
-// with " name@ROW" when the name is on another row than the start and
-// " recv=R" for methods.
-func outlineSummary(t *testing.T, p outliner, src string) ([]string, bool) {
+// summary outlines src and renders its entries (outlinetest.Summary).
+func summary(t *testing.T, src string) ([]string, bool) {
 	t.Helper()
 	data := []byte(src)
-	res, err := p(data, NewLines(data))
+	res, err := Outline(data, outline.NewLines(data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := []string{}
-	for _, e := range res.Entries {
-		s := fmt.Sprintf("%s %s@%d-%d", e.Kind, e.Name, e.Start, e.End)
-		if e.NameLine != 0 && e.NameLine != e.Start {
-			s += fmt.Sprintf(" name@%d", e.NameLine)
-		}
-		if e.Receiver != "" {
-			s += " recv=" + e.Receiver
-		}
-		out = append(out, s)
-	}
-	return out, res.ParseComplete
+	return outlinetest.Summary(res.Entries), res.ParseComplete
 }
 
 // The expectations are what tree-sitter's Python grammar, which
@@ -79,7 +68,7 @@ func TestPythonOutline(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, complete := outlineSummary(t, outlinePython, tc.src)
+			got, complete := summary(t, tc.src)
 			if !slices.Equal(got, tc.want) || complete != tc.complete {
 				t.Errorf("outline of %q\n got %q complete %v\nwant %q complete %v", tc.src, got, complete, tc.want, tc.complete)
 			}

@@ -1,18 +1,20 @@
-package inspect
+package markdown
 
 import (
 	"bytes"
 	"hpatch-router/rows"
+
+	"hpatch-router/worker/inspect/outline"
 )
 
-// outlineMarkdown lists YAML front matter keys (top-level keys with scalar
+// Outline lists YAML front matter keys (top-level keys with scalar
 // values; never the values; frontmatter.go) and every heading as
 // CommonMark reads it (ATX and setext, in block quotes and list items too,
-// never inside code or HTML blocks; mdblocks.go, heading text by
-// mdinline.go), each heading spanning its section: from its line to the
+// never inside code or HTML blocks; blocks.go, heading text by
+// inline.go), each heading spanning its section: from its line to the
 // line before the next heading of the same or a higher level.
-func outlineMarkdown(data []byte, lines *Lines) (Result, error) {
-	res := Result{Kind: "markup", ParseComplete: true}
+func Outline(data []byte, lines *outline.Lines) (outline.Result, error) {
+	res := outline.Result{Kind: "markup", ParseComplete: true}
 	bodyStart := 0
 	if fmFrom, fmTo, end, ok := frontMatter(data); ok {
 		bodyStart = end
@@ -43,8 +45,8 @@ func outlineMarkdown(data []byte, lines *Lines) (Result, error) {
 			res.Entries[open[len(open)-1]].End = start - 1
 			open = open[:len(open)-1]
 		}
-		res.Entries = append(res.Entries, Entry{
-			Kind: KindHeading, Name: headingText(h.text, blocks.labels), Level: h.level, Start: start,
+		res.Entries = append(res.Entries, outline.Entry{
+			Kind: outline.KindHeading, Name: headingText(h.text, blocks.labels), Level: h.level, Start: start,
 		})
 		open = append(open, len(res.Entries)-1)
 	}

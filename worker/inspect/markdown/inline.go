@@ -1,9 +1,11 @@
-package inspect
+package markdown
 
 import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"hpatch-router/worker/inspect/scan"
 )
 
 // maxHeadingSource bounds the heading content the inline pass reads: a
@@ -239,7 +241,7 @@ func (p *inlineParser) closeBracket(i int) int {
 // link ends.
 func (p *inlineParser) linkTail(start, i int) (int, bool) {
 	s := p.src
-	if at(s, i+1) == '(' {
+	if scan.At(s, i+1) == '(' {
 		if end, ok := inlineDestination(s, i+2); ok {
 			return end, true
 		}
@@ -259,7 +261,7 @@ func (p *inlineParser) linkTail(start, i int) (int, bool) {
 // the ')'.
 func inlineDestination(s string, i int) (int, bool) {
 	i = skipSpaceOneNewline(s, i)
-	if at(s, i) == ')' {
+	if scan.At(s, i) == ')' {
 		return i + 1, true
 	}
 	end, ok := linkDestination(s, i)
@@ -272,7 +274,7 @@ func inlineDestination(s string, i int) (int, bool) {
 			j = skipSpaceOneNewline(s, t)
 		}
 	}
-	if at(s, j) != ')' {
+	if scan.At(s, j) != ')' {
 		return 0, false
 	}
 	return j + 1, true
@@ -338,11 +340,11 @@ func autolink(s string) int {
 		return 0
 	}
 	body := s[1:end]
-	if scheme, _, ok := strings.Cut(body, ":"); ok && len(scheme) >= 2 && len(scheme) <= 32 && isASCIILetter(scheme[0]) {
+	if scheme, _, ok := strings.Cut(body, ":"); ok && len(scheme) >= 2 && len(scheme) <= 32 && scan.IsASCIILetter(scheme[0]) {
 		valid := true
 		for i := 1; i < len(scheme) && valid; i++ {
 			c := scheme[i]
-			valid = isASCIILetter(c) || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'
+			valid = scan.IsASCIILetter(c) || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'
 		}
 		if valid && !strings.ContainsAny(body, " \t\n<") {
 			return end + 1
@@ -388,30 +390,30 @@ func closedBy(s string, from int, end string) int {
 // closing tag at s[0], or 0.
 func htmlTag(s string) int {
 	i := 1
-	closing := at(s, 1) == '/'
+	closing := scan.At(s, 1) == '/'
 	if closing {
 		i++
 	}
-	if !isASCIILetter(at(s, i)) {
+	if !scan.IsASCIILetter(scan.At(s, i)) {
 		return 0
 	}
-	for i < len(s) && (isASCIILetter(s[i]) || s[i] >= '0' && s[i] <= '9' || s[i] == '-') {
+	for i < len(s) && (scan.IsASCIILetter(s[i]) || s[i] >= '0' && s[i] <= '9' || s[i] == '-') {
 		i++
 	}
 	if closing {
 		i = skipHTMLSpace(s, i)
-		if at(s, i) == '>' {
+		if scan.At(s, i) == '>' {
 			return i + 1
 		}
 		return 0
 	}
 	for {
 		j := skipHTMLSpace(s, i)
-		switch at(s, j) {
+		switch scan.At(s, j) {
 		case '>':
 			return j + 1
 		case '/':
-			if at(s, j+1) == '>' {
+			if scan.At(s, j+1) == '>' {
 				return j + 2
 			}
 			return 0
@@ -427,19 +429,19 @@ func htmlTag(s string) int {
 
 // htmlAttribute returns the index after an attribute starting at s[i].
 func htmlAttribute(s string, i int) int {
-	c := at(s, i)
-	if !isASCIILetter(c) && c != '_' && c != ':' {
+	c := scan.At(s, i)
+	if !scan.IsASCIILetter(c) && c != '_' && c != ':' {
 		return 0
 	}
-	for i < len(s) && (isASCIILetter(s[i]) || s[i] >= '0' && s[i] <= '9' || strings.IndexByte("_.:-", s[i]) >= 0) {
+	for i < len(s) && (scan.IsASCIILetter(s[i]) || s[i] >= '0' && s[i] <= '9' || strings.IndexByte("_.:-", s[i]) >= 0) {
 		i++
 	}
 	j := skipHTMLSpace(s, i)
-	if at(s, j) != '=' {
+	if scan.At(s, j) != '=' {
 		return i
 	}
 	j = skipHTMLSpace(s, j+1)
-	switch q := at(s, j); q {
+	switch q := scan.At(s, j); q {
 	case '"', '\'':
 		k := strings.IndexByte(s[j+1:], q)
 		if k < 0 {

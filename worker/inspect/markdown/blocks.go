@@ -1,8 +1,10 @@
-package inspect
+package markdown
 
 import (
 	"sort"
 	"strings"
+
+	"hpatch-router/worker/inspect/scan"
 )
 
 // The Markdown outline needs one thing from CommonMark's block structure:
@@ -136,13 +138,7 @@ func (l *mdLine) advance(n int) {
 
 func (l *mdLine) rest() string { return l.s[l.i:] }
 func (l *mdLine) blank() bool  { return strings.Trim(l.rest(), " \t") == "" }
-func (l *mdLine) peek() byte   { return at(l.s, l.i) }
-func at(s string, i int) byte {
-	if i < len(s) {
-		return s[i]
-	}
-	return 0
-}
+func (l *mdLine) peek() byte   { return scan.At(l.s, l.i) }
 
 // scanMarkdown runs the block pass over the body's rows.
 func scanMarkdown(rows []string) *mdBlocks {
@@ -186,7 +182,7 @@ func (b *mdBlocks) matchContainers(l *mdLine) int {
 			return len(b.containers)
 		}
 		if c.quote {
-			if cols > 3 || at(l.s, next) != '>' {
+			if cols > 3 || scan.At(l.s, next) != '>' {
 				return k
 			}
 			l.skip(cols)

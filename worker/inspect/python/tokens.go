@@ -1,8 +1,11 @@
-package inspect
+package python
 
 import (
 	"strings"
 	"unicode/utf8"
+
+	"hpatch-router/worker/inspect/outline"
+	"hpatch-router/worker/inspect/scan"
 )
 
 // The Python outline reads the file as Python's tokenizer does — strings
@@ -53,7 +56,7 @@ type pyEvent struct {
 // pyScanner tokenizes Python source into events.
 type pyScanner struct {
 	src    string
-	lines  *Lines
+	lines  *outline.Lines
 	i      int
 	events []pyEvent
 	broken bool // an unterminated string, unmatched or unclosed bracket
@@ -75,12 +78,13 @@ func (s *pyScanner) column(off int) int {
 	return n
 }
 
-// outlinePython is the Python outliner.
-func outlinePython(data []byte, lines *Lines) (Result, error) {
+// Outline outlines Python source; lines indexes data's rows. It never
+// fails: what does not parse leaves ParseComplete false.
+func Outline(data []byte, lines *outline.Lines) (outline.Result, error) {
 	s := &pyScanner{src: string(data), lines: lines}
 	s.scan()
 	b := pyBlocks(s.events)
-	w := &pyOutline{src: s.src, lines: lines, res: Result{Kind: "source", ParseComplete: !s.broken && !b.broken}}
+	w := &pyOutline{src: s.src, lines: lines, res: outline.Result{Kind: "source", ParseComplete: !s.broken && !b.broken}}
 	for _, st := range b.top {
 		w.statement(st)
 	}
@@ -97,7 +101,7 @@ func (s *pyScanner) scan() {
 	for s.i < len(s.src) {
 		start := s.i
 		indent := s.indentation()
-		switch c := at(s.src, s.i); {
+		switch c := scan.At(s.src, s.i); {
 		case s.i >= len(s.src):
 		case c == '\n' || c == '\r':
 			s.newline()
@@ -143,21 +147,17 @@ func (s *pyScanner) indentation() int {
 }
 
 func (s *pyScanner) newline() {
-	if s.src[s.i] == '\r' && at(s.src, s.i+1) == '\n' {
+	if s.src[s.i] == '\r' && scan.At(s.src, s.i+1) == '\n' {
 		s.i++
 	}
 	s.i++
 }
 
-func (s *pyScanner) skipComment() {
-	for s.i < len(s.src) && s.src[s.i] != '\n' && s.src[s.i] != '\r' {
-		s.i++
-	}
-}
+func (s *pyScanner) skipComment() { s.i = scan.LineEnd(s.src, s.i) }
 
 // continuation consumes a backslash that ends a line and the line break.
 func (s *pyScanner) continuation() bool {
-	if c := at(s.src, s.i+1); c != '\n' && c != '\r' {
+	if c := scan.At(s.src, s.i+1); c != '\n' && c != '\r' {
 		return false
 	}
 	s.i++
@@ -211,7 +211,7 @@ func (s *pyScanner) logicalLine(indent int) *pyLine {
 			for s.i < len(s.src) && isPyNameByte(s.src[s.i]) {
 				s.i++
 			}
-			if q := at(s.src, s.i); (q == '"' || q == '\'') && isStringPrefix(s.src[start:s.i]) {
+			if q := scan.At(s.src, s.i); (q == '"' || q == '\'') && isStringPrefix(s.src[start:s.i]) {
 				quote := s.i
 				s.i = start
 				l.add(s, 's', start, s.string(quote))
@@ -220,7 +220,7 @@ func (s *pyScanner) logicalLine(indent int) *pyLine {
 			l.add(s, 'n', start, s.i)
 		case c == '"' || c == '\'':
 			l.add(s, 's', s.i, s.string(s.i))
-		case c >= '0' && c <= '9' || c == '.' && isDigit(at(s.src, s.i+1)):
+		case c >= '0' && c <= '9' || c == '.' && scan.IsDigit(scan.At(s.src, s.i+1)):
 			start := s.i
 			for s.i < len(s.src) && (isPyNameByte(s.src[s.i]) || s.src[s.i] == '.') {
 				s.i++
@@ -233,7 +233,7 @@ func (s *pyScanner) logicalLine(indent int) *pyLine {
 			case '(', '[', '{':
 				stack = append(stack, c)
 			case ')', ']', '}':
-				if len(stack) == 0 || stack[len(stack)-1] != openerOf(c) {
+				if len(stack) == 0 || stack[len(stack)-1] != scan.OpenerOf(c) {
 					s.broken = true
 				} else {
 					stack = stack[:len(stack)-1]
@@ -270,7 +270,7 @@ const maxPyRecoveries = 16
 func (s *pyScanner) lineStartsShallow(indent int) bool {
 	save := s.i
 	ind := s.indentation()
-	c := at(s.src, s.i)
+	c := scan.At(s.src, s.i)
 	s.i = save
 	return ind <= indent && c != ')' && c != ']' && c != '}' && c != '\n' && c != '\r' && c != '#' && c != 0
 }
@@ -331,7 +331,12 @@ func (s *pyScanner) string(q int) int {
 // returns the offset after it; an unterminated one marks the file broken.
 func (s *pyScanner) stringBody(raw, format bool) int {
 	quote := s.src[s.i]
-	triple := at(s.src, s.i+1) == quote && at(s.src, s.i+2) == quote
+	triple := scan.At(s.src, s.i+1) == quote && scan.At(s.src, s.i+2) == quote
+	if !triple && !format {
+		end, closed := scan.Quoted(s.src, s.i)
+		s.i, s.broken = end, s.broken || !closed
+		return s.i
+	}
 	if triple {
 		s.i += 3
 	} else {
@@ -346,13 +351,13 @@ func (s *pyScanner) stringBody(raw, format bool) int {
 			// A brace after it is still a brace (f'\{{' is a backslash and
 			// an escaped brace).
 			s.i++
-			if c := at(s.src, s.i); !format || c != '{' && c != '}' {
+			if c := scan.At(s.src, s.i); !format || c != '{' && c != '}' {
 				s.i++
 			}
-			if at(s.src, s.i-1) == '\r' && at(s.src, s.i) == '\n' {
+			if scan.At(s.src, s.i-1) == '\r' && scan.At(s.src, s.i) == '\n' {
 				s.i++
 			}
-		case c == quote && (!triple || at(s.src, s.i+1) == quote && at(s.src, s.i+2) == quote):
+		case c == quote && (!triple || scan.At(s.src, s.i+1) == quote && scan.At(s.src, s.i+2) == quote):
 			if triple {
 				s.i += 3
 			} else {
@@ -363,7 +368,7 @@ func (s *pyScanner) stringBody(raw, format bool) int {
 			s.broken = true
 			return s.i
 		case format && c == '{':
-			if at(s.src, s.i+1) == '{' {
+			if scan.At(s.src, s.i+1) == '{' {
 				s.i += 2
 				continue
 			}
@@ -446,9 +451,8 @@ func prefixLen(src string, q int) int {
 	return n
 }
 
-func isPyNameStart(c byte) bool { return c == '_' || isASCIILetter(c) || c >= 0x80 }
-func isPyNameByte(c byte) bool  { return isPyNameStart(c) || isDigit(c) }
-func isDigit(c byte) bool       { return c >= '0' && c <= '9' }
+func isPyNameStart(c byte) bool { return c == '_' || scan.IsASCIILetter(c) || c >= 0x80 }
+func isPyNameByte(c byte) bool  { return isPyNameStart(c) || scan.IsDigit(c) }
 
 // isStringPrefix reports a string prefix: up to three of r, b, u, f, t in
 // any case, no letter twice.

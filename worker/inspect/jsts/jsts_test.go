@@ -1,9 +1,36 @@
-package inspect
+package jsts
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"hpatch-router/worker/inspect/internal/outlinetest"
+	"hpatch-router/worker/inspect/outline"
 )
+
+// language is the dialect inspect_file gives path, by extension.
+func language(path string) string {
+	switch filepath.Ext(path) {
+	case ".ts", ".mts", ".cts":
+		return "typescript"
+	case ".tsx":
+		return "tsx"
+	}
+	return "javascript"
+}
+
+// summary outlines src as path's dialect and renders its entries
+// (outlinetest.Summary).
+func summary(t *testing.T, path, src string) ([]string, bool) {
+	t.Helper()
+	data := []byte(src)
+	res, err := Outline(language(path), data, outline.NewLines(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return outlinetest.Summary(res.Entries), res.ParseComplete
+}
 
 // The expectations are what tree-sitter's JavaScript, TypeScript and TSX
 // grammars, which inspect_file used before, gave for each input — but the
@@ -48,7 +75,7 @@ func TestScriptOutline(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, complete := outlineSummary(t, outlineScript(Language(tc.path)), tc.src)
+			got, complete := summary(t, tc.path, tc.src)
 			if !slices.Equal(got, tc.want) || complete != tc.complete {
 				t.Errorf("outline of %q\n got %q complete %v\nwant %q complete %v", tc.src, got, complete, tc.want, tc.complete)
 			}

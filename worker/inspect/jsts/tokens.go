@@ -1,9 +1,13 @@
-package inspect
+package jsts
 
-import "strings"
+import (
+	"strings"
+
+	"hpatch-router/worker/inspect/scan"
+)
 
 // The JavaScript/TypeScript outline reads the file in two steps: a
-// tokenizer (this file) and a statement reader (script.go). The tokenizer
+// tokenizer (this file) and a statement reader (statements.go). The tokenizer
 // knows what can hide a brace: strings, comments, template literals with
 // their ${…} substitutions, regular expression literals (a '/' where an
 // expression can start), and JSX elements in .js, .jsx and .tsx files
@@ -55,11 +59,7 @@ func scanScript(src string, jsx bool) *jsScanner {
 	}
 }
 
-func (s *jsScanner) skipLine() {
-	for s.i < len(s.src) && s.src[s.i] != '\n' && s.src[s.i] != '\r' {
-		s.i++
-	}
-}
+func (s *jsScanner) skipLine() { s.i = scan.LineEnd(s.src, s.i) }
 
 // space skips whitespace and comments, noting line breaks.
 func (s *jsScanner) space() {
@@ -70,9 +70,9 @@ func (s *jsScanner) space() {
 			s.i++
 		case c == ' ' || c == '\t' || c == '\f' || c == '\v':
 			s.i++
-		case c == '/' && at(s.src, s.i+1) == '/':
+		case c == '/' && scan.At(s.src, s.i+1) == '/':
 			s.skipLine()
-		case c == '/' && at(s.src, s.i+1) == '*':
+		case c == '/' && scan.At(s.src, s.i+1) == '*':
 			end := strings.Index(s.src[s.i+2:], "*/")
 			if end < 0 {
 				s.broken = true
@@ -107,20 +107,21 @@ func (s *jsScanner) next() (jsToken, bool) {
 	c := s.src[s.i]
 	t := jsToken{start: int32(start), nl: s.nl}
 	switch {
-	case isJSNameStart(c) || c == '#' && isJSNameStart(at(s.src, s.i+1)):
+	case isJSNameStart(c) || c == '#' && isJSNameStart(scan.At(s.src, s.i+1)):
 		s.i++
 		for s.i < len(s.src) && isJSNameByte(s.src[s.i]) {
 			s.i++
 		}
 		t.kind = 'n'
-	case isDigit(c) || c == '.' && isDigit(at(s.src, s.i+1)):
+	case scan.IsDigit(c) || c == '.' && scan.IsDigit(scan.At(s.src, s.i+1)):
 		for s.i < len(s.src) && (isJSNameByte(s.src[s.i]) || s.src[s.i] == '.' ||
 			(s.src[s.i] == '+' || s.src[s.i] == '-') && s.src[s.i-1]|0x20 == 'e' && !strings.ContainsAny(s.src[start:s.i], "xX")) {
 			s.i++
 		}
 		t.kind = '1'
 	case c == '"' || c == '\'':
-		s.quoted(c)
+		end, closed := scan.Quoted(s.src, s.i)
+		s.i, s.broken = end, s.broken || !closed
 		t.kind = 's'
 	case c == '`':
 		s.template()
@@ -171,26 +172,6 @@ func jsExpressionKeyword(w string) bool {
 	return false
 }
 
-// quoted reads a string literal from its opening quote q.
-func (s *jsScanner) quoted(q byte) {
-	for s.i++; s.i < len(s.src); s.i++ {
-		switch s.src[s.i] {
-		case '\\':
-			s.i++
-			if at(s.src, s.i) == '\r' && at(s.src, s.i+1) == '\n' {
-				s.i++
-			}
-		case q:
-			s.i++
-			return
-		case '\n', '\r':
-			s.broken = true
-			return
-		}
-	}
-	s.broken = true
-}
-
 // template reads a template literal from its backquote, substitutions
 // included.
 func (s *jsScanner) template() {
@@ -202,7 +183,7 @@ func (s *jsScanner) template() {
 			s.i++
 			return
 		case '$':
-			if at(s.src, s.i+1) == '{' {
+			if scan.At(s.src, s.i+1) == '{' {
 				s.i += 2
 				s.nested('}')
 				continue
@@ -296,10 +277,10 @@ func (s *jsScanner) jsxElement() bool {
 	s.i++ // '<'
 	s.jsxSpace()
 	name := s.jsxName()
-	if name == "" && at(s.src, s.i) != '>' {
+	if name == "" && scan.At(s.src, s.i) != '>' {
 		return false
 	}
-	if at(s.src, s.i) == '<' {
+	if scan.At(s.src, s.i) == '<' {
 		return false // a generic "<T<…": not JSX
 	}
 	if selfClosing, ok := s.jsxAttributes(); !ok {
@@ -314,11 +295,11 @@ func (s *jsScanner) jsxElement() bool {
 func (s *jsScanner) jsxAttributes() (selfClosing, ok bool) {
 	for {
 		s.jsxSpace()
-		switch c := at(s.src, s.i); {
+		switch c := scan.At(s.src, s.i); {
 		case c == '>':
 			s.i++
 			return false, true
-		case c == '/' && at(s.src, s.i+1) == '>':
+		case c == '/' && scan.At(s.src, s.i+1) == '>':
 			s.i += 2
 			return true, true
 		case c == '{':
@@ -327,7 +308,7 @@ func (s *jsScanner) jsxAttributes() (selfClosing, ok bool) {
 		case isJSNameStart(c):
 			s.jsxName()
 			s.jsxSpace()
-			if at(s.src, s.i) != '=' {
+			if scan.At(s.src, s.i) != '=' {
 				continue
 			}
 			s.i++
@@ -343,7 +324,7 @@ func (s *jsScanner) jsxAttributes() (selfClosing, ok bool) {
 
 // jsxValue reads an attribute value: a string, {expression} or element.
 func (s *jsScanner) jsxValue() bool {
-	switch c := at(s.src, s.i); c {
+	switch c := scan.At(s.src, s.i); c {
 	case '"', '\'':
 		end := strings.IndexByte(s.src[s.i+1:], c)
 		if end < 0 {
@@ -370,12 +351,12 @@ func (s *jsScanner) jsxChildren() bool {
 			s.i++
 			s.nested('}')
 		case '<':
-			if at(s.src, s.i+1) == '/' {
+			if scan.At(s.src, s.i+1) == '/' {
 				s.i += 2
 				s.jsxSpace()
 				s.jsxName()
 				s.jsxSpace()
-				if at(s.src, s.i) != '>' {
+				if scan.At(s.src, s.i) != '>' {
 					return false
 				}
 				s.i++
@@ -409,9 +390,9 @@ func (s *jsScanner) jsxSpace() {
 }
 
 func isJSNameStart(c byte) bool {
-	return c == '_' || c == '$' || isASCIILetter(c) || c >= 0x80 || c == '\\'
+	return c == '_' || c == '$' || scan.IsASCIILetter(c) || c >= 0x80 || c == '\\'
 }
-func isJSNameByte(c byte) bool { return isJSNameStart(c) || isDigit(c) }
+func isJSNameByte(c byte) bool { return isJSNameStart(c) || scan.IsDigit(c) }
 
 // jsPunctuator is the length of the punctuator at s[0] (the longest that
 // fits: ">>>=", "...", "=>", …; ">" and ">>" stay apart for generics).
@@ -433,7 +414,7 @@ func jsPunctuator(s string) int {
 	case '|':
 		cands = []string{"||=", "||", "|="}
 	case '?':
-		if strings.HasPrefix(s, "?.") && !isDigit(at(s, 2)) {
+		if strings.HasPrefix(s, "?.") && !scan.IsDigit(scan.At(s, 2)) {
 			return 2
 		}
 		cands = []string{"??=", "??"}

@@ -1,8 +1,10 @@
-package inspect
+package python
 
 import (
 	"strings"
 	"unicode"
+
+	"hpatch-router/worker/inspect/outline"
 )
 
 // pyStmt is one statement: a logical line (decorators before it) and,
@@ -35,7 +37,7 @@ type pyTree struct {
 }
 
 // pyBlocks assembles the events into statements and blocks with
-// tree-sitter's indentation rules (see python.go).
+// tree-sitter's indentation rules (see tokens.go).
 func pyBlocks(events []pyEvent) pyTree {
 	stack := []*pyBlock{{indent: 0, end: -1}}
 	var pending *pyStmt // its ':' waits for an indented block
@@ -98,8 +100,8 @@ func pyBlocks(events []pyEvent) pyTree {
 // pyOutline turns statements into entries.
 type pyOutline struct {
 	src   string
-	lines *Lines
-	res   Result
+	lines *outline.Lines
+	res   outline.Result
 }
 
 func (w *pyOutline) text(t pyToken) string { return w.src[t.start:t.end] }
@@ -107,8 +109,8 @@ func (w *pyOutline) row(t pyToken) int     { return w.lines.LineOf(int(t.start))
 
 // add records an entry named by token name, spanning rows first..last
 // (0-based).
-func (w *pyOutline) add(kind, name string, nameRow, first, last int) *Entry {
-	w.res.Entries = append(w.res.Entries, Entry{Kind: kind, Name: name, NameLine: nameRow, Start: first + 1, End: last + 1})
+func (w *pyOutline) add(kind, name string, nameRow, first, last int) *outline.Entry {
+	w.res.Entries = append(w.res.Entries, outline.Entry{Kind: kind, Name: name, NameLine: nameRow, Start: first + 1, End: last + 1})
 	return &w.res.Entries[len(w.res.Entries)-1]
 }
 
@@ -119,16 +121,16 @@ func (w *pyOutline) statement(st *pyStmt) {
 	toks := st.line.tokens
 	switch kw := w.keyword(toks); kw {
 	case "def":
-		w.function(st, KindFunction, "")
+		w.function(st, outline.KindFunction, "")
 	case "class":
 		name, ok := w.defName(st)
 		if !ok {
 			return
 		}
-		w.add(KindClass, w.text(name), w.row(name), st.start(), st.end)
+		w.add(outline.KindClass, w.text(name), w.row(name), st.start(), st.end)
 		for _, m := range st.body {
 			if w.keyword(m.line.tokens) == "def" {
-				w.function(m, KindMethod, w.text(name))
+				w.function(m, outline.KindMethod, w.text(name))
 			}
 		}
 	default:
@@ -206,7 +208,7 @@ func (w *pyOutline) simple(toks []pyToken) {
 				end++
 			}
 			if end > 1 {
-				w.add(KindImport, w.src[toks[1].start:toks[end-1].end], w.row(toks[1]), first, last)
+				w.add(outline.KindImport, w.src[toks[1].start:toks[end-1].end], w.row(toks[1]), first, last)
 			}
 		}
 		return
@@ -216,9 +218,9 @@ func (w *pyOutline) simple(toks []pyToken) {
 	}
 	if op := w.text(toks[1]); toks[1].kind == 'o' && (op == "=" || op == ":") {
 		name := w.text(toks[0])
-		kind := KindVariable
+		kind := outline.KindVariable
 		if constantName(name) {
-			kind = KindConstant
+			kind = outline.KindConstant
 		}
 		w.add(kind, name, w.row(toks[0]), first, last)
 	}
@@ -232,7 +234,7 @@ func (w *pyOutline) imports(toks []pyToken, first, last int) {
 			i++
 		}
 		if i > start {
-			w.add(KindImport, w.src[toks[start].start:toks[i-1].end], w.row(toks[start]), first, last)
+			w.add(outline.KindImport, w.src[toks[start].start:toks[i-1].end], w.row(toks[start]), first, last)
 		}
 		for i < len(toks) && w.text(toks[i]) != "," {
 			i++ // the alias

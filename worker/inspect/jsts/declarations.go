@@ -1,6 +1,10 @@
-package inspect
+package jsts
 
-import "strings"
+import (
+	"strings"
+
+	"hpatch-router/worker/inspect/outline"
+)
 
 // The declarations the outline lists, read from their first token:
 // import, const/let/var, function, class, and TypeScript's interface,
@@ -319,14 +323,14 @@ func (r *jsReader) class(i int) jsDecl {
 // starts at token start.
 func (r *jsReader) outline(start int, d jsDecl) {
 	first, last := r.row(start), r.last(max(d.end-1, start))
-	add := func(kind string, name int, from, to int) *Entry {
-		r.res.Entries = append(r.res.Entries, Entry{Kind: kind, Name: r.text(name), NameLine: r.row(name), Start: from, End: to})
+	add := func(kind string, name int, from, to int) *outline.Entry {
+		r.res.Entries = append(r.res.Entries, outline.Entry{Kind: kind, Name: r.text(name), NameLine: r.row(name), Start: from, End: to})
 		return &r.res.Entries[len(r.res.Entries)-1]
 	}
 	switch d.kind {
 	case "import":
 		if d.name >= 0 {
-			e := add(KindImport, d.name, first, last)
+			e := add(outline.KindImport, d.name, first, last)
 			e.Name = strings.Trim(e.Name, "\"'`")
 		}
 	case "variable", "constant":
@@ -336,7 +340,7 @@ func (r *jsReader) outline(start int, d jsDecl) {
 			}
 			kind := d.kind
 			if dc.function {
-				kind = KindFunction
+				kind = outline.KindFunction
 			}
 			add(kind, dc.name, first, last)
 		}
@@ -348,7 +352,7 @@ func (r *jsReader) outline(start int, d jsDecl) {
 		if d.name < 0 {
 			return
 		}
-		add(KindClass, d.name, first, last)
+		add(outline.KindClass, d.name, first, last)
 		if d.body >= 0 {
 			r.members(d.body, r.text(d.name))
 		}

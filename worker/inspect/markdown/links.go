@@ -1,6 +1,10 @@
-package inspect
+package markdown
 
-import "strings"
+import (
+	"strings"
+
+	"hpatch-router/worker/inspect/scan"
+)
 
 // Link syntax shared by the block pass (link reference definitions) and
 // the inline pass (links, images and their destinations).
@@ -12,7 +16,7 @@ import "strings"
 func linkDefinition(lines []string) (string, int) {
 	text := strings.Join(lines[:min(len(lines), 8)], "\n")
 	end := labelEnd(text, 0)
-	if end < 0 || at(text, end+1) != ':' {
+	if end < 0 || scan.At(text, end+1) != ':' {
 		return "", 0
 	}
 	label := normalizeLabel(text[1:end])
@@ -69,7 +73,7 @@ func skipSpaceOneNewline(s string, i int) int {
 // labelEnd returns the index of the ']' closing a link label that opens
 // at s[i] ('['), or -1: no unescaped brackets inside, at most 999 bytes.
 func labelEnd(s string, i int) int {
-	if at(s, i) != '[' {
+	if scan.At(s, i) != '[' {
 		return -1
 	}
 	for j := i + 1; j < len(s) && j-i <= 1000; j++ {
@@ -95,7 +99,7 @@ func normalizeLabel(s string) string {
 // or a run without spaces or control characters whose parentheses
 // balance. It returns the index after it.
 func linkDestination(s string, i int) (int, bool) {
-	if at(s, i) == '<' {
+	if scan.At(s, i) == '<' {
 		for j := i + 1; j < len(s); j++ {
 			switch s[j] {
 			case '\\':
@@ -137,7 +141,7 @@ func linkDestination(s string, i int) (int, bool) {
 // linkTitle parses a title at s[i]: "…", '…' or (…). It returns the index
 // after it.
 func linkTitle(s string, i int) (int, bool) {
-	open := at(s, i)
+	open := scan.At(s, i)
 	closer := open
 	switch open {
 	case '"', '\'':
