@@ -1,9 +1,9 @@
 // Package router is the HTTP proxy between Codex and the model API.
 //
-// It owns the server and its upstream client, the request rewrite (the body
-// is read and parsed once with gjson, parseRequest; then find the Code Mode
-// exec owner, trim its exec_command section, inject the `shell` and
-// `hpatch` tools), the streaming SSE and
+// It owns the server and its upstream client, calls the request stage
+// (package request: the body is parsed once with gjson, the Code Mode exec
+// owner found, its exec_command section trimmed, the `shell` and `hpatch`
+// tools injected), owns the streaming SSE and
 // JSON response rewrite (replace model `shell`/`hpatch` calls with exec
 // carriers; an event is read with gjson for its type and item_id and
 // passes byte for byte unless it concerns a call or its sequence_number
@@ -19,39 +19,43 @@
 // all is package access's rule; serve puts its Guard in front.
 //
 // A workspace hpatch call is resolved against the cwd and workspace roots
-// of the request it answers (parseRequest keeps the last environment_context
-// item Codex wrote, never one a user or a tool pasted; turn_workspace.go
-// reads it) by package workspace, which owns where a path may
+// of the request it answers (request.Parse reads it from the last
+// environment_context item Codex wrote, never one a user or a tool pasted;
+// turn_workspace.go adds the sandbox mode) by package workspace, which owns where a path may
 // point; its carrier runs the private command hpatch-write through
 // exec_command, so the write is Codex's, in its sandbox. The router never
 // writes a workspace file.
 //
-// Files are named for the stages a request passes, in order; serveResponses
-// (server_responses.go) runs them. The request: request_read.go (read the
-// body, bounded, and parse it once), request_settle.go and
-// request_history.go (write the staged changes whose calls ran, and bring
-// the thread's scripts to the versions the request's history told the
-// model, when it shows a change the thread does not know: DESIGN §8),
-// request_restore.go (restore the carriers Codex echoes), request_owners.go (find the exec owners, with
-// request_owners_memo.go), request_rewrite.go (the rewrite, as pieces of
-// the body) and proxy.go (forward). The response: response_events.go (the
-// SSE events), response_sse.go and response_json.go (rewrite a stream or
-// a whole response) and response_carrier.go (the carriers, recorded in
-// the thread's state). thread_runtime.go prepares a thread's runtime and,
-// at start, the runtimes of the threads threadstate says were recent.
+// Files are named for the stages a request passes; serveResponses
+// (server_responses.go) runs them in this order. The request:
+// thread_runtime.go (prepare the thread's runtime), request_read.go (read
+// the body, bounded), request.Parse (parse it once, package request),
+// request_settle.go (restore the thread's scripts after a restart, and
+// write the staged changes whose calls ran), request_history.go (bring the
+// thread's scripts to the versions the request's history told the model,
+// when it shows a change the thread does not know: DESIGN §8),
+// request_restore.go (restore the carriers Codex echoes, as edits),
+// request.Rewriter.Rewrite (find the exec owners and rewrite, as pieces of
+// the body with the restore's edits, package request) and proxy.go
+// (forward). The response: response_events.go (the SSE events),
+// response_sse.go and response_json.go (rewrite a stream or a whole
+// response) and response_carrier.go (the carriers, recorded in the
+// thread's state). thread_runtime.go also prepares, at start, the
+// runtimes of the threads threadstate says were recent.
 //
 // Rules it applies but does not own come from their owners: thread ids
 // from package ident, the #!params shape parser and the script-reference
 // grammar from package shebang, workspace confinement from package
 // workspace, what a thread remembers (and its journal's format and
 // checks) from package threadstate. seams.go lists what the router calls
-// through interfaces (the worker's runtime, retain's store, translation)
-// and exec_description.go holds the rewrite of the exec description.
+// through interfaces (the worker's runtime, retain's store, translation);
+// the request stage is called directly.
 //
 // Declared tools (tools.go, DESIGN §12): package registry says which
-// tools are in service; a request takes the set once, offers each tool
-// after shell and hpatch unless it defines the name itself, and a call of
-// one becomes a carrier through shebang.TranslateTool. The thread state
+// tools are in service; a request takes the set once, package request
+// offers each tool after shell and hpatch unless the request defines the
+// name itself, and a call of one becomes a carrier through
+// shebang.TranslateTool. The thread state
 // keeps the model's item whatever its name, so a removed tool's old calls
 // still replay.
 package router

@@ -1,25 +1,18 @@
 package router
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
+
+	"hpatch-router/router/request"
 )
 
-// Stable error codes the router itself returns. Codex shows the message to
-// the user; scripts and tests match on the code, so codes never change
+// Stable error codes the router itself returns (the request stage's are
+// package request's Code* constants). Codex shows the message to the
+// user; scripts and tests match on the code, so codes never change
 // meaning once published.
 const (
-	// CodeInvalidJSON: the request body is not a JSON object.
-	CodeInvalidJSON = "invalid_json"
-	// CodeUnsupportedToolLayout: exec is declared where the router cannot
-	// own it (top-level tools, a dotted `functions.exec` entry).
-	CodeUnsupportedToolLayout = "unsupported_tool_layout"
-	// CodeDuplicateExecOwner: one definition set declares more than one
-	// eligible Code Mode exec tool.
-	CodeDuplicateExecOwner = "duplicate_exec_owner"
-	// CodeToolNameConflict: a tool named like one the router injects
-	// (`shell`, `hpatch`) already exists beside the owner.
-	CodeToolNameConflict = "tool_name_conflict"
 	// CodeShortBody: the request body ended before its declared length.
 	CodeShortBody = "request_body_short"
 )
@@ -31,12 +24,13 @@ const (
 type Error struct {
 	Status  int    // HTTP status, e.g. 400
 	Type    string // OpenAI error type, e.g. "invalid_request_error"
-	Code    string // one of the Code* constants
+	Code    string // one of the Code* constants, here or in package request
 	Message string // without the "hpatch-router: " prefix
 }
 
-// invalidRequest builds the 400 invalid_request_error used by the request
-// rewrite.
+// invalidRequest builds the 400 invalid_request_error the router answers
+// for a request it refuses, such as one the request stage refuses
+// (requestError).
 func invalidRequest(code, format string, args ...any) *Error {
 	return &Error{
 		Status:  http.StatusBadRequest,
@@ -61,10 +55,25 @@ func (e *Error) Respond(w http.ResponseWriter) { writeErrorBody(w, e.Status, e.B
 func (e *Error) Body() []byte {
 	b := make([]byte, 0, len(e.Message)+96)
 	b = append(b, `{"error":{"message":`...)
-	b = appendJSONString(b, e.Error())
+	b = request.AppendJSONString(b, e.Error())
 	b = append(b, `,"type":`...)
-	b = appendJSONString(b, e.Type)
+	b = request.AppendJSONString(b, e.Type)
 	b = append(b, `,"code":`...)
-	b = appendJSONString(b, e.Code)
+	b = request.AppendJSONString(b, e.Code)
 	return append(b, "}}"...)
+}
+
+// requestError is err as the router answers it: the request stage's
+// *request.Error is a 400 invalid_request_error with its code; an *Error
+// is itself; any other error is a 400 invalid_request.
+func requestError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var re *request.Error
+	if errors.As(err, &re) {
+		return invalidRequest(re.Code, "%s", re.Message)
+	}
+	return invalidRequest("invalid_request", "%s", err.Error())
 }

@@ -14,6 +14,8 @@ import (
 	"hpatch-router/ident"
 	"hpatch-router/retain"
 	"hpatch-router/rows"
+
+	"hpatch-router/router/request"
 )
 
 // The property of DESIGN §8 "The model's history is the truth": whatever
@@ -148,7 +150,7 @@ func (p *historyPlayer) restart(graceful bool) {
 // does before the upstream is asked.
 func (p *historyPlayer) request() {
 	body := `{"input":[` + strings.Join(p.history, ",") + `]}`
-	req, err := parseRequest([]byte(body))
+	req, err := request.Parse([]byte(body))
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -205,7 +207,7 @@ func (p *historyPlayer) respond(calls []playedCall, m *told) {
 		s.call("ctc_"+c.id+fmt.Sprint(i), c.id, name, "functions", c.input, 1)
 	}
 	s.completed()
-	out := rewriteStream(p.t, p.rt, historyThread, RequestInfo{Owned: true, Namespace: "functions"}, s.String())
+	out := rewriteStream(p.t, p.rt, historyThread, request.Info{Owned: true, Namespace: "functions"}, s.String())
 	for i := range calls {
 		c := &calls[i]
 		c.carrier = carrierInput(p.t, out, c.id)

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"hpatch-router/router/routertest"
+
+	"hpatch-router/router/request"
 )
 
 type recordingObserver struct {
@@ -151,7 +153,7 @@ func TestObserverSeesShellCallsAndRejections(t *testing.T) {
 	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	if len(rec.rejs) != 2 || rec.rejs[1].Code != CodeUnsupportedToolLayout || !strings.HasPrefix(rec.rejs[1].Reason, "hpatch-router: ") {
+	if len(rec.rejs) != 2 || rec.rejs[1].Code != request.CodeUnsupportedToolLayout || !strings.HasPrefix(rec.rejs[1].Reason, "hpatch-router: ") {
 		t.Fatalf("rejections = %+v", rec.rejs)
 	}
 }

@@ -60,8 +60,7 @@ type config struct {
 	observers            observerSet // see WithObserver (observe.go)
 	tools                ToolSource  // declared tools (Tools)
 
-	// Seams for tests and for the packages this one is built with.
-	rewrite    requestRewriteFunc
+	// The seam for tests and for the package this one is built with.
 	translator translator
 }
 

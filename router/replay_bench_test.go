@@ -3,6 +3,8 @@ package router
 import (
 	"strconv"
 	"testing"
+
+	"hpatch-router/router/request"
 )
 
 // BenchmarkReplayRestore is the parse and replay restore of a thread's
@@ -22,7 +24,7 @@ func BenchmarkReplayRestore(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	loopCPU(b, func() {
-		req, err := parseRequest(body)
+		req, err := request.Parse(body)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -35,8 +35,8 @@ func TestReplayRestoresCompactRequest(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, compactResp)
 	}
-	h := newHarness(t, handler, withRequestRewrite(ownedBy("functions")), StateDir(t.TempDir()))
-	readAll(t, h.post(`{"input":[]}`, "Thread-Id", "thread-1"))
+	h := newHarness(t, handler, StateDir(t.TempDir()))
+	readAll(t, h.post(ownedRequest(), "Thread-Id", "thread-1"))
 
 	post := func(body string, hdr ...string) *http.Response {
 		req, _ := http.NewRequest("POST", h.front.URL+"/v1/responses/compact", strings.NewReader(body))

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"hpatch-router/retain"
+
+	"hpatch-router/router/request"
 )
 
 // carrierInput is the input of the carrier item out holds for callID.
@@ -43,7 +45,7 @@ func TestRepeatedCallGetsTheSameCarrier(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			scripts := newFakeScripts()
 			rt := newTestRouter(t, WithScripts(scripts), StateDir(t.TempDir()))
-			facts := RequestInfo{Owned: true, Namespace: "functions"}
+			facts := request.Info{Owned: true, Namespace: "functions"}
 			first := carrierInput(t, rewriteStream(t, rt, "thread-1", facts, oneCall("ctc_1", "call_1", tc.tool, tc.input)), "call_1")
 			again := carrierInput(t, rewriteStream(t, rt, "thread-1", facts, oneCall("ctc_9", "call_1", tc.tool, tc.input)), "call_1")
 			if again != first {
@@ -69,7 +71,7 @@ func TestEveryCarrierOfACallIDRestores(t *testing.T) {
 	dir := t.TempDir()
 	scripts := newFakeScripts()
 	rt := newTestRouter(t, WithScripts(scripts), StateDir(dir))
-	facts := RequestInfo{Owned: true, Namespace: "functions"}
+	facts := request.Info{Owned: true, Namespace: "functions"}
 	inputs := []string{"#!python3\nprint(1)\n", "#!python3\nprint(2)\n", "echo three"}
 	var carriers, items []string
 	for i, in := range inputs {
@@ -126,7 +128,7 @@ func TestSettleReadsTheInput(t *testing.T) {
 	scripts := newFakeScripts()
 	scripts.staged = []string{"call_ran", "call_str", "call_arr", "call_wait", "call_gone"}
 	rt := newTestRouter(t, WithScripts(scripts))
-	req, err := parseRequest([]byte(body))
+	req, err := request.Parse([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}

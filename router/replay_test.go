@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"hpatch-router/router/request"
 	"hpatch-router/router/threadstate"
 )
 
@@ -65,8 +66,8 @@ func TestReplayRestoresOriginalBytes(t *testing.T) {
 		original := s.call("ctc_1", "call_1", "shell", ns, pyInput, 3)
 		s.completed()
 		up := &replayUpstream{first: s.String()}
-		h := newHarness(t, up.handler, withRequestRewrite(ownedBy("functions")), StateDir(t.TempDir()))
-		readAll(t, h.post(`{"input":[]}`, "Thread-Id", "thread-1"))
+		h := newHarness(t, up.handler, StateDir(t.TempDir()))
+		readAll(t, h.post(ownedRequest(), "Thread-Id", "thread-1"))
 		carrier := "carrier(worker|" + pyInput + "|false|)"
 		output := `{"type":"custom_tool_call_output","id":"ctco_1","call_id":"call_1","output":[{"type":"input_text","text":"Script completed\n"}]}`
 		next := `{"model":"m","input":[{"type":"message","role":"user","content":[]},` + echoOf("ctc_1", "call_1", ns, carrier) + "," + output + `],"stream":true}`
@@ -83,8 +84,8 @@ func TestReplayMismatchIsAnError(t *testing.T) {
 	s.call("ctc_1", "call_1", "shell", "functions", "ls", 1)
 	s.completed()
 	up := &replayUpstream{first: s.String()}
-	h := newHarness(t, up.handler, withRequestRewrite(ownedBy("functions")))
-	readAll(t, h.post(`{"input":[]}`, "Thread-Id", "thread-1"))
+	h := newHarness(t, up.handler)
+	readAll(t, h.post(ownedRequest(), "Thread-Id", "thread-1"))
 	next := `{"input":[` + echoOf("ctc_1", "call_1", "functions", "something else") + `]}`
 	msg := wantRouterError(t, h.post(next, "Thread-Id", "thread-1"), http.StatusConflict, CodeReplayMismatch)
 	if !strings.Contains(msg, `"call_1"`) {
@@ -181,7 +182,7 @@ func TestReplaySpacedEcho(t *testing.T) {
 // restoreReplay is the restored body restoreEdits' edits describe, joined
 // (the router sends them as pieces of the body instead).
 func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
-	req, err := parseRequest(body)
+	req, err := request.Parse(body)
 	if err != nil {
 		return body, nil // nothing is restored in what is not a JSON object
 	}
@@ -189,7 +190,7 @@ func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
 	if err != nil || len(edits) == 0 {
 		return body, err
 	}
-	return bytes.Join(splice(body, edits), nil), nil
+	return bytes.Join(request.Splice(body, edits), nil), nil
 }
 
 // stored returns the entry rt's store holds for callID in thread.

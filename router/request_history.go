@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"hpatch-router/retain"
+	"hpatch-router/router/request"
 	"hpatch-router/router/threadstate"
 	"hpatch-router/scriptref"
 )
@@ -34,9 +35,9 @@ const reportPrefix = `text("` + scriptref.RefPrefix
 // reconcileHistory brings the thread's scripts to what the request's
 // history told the model, when the request shows a change that ran and is
 // not known to the thread.
-func (rt *Router) reconcileHistory(ctx context.Context, thread string, req *request) {
+func (rt *Router) reconcileHistory(ctx context.Context, thread string, req *request.Parsed) {
 	sc := rt.cfg.scripts
-	if sc == nil || thread == "" || req == nil || len(req.execCalls) == 0 {
+	if sc == nil || thread == "" || req == nil || len(req.ExecCalls) == 0 {
 		return
 	}
 	changing := rt.unknownChanges(thread, req)
@@ -70,12 +71,12 @@ func (rt *Router) reconcileHistory(ctx context.Context, thread string, req *requ
 // unknownChanges returns the calls of req whose carriers tell of a
 // retention or an edit and that the thread does not know; the others are
 // recorded as quiet.
-func (rt *Router) unknownChanges(thread string, req *request) []string {
+func (rt *Router) unknownChanges(thread string, req *request.Parsed) []string {
 	var out []string
 	tr := rt.cfg.translator
 	rt.replay.View(thread, func(v threadstate.View) {
-		for _, c := range req.execCalls {
-			id := c.callID
+		for _, c := range req.ExecCalls {
+			id := c.CallID
 			if v.Seen(id) {
 				continue
 			}
@@ -92,9 +93,9 @@ func (rt *Router) unknownChanges(thread string, req *request) []string {
 
 // ranCalls reads the state of every call whose output req carries. A
 // call sent again has several outputs: it ran if one of them says so.
-func ranCalls(req *request) map[string]retain.CallState {
-	out := make(map[string]retain.CallState, len(req.toolOutputs))
-	for _, o := range req.toolOutputs {
+func ranCalls(req *request.Parsed) map[string]retain.CallState {
+	out := make(map[string]retain.CallState, len(req.ToolOutputs))
+	for _, o := range req.ToolOutputs {
 		id := o.Get("call_id").String()
 		if out[id] != retain.CallRan {
 			out[id] = outputState(o.Get("output"))
@@ -109,13 +110,13 @@ func ranCalls(req *request) map[string]retain.CallState {
 // then the retentions and edits of req's carriers whose
 // output is there and not aborted (each restored to the model's call
 // through the replay store).
-func (rt *Router) historyOf(thread string, req *request, ran map[string]retain.CallState) []retain.Committed {
+func (rt *Router) historyOf(thread string, req *request.Parsed, ran map[string]retain.CallState) []retain.Committed {
 	var shown []retain.Committed
 	shownRan := map[string]bool{}
 	tr := rt.cfg.translator
 	rt.replay.View(thread, func(v threadstate.View) {
-		for _, c := range req.execCalls {
-			id := c.callID
+		for _, c := range req.ExecCalls {
+			id := c.CallID
 			if ran[id] != retain.CallRan {
 				continue
 			}

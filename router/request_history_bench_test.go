@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"hpatch-router/router/request"
 )
 
 // BenchmarkHistoryReconcile is the cost reconcileHistory adds to every
@@ -19,13 +21,13 @@ func BenchmarkHistoryReconcile(b *testing.B) {
 		p.record(calls, func(int) bool { return true })
 	}
 	body := []byte(`{"input":[` + strings.Join(p.history, ",") + `]}`)
-	req, err := parseRequest(body)
+	req, err := request.Parse(body)
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
 	p.rt.reconcileHistory(ctx, historyThread, req) // the first request after a start reconciles once
-	b.Logf("%d calls, %d bytes", len(req.execCalls), len(body))
+	b.Logf("%d calls, %d bytes", len(req.ExecCalls), len(body))
 	b.Run("reconcile", func(b *testing.B) {
 		for b.Loop() {
 			p.rt.reconcileHistory(ctx, historyThread, req)
@@ -33,7 +35,7 @@ func BenchmarkHistoryReconcile(b *testing.B) {
 	})
 	b.Run("parse", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := parseRequest(body); err != nil {
+			if _, err := request.Parse(body); err != nil {
 				b.Fatal(err)
 			}
 		}

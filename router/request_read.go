@@ -3,13 +3,9 @@ package router
 import (
 	"errors"
 	"fmt"
-	"hpatch-router/plugins/registry"
 	"io"
 	"net/http"
 	"sync/atomic"
-	"unsafe"
-
-	"github.com/tidwall/gjson"
 )
 
 // heldBytes bounds the request body bytes the router holds in memory at
@@ -115,88 +111,4 @@ func (rt *Router) memoryExhausted(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", "1")
 	writeRouterError(w, http.StatusServiceUnavailable, "server_error", "request_memory_exhausted",
 		fmt.Sprintf("the router already holds close to its limit of %d bytes of request bodies in memory; retry shortly", rt.held.limit))
-}
-
-// request is a Responses request body read once for every stage after
-// it: the replay restore reads its exec calls, findOwners its
-// additional_tools items and top-level tools. gjson reads body in place
-// (see parseRequest), so what a stage keeps beyond the request it clones;
-// every Index is an offset into body.
-type request struct {
-	body     []byte
-	hasTools bool         // the body has a top-level tools member
-	tools    gjson.Result // its value
-	// The items of the top-level input array that the stages read, in
-	// input order.
-	additional []inputItem // type additional_tools
-	execCalls  []inputItem // custom_tool_call named exec: carriers Codex echoes, or the model's own exec calls
-	// Every custom_tool_call and custom_tool_call_output, for settle.
-	toolCalls   []gjson.Result
-	toolOutputs []gjson.Result
-	// envContext is the text of the last environment_context item Codex
-	// wrote (codexEnvContext), or "": where the turn runs.
-	envContext string
-	// toolSet is the declared tools in service when the request arrived.
-	toolSet *registry.Set
-}
-
-// inputItem is one object of the request's input array.
-type inputItem struct {
-	idx int64 // position in input, for error messages
-	gjson.Result
-	callID string // an exec call's call_id, read once for every stage (aliases body)
-}
-
-// parseRequest validates body as a JSON object and reads what the stages
-// need in one walk of its members and input items. As with a decoder that
-// keeps the last of duplicate keys, a repeated top-level key replaces the
-// earlier one (gjson's Get would read the first). An input that is not an
-// array has no items. Within an item, type and name are the first of
-// their keys, as gjson's Get reads them.
-func parseRequest(body []byte) (*request, error) {
-	if !gjson.ValidBytes(body) {
-		return nil, invalidRequest(CodeInvalidJSON, "request body is not valid JSON")
-	}
-	// The body is never written after it is read, so gjson can read it as
-	// a string without a copy: a 1 MB conversation is not held twice.
-	doc := gjson.Parse(unsafe.String(unsafe.SliceData(body), len(body))) // Parse counts leading whitespace in Index
-	if !doc.IsObject() {
-		return nil, invalidRequest(CodeInvalidJSON, "request body is not a JSON object")
-	}
-	r := &request{body: body}
-	var input gjson.Result
-	doc.ForEach(func(k, v gjson.Result) bool {
-		switch k.String() {
-		case "tools":
-			r.tools, r.hasTools = v, true
-		case "input":
-			input = v
-		}
-		return true
-	})
-	if !input.IsArray() {
-		return r, nil
-	}
-	input.ForEach(func(k, it gjson.Result) bool {
-		if !it.IsObject() {
-			return true
-		}
-		switch it.Get("type").String() {
-		case "additional_tools":
-			r.additional = append(r.additional, inputItem{idx: k.Int(), Result: it})
-		case "custom_tool_call":
-			r.toolCalls = append(r.toolCalls, it)
-			if it.Get("name").String() == toolExec {
-				r.execCalls = append(r.execCalls, inputItem{k.Int(), it, it.Get("call_id").String()})
-			}
-		case "custom_tool_call_output":
-			r.toolOutputs = append(r.toolOutputs, it)
-		case "message":
-			if text, ok := codexEnvContext(it); ok {
-				r.envContext = text
-			}
-		}
-		return true
-	})
-	return r, nil
 }

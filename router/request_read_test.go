@@ -49,8 +49,7 @@ func TestRequestMemoryBound(t *testing.T) {
 			<-release
 		}
 		io.WriteString(w, "done")
-	}, MaxRequestBody(2*size), MaxRequestMemory(4*size),
-		withRequestRewrite(func(b []byte) ([]byte, RequestInfo, error) { return b, RequestInfo{}, nil }))
+	}, MaxRequestBody(2*size), MaxRequestMemory(4*size))
 	t.Cleanup(unblock) // before the harness closes, so a failure does not hang
 	if got := metricValue(t, h, "hpatch_router_request_bytes_limit"); got != 4*size {
 		t.Fatalf("limit gauge %d", got)

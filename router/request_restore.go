@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"hpatch-router/router/request"
 	"hpatch-router/router/threadstate"
 )
 
@@ -25,18 +26,18 @@ const CodeReplayMismatch = "replay_mismatch"
 // never copied to restore it. The store is asked about every call on
 // every request, so a call restored, refused or unknown before is judged
 // afresh.
-func (rt *Router) restoreEdits(thread string, req *request) ([]edit, error) {
-	if thread == "" || len(req.execCalls) == 0 {
+func (rt *Router) restoreEdits(thread string, req *request.Parsed) ([]request.Edit, error) {
+	if thread == "" || len(req.ExecCalls) == 0 {
 		return nil, nil
 	}
 	var (
-		edits    []edit
+		edits    []request.Edit
 		mismatch string
 	)
 	var lost []string // router-shaped carriers the store has no entry for
 	rt.replay.View(thread, func(v threadstate.View) {
-		for _, c := range req.execCalls {
-			id := c.callID
+		for _, c := range req.ExecCalls {
+			id := c.CallID
 			if _, known := v.Get(id); !known {
 				if routerShaped(c.Get("input").String()) && v.NoteLost(id) {
 					lost = append(lost, id)
@@ -48,7 +49,7 @@ func (rt *Router) restoreEdits(thread string, req *request) ([]edit, error) {
 				mismatch = id
 				return
 			}
-			edits = append(edits, edit{c.Index, c.Index + len(c.Raw), []byte(e.Item)})
+			edits = append(edits, request.Edit{Start: c.Index, End: c.Index + len(c.Raw), Repl: []byte(e.Item)})
 		}
 	})
 	for _, id := range lost {
@@ -67,8 +68,8 @@ func (rt *Router) restoreEdits(thread string, req *request) ([]edit, error) {
 		}
 	}
 	for _, e := range edits {
-		if !gjson.ValidBytes(e.repl) {
-			return nil, invalidRequest(CodeInvalidJSON, "request body is not valid JSON")
+		if !gjson.ValidBytes(e.Repl) {
+			return nil, invalidRequest(request.CodeInvalidJSON, "request body is not valid JSON")
 		}
 	}
 	for range edits {

@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"hpatch-router/retain"
+	"hpatch-router/router/request"
 )
 
 // settle tells the retained-script store what became of the calls whose
@@ -15,17 +16,17 @@ import (
 // and is not Codex's "aborted" ran, and its change is written; an aborted
 // call, or one no longer in the input, is discarded with what was staged
 // on top of it. The calls come from the request's one walk of its input
-// (parseRequest) and are read only when the thread has staged changes; a
+// (request.Parse) and are read only when the thread has staged changes; a
 // body that did not parse settles nothing. While a response of the thread
 // still streams, a call missing from the input may be one of its own, so
 // nothing is taken as gone.
-func (rt *Router) settle(ctx context.Context, thread string, req *request) {
+func (rt *Router) settle(ctx context.Context, thread string, req *request.Parsed) {
 	sc := rt.cfg.scripts
 	if sc == nil || thread == "" || req == nil || !sc.Staged(thread) {
 		return
 	}
-	calls := make(map[string]bool, len(req.toolCalls))
-	for _, c := range req.toolCalls {
+	calls := make(map[string]bool, len(req.ToolCalls))
+	for _, c := range req.ToolCalls {
 		calls[c.Get("call_id").String()] = true
 	}
 	outputs := ranCalls(req)

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"hpatch-router/router/request"
 )
 
 // benchStream is a realistic model turn: reasoning, a streamed message and
@@ -36,7 +38,7 @@ func BenchmarkSSERewrite(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer rt.Close()
-	facts := RequestInfo{Owned: true, Namespace: "functions"}
+	facts := request.Info{Owned: true, Namespace: "functions"}
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	var out []byte

@@ -13,6 +13,7 @@ import (
 
 	"hpatch-router/privname"
 	"hpatch-router/retain"
+	"hpatch-router/router/request"
 	"hpatch-router/scriptref"
 	"hpatch-router/shebang"
 	"hpatch-router/workspace"
@@ -26,7 +27,7 @@ type rewriteSession struct {
 	rt       *Router
 	ctx      context.Context
 	thread   string // a valid thread id, or "" (then nothing is retained or stored)
-	facts    RequestInfo
+	facts    request.Info
 	carriers map[string][]byte
 	// calls is the model's input of each withheld call seen, by call_id:
 	// a response carries one carrier per call (repeatedCall).
@@ -44,16 +45,16 @@ type rewriteSession struct {
 	edits workspace.Pending
 }
 
-func (rt *Router) newRewriteSession(ctx context.Context, thread string, facts RequestInfo) *rewriteSession {
+func (rt *Router) newRewriteSession(ctx context.Context, thread string, facts request.Info) *rewriteSession {
 	return &rewriteSession{rt: rt, ctx: ctx, thread: thread, facts: facts, carriers: map[string][]byte{},
 		calls: map[string]string{}, warned: map[string]bool{}, start: time.Now()}
 }
 
-// Model tool names the router owns, and the owner it turns them into.
+// Model tool names the router owns; the owner it turns them into is
+// request.ExecTool.
 const (
 	toolShell  = "shell"
 	toolHPatch = "hpatch"
-	toolExec   = "exec"
 )
 
 // routerNamespace is the namespace a model may put the router's own tools
@@ -77,7 +78,7 @@ func (s *rewriteSession) inScope(item gjson.Result) bool {
 		if ns.String() == routerNamespace {
 			return true
 		}
-	case name == toolExec:
+	case name == request.ExecTool:
 	default:
 		return false
 	}
@@ -88,7 +89,7 @@ func (s *rewriteSession) inScope(item gjson.Result) bool {
 // streamed input must not reach the client: every call in scope but the
 // owner's own exec (shell, hpatch and the declared tools offered).
 func withholds(item gjson.Result) bool {
-	return item.Get("name").String() != toolExec
+	return item.Get("name").String() != request.ExecTool
 }
 
 // repeatedCall records a withheld call of this response and reports
@@ -135,7 +136,7 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 		carrier = s.shellCarrier(callID, input)
 	case toolHPatch:
 		carrier = s.hpatchCarrier(callID, input)
-	case toolExec:
+	case request.ExecTool:
 		annotated, changed := s.rt.cfg.translator.AnnotateExec(input)
 		if !changed {
 			return nil
@@ -182,7 +183,7 @@ func (s *rewriteSession) sentBefore(callID string, item gjson.Result) (string, b
 // the owner's (sjson edits the members in place; the rest stays as the
 // model sent it).
 func (s *rewriteSession) carrierOf(item gjson.Result, callID, carrier string) []byte {
-	out, err := sjson.SetBytes([]byte(item.Raw), "name", toolExec)
+	out, err := sjson.SetBytes([]byte(item.Raw), "name", request.ExecTool)
 	if err == nil {
 		out, err = sjson.SetBytes(out, "input", carrier)
 	}

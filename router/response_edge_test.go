@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"hpatch-router/router/request"
 )
 
 func TestSSERewriteCompletedOnly(t *testing.T) {
@@ -16,7 +18,7 @@ func TestSSERewriteCompletedOnly(t *testing.T) {
 	item := callItem("ctc_1", "call_1", "shell", "functions", "ls", "completed")
 	in := "data: {\"type\":\"response.completed\",\"response\":{\"output\":[" + item + "]},\"sequence_number\":0}\n\n"
 	rt := newTestRouter(t)
-	out := rewriteStream(t, rt, "th", RequestInfo{Owned: true, Namespace: "functions"}, in)
+	out := rewriteStream(t, rt, "th", request.Info{Owned: true, Namespace: "functions"}, in)
 	want := strings.Replace(in, item, callItem("ctc_1", "call_1", "exec", "functions", "carrier(direct|ls|false|)", "completed"), 1)
 	if string(out) != want {
 		t.Fatalf("got %s", out)
@@ -44,7 +46,7 @@ func TestSSERewriteIncompleteResponse(t *testing.T) {
 			}
 			s.event("response.incomplete", `"response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[`+item+`]}`)
 			rt := newTestRouter(t)
-			out := rewriteStream(t, rt, "th", RequestInfo{Owned: true, Namespace: "functions"}, s.String())
+			out := rewriteStream(t, rt, "th", request.Info{Owned: true, Namespace: "functions"}, s.String())
 			checkNoModelTools(t, out)
 			evs := parseEvents(t, out)
 			checkSequence(t, evs)
@@ -80,7 +82,7 @@ func TestSSERewriteRuntimeFailure(t *testing.T) {
 	s.call("ctc_2", "call_2", "shell", "functions", "#!node\n1", 1)
 	s.call("ctc_3", "call_3", "shell", "functions", "ls", 1)
 	s.completed()
-	evs := parseEvents(t, rewriteStream(t, rt, "th", RequestInfo{Owned: true, Namespace: "functions"}, s.String()))
+	evs := parseEvents(t, rewriteStream(t, rt, "th", request.Info{Owned: true, Namespace: "functions"}, s.String()))
 	for _, id := range []string{"ctc_1", "ctc_2"} {
 		got := eventsOf(evs, "response.custom_tool_call_input.done", id)[0].data["input"].(string)
 		if !strings.HasPrefix(got, "rejected(the router could not prepare") {
@@ -108,7 +110,7 @@ func TestSSERewriteScriptReferenceWithoutStore(t *testing.T) {
 		s := &stream{}
 		s.call("ctc_1", "call_1", "shell", "functions", "#!script=@shell/call_0", 1)
 		s.completed()
-		evs := parseEvents(t, rewriteStream(t, newTestRouter(t, tc.opts...), tc.thread, RequestInfo{Owned: true, Namespace: "functions"}, s.String()))
+		evs := parseEvents(t, rewriteStream(t, newTestRouter(t, tc.opts...), tc.thread, request.Info{Owned: true, Namespace: "functions"}, s.String()))
 		if got := eventsOf(evs, "response.custom_tool_call_input.done", "ctc_1")[0].data["input"].(string); !strings.Contains(got, tc.want) {
 			t.Fatalf("%q lacks %q", got, tc.want)
 		}
@@ -120,16 +122,16 @@ func TestServeJSONFaults(t *testing.T) {
 		h := newHarness(t, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"output":[],"pad":"`+strings.Repeat("x", 2048)+`"}`)
-		}, withRequestRewrite(ownedBy("functions")), MaxEventSize(1024))
-		wantRouterError(t, h.post(`{}`), 502, "response_too_large")
+		}, MaxEventSize(1024))
+		wantRouterError(t, h.post(ownedRequest()), 502, "response_too_large")
 	})
 	t.Run("JSON without shell calls is relayed byte for byte", func(t *testing.T) {
 		const body = `{"id":"r", "output":[{"type":"message","content":[]}]}`
 		h := newHarness(t, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json; charset=utf-8")
 			io.WriteString(w, body)
-		}, withRequestRewrite(ownedBy("functions")))
-		if got := readAll(t, h.post(`{}`)); got != body {
+		})
+		if got := readAll(t, h.post(ownedRequest())); got != body {
 			t.Fatalf("got %s", got)
 		}
 	})
@@ -141,8 +143,8 @@ func TestServeJSONFaults(t *testing.T) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.Header().Set("Content-Encoding", "br")
 			io.WriteString(w, "opaque")
-		}, withRequestRewrite(ownedBy("functions")))
-		resp := h.post(`{}`, "Accept-Encoding", "br")
+		})
+		resp := h.post(ownedRequest(), "Accept-Encoding", "br")
 		if got := readAll(t, resp); got != "opaque" || resp.Header.Get("Content-Encoding") != "br" {
 			t.Fatalf("got %q %v", got, resp.Header)
 		}
@@ -155,7 +157,7 @@ func TestSSERewriteAnnotatesOnlyOwnedExec(t *testing.T) {
 	s.call("ctc_o", "call_o", "exec", "other", js, 1)
 	s.call("ctc_p", "call_p", "apply_patch", "functions", js, 1)
 	s.completed()
-	out := rewriteStream(t, newTestRouter(t), "th", RequestInfo{Owned: true, Namespace: "functions"}, s.String())
+	out := rewriteStream(t, newTestRouter(t), "th", request.Info{Owned: true, Namespace: "functions"}, s.String())
 	if string(out) != s.String() {
 		t.Fatalf("calls outside the owner changed:\n%s", out)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"hpatch-router/shebang"
+
+	"hpatch-router/router/request"
 )
 
 // Issue 25: a recovered habit runs through the production translator like
@@ -22,7 +24,7 @@ func TestSSERewriteHabits(t *testing.T) {
 	s.call("ctc_3", "call_3", "shell", "functions", "*** Begin Patch\n*** Update File: a.py\n*** End Patch\n", 1)
 	s.completed()
 	rt := newTestRouter(t, withTranslator(shebangTranslator{}), WithRuntime(rtm), WithScripts(scripts))
-	evs := parseEvents(t, rewriteStream(t, rt, "t9", RequestInfo{Owned: true, Namespace: "functions"}, s.String()))
+	evs := parseEvents(t, rewriteStream(t, rt, "t9", request.Info{Owned: true, Namespace: "functions"}, s.String()))
 	if len(rtm.calls) != 1 {
 		t.Fatalf("PrepareThread calls %v; a recovered worker plan needs the runtime", rtm.calls)
 	}

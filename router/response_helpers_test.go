@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/url"
 	"slices"
 	"strconv"
@@ -18,6 +17,8 @@ import (
 
 	"hpatch-router/retain"
 	"hpatch-router/shebang"
+
+	"hpatch-router/router/request"
 )
 
 // fakeTranslator pins carrier text so rewrite tests do not depend on the
@@ -256,30 +257,42 @@ func parseEvents(t testing.TB, body []byte) []parsedEvent {
 	}
 }
 
-// withTranslator and withRequestRewrite are the test seams.
+// withTranslator is the test seam: a translator that pins carrier text.
 func withTranslator(t translator) Option {
 	return func(c *config) error { c.translator = t; return nil }
 }
 
-func withRequestRewrite(f bytesRewrite) Option {
-	return func(c *config) error {
-		c.rewrite = func(req *request, restored []edit) (net.Buffers, RequestInfo, error) {
-			out, info, err := f(bytes.Join(splice(req.body, restored), nil))
-			return net.Buffers{out}, info, err
-		}
-		return nil
-	}
+// ownerItem is an additional_tools item that declares the Code Mode exec
+// owner in the functions namespace, as Codex ≥0.147 does; its
+// description offers exec_command and gives no #!params shape.
+const ownerItem = `{"type":"additional_tools","id":"at_1","role":"developer","tools":[{"type":"namespace","name":"functions","description":"",` +
+	`"tools":[{"type":"custom","name":"exec","description":"Run JavaScript; its nested tools include exec_command."}]}]}`
+
+// ownedRequest is a request whose input is ownerItem and then items: the
+// request stage owns it (namespace functions, no params), so its response
+// is rewritten.
+func ownedRequest(items ...string) string {
+	return `{"input":[` + strings.Join(append([]string{ownerItem}, items...), ",") + `]}`
 }
 
-// bytesRewrite is a request rewrite seam that gives the body whole.
-type bytesRewrite = func(body []byte) ([]byte, RequestInfo, error)
+// ownedRequestStreaming is ownedRequest with its stream member.
+func ownedRequestStreaming(stream bool) string {
+	return `{"input":[` + ownerItem + `],"stream":` + strconv.FormatBool(stream) + `}`
+}
 
-// ownedBy is a request rewrite that keeps the body and reports an owner in
-// namespace ns.
-func ownedBy(ns string, params ...string) bytesRewrite {
-	return func(b []byte) ([]byte, RequestInfo, error) {
-		return b, RequestInfo{Owned: true, Namespace: ns, Params: untypedParams(params...)}, nil
+// rewrittenBody is the request stage's rewrite of body, whole: what the
+// upstream gets for it.
+func rewrittenBody(body []byte) ([]byte, request.Info, error) {
+	req, err := request.Parse(body)
+	if err != nil {
+		return nil, request.Info{}, err
 	}
+	var rw *request.Rewriter // no memo: the memo's output is the same
+	out, info, err := rw.Rewrite(req, nil, nil)
+	if err != nil {
+		return nil, info, err
+	}
+	return bytes.Join(out, nil), info, nil
 }
 
 // untypedParams are exec_command arguments of the given names whose
@@ -305,7 +318,7 @@ func newTestRouter(t testing.TB, opts ...Option) *Router {
 }
 
 // rewriteStream runs the SSE rewrite over in, as one response.
-func rewriteStream(t testing.TB, rt *Router, thread string, facts RequestInfo, in string) []byte {
+func rewriteStream(t testing.TB, rt *Router, thread string, facts request.Info, in string) []byte {
 	t.Helper()
 	w := newSSERewriter(rt.newRewriteSession(context.Background(), thread, facts))
 	r := newSSEReader(strings.NewReader(in), 1<<20)

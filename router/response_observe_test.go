@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"hpatch-router/router/request"
 )
 
 func TestResponseObserverEvents(t *testing.T) {
@@ -15,7 +17,7 @@ func TestResponseObserverEvents(t *testing.T) {
 		s.call("ctc_2", "call_2", "shell", "functions", "#!bad\nx", 1)
 		s.call("ctc_3", "call_3", "hpatch", "functions", "fail", 1)
 		s.completed()
-		rewriteStream(t, rt, "th", RequestInfo{Owned: true, Namespace: "functions"}, s.String())
+		rewriteStream(t, rt, "th", request.Info{Owned: true, Namespace: "functions"}, s.String())
 		if len(o.calls) != 1 { // the rejected call counts once, as a rejection
 			t.Fatalf("calls %+v", o.calls)
 		}
@@ -40,12 +42,11 @@ func TestResponseObserverEvents(t *testing.T) {
 
 func TestResponseObserverLayoutRejection(t *testing.T) {
 	o := &recordingObserver{}
-	h := newHarness(t, func(w http.ResponseWriter, r *http.Request) { t.Error("forwarded") }, WithObserver(o),
-		withRequestRewrite(func(b []byte) ([]byte, RequestInfo, error) {
-			return nil, RequestInfo{}, invalidRequest(CodeDuplicateExecOwner, "two owners")
-		}))
-	wantRouterError(t, h.post(`{}`, "Thread-Id", "t9"), 400, CodeDuplicateExecOwner)
-	if len(o.rejs) != 1 || o.rejs[0].Code != CodeDuplicateExecOwner || o.rejs[0].Thread != "t9" {
+	h := newHarness(t, func(w http.ResponseWriter, r *http.Request) { t.Error("forwarded") }, WithObserver(o))
+	twoOwners := `{"input":[{"type":"additional_tools","tools":[{"type":"custom","name":"exec","description":"exec_command"},` +
+		`{"type":"namespace","name":"functions","tools":[{"type":"custom","name":"exec","description":"exec_command"}]}]}]}`
+	wantRouterError(t, h.post(twoOwners, "Thread-Id", "t9"), 400, request.CodeDuplicateExecOwner)
+	if len(o.rejs) != 1 || o.rejs[0].Code != request.CodeDuplicateExecOwner || o.rejs[0].Thread != "t9" {
 		t.Fatalf("rejections %+v", o.rejs)
 	}
 }

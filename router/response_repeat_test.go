@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"hpatch-router/router/request"
 )
 
 // TestOneCarrierPerCall (issue 33 case 9): an upstream that sends a
@@ -31,7 +33,7 @@ func TestOneCarrierPerCall(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
 			rt := newTestRouter(t, Logger(slog.New(slog.NewTextHandler(&logs, nil))))
-			facts := RequestInfo{Owned: true, Namespace: "functions"}
+			facts := request.Info{Owned: true, Namespace: "functions"}
 			secondID := "ctc_2"
 			if tc.sameItemID {
 				secondID = "ctc_1"

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"hpatch-router/router/request"
 )
 
 const pyInput = "#!python3\nimport sys\nprint(sys.argv)\n"
@@ -74,14 +76,14 @@ func TestSSERewrite(t *testing.T) {
 	}
 	cases := []struct {
 		name  string
-		facts RequestInfo
+		facts request.Info
 		build func(s *stream)
 		want  []want // carriers expected, in order
 		same  bool   // output must equal input byte for byte
 	}{
 		{
 			name:  "A15: shell call in the functions namespace becomes an exec carrier",
-			facts: RequestInfo{Owned: true, Namespace: "functions"},
+			facts: request.Info{Owned: true, Namespace: "functions"},
 			build: func(s *stream) {
 				s.created()
 				s.call("ctc_sh1", "call_1", "shell", "functions", pyInput, 4)
@@ -91,7 +93,7 @@ func TestSSERewrite(t *testing.T) {
 		},
 		{
 			name:  "namespace omitted by the model: the carrier names the owner's",
-			facts: RequestInfo{Owned: true, Namespace: "functions"},
+			facts: request.Info{Owned: true, Namespace: "functions"},
 			build: func(s *stream) {
 				s.created()
 				s.call("ctc_sh1", "call_1", "shell", "", "ls -la", 2)
@@ -101,7 +103,7 @@ func TestSSERewrite(t *testing.T) {
 		},
 		{
 			name:  "flat owner (Codex 0.144): shell and hpatch named in functions are rewritten, their carriers in no namespace",
-			facts: RequestInfo{Owned: true},
+			facts: request.Info{Owned: true},
 			build: func(s *stream) {
 				s.call("ctc_sh1", "call_1", "shell", "functions", "ls", 1)
 				s.call("ctc_sh2", "call_2", "hpatch", "functions", "in @shell/call_1\ntype 1:abcd \"x\"", 1)
@@ -114,7 +116,7 @@ func TestSSERewrite(t *testing.T) {
 		},
 		{
 			name:  "flat owner: a call without namespace is rewritten",
-			facts: RequestInfo{Owned: true},
+			facts: request.Info{Owned: true},
 			build: func(s *stream) {
 				s.call("ctc_sh1", "call_1", "shell", "", "ls", 1)
 				s.completed()
@@ -123,7 +125,7 @@ func TestSSERewrite(t *testing.T) {
 		},
 		{
 			name:  "params shape reaches the translator",
-			facts: RequestInfo{Owned: true, Namespace: "functions", Params: untypedParams("workdir", "yield_time_ms")},
+			facts: request.Info{Owned: true, Namespace: "functions", Params: untypedParams("workdir", "yield_time_ms")},
 			build: func(s *stream) {
 				s.call("ctc_sh1", "call_1", "shell", "functions", "ls", 1)
 				s.completed()
@@ -132,7 +134,7 @@ func TestSSERewrite(t *testing.T) {
 		},
 		{
 			name:  "several calls with reasoning and messages; only shell and hpatch change",
-			facts: RequestInfo{Owned: true, Namespace: "functions"},
+			facts: request.Info{Owned: true, Namespace: "functions"},
 			build: func(s *stream) {
 				s.created()
 				s.reasoning("rs_1")
@@ -150,7 +152,7 @@ func TestSSERewrite(t *testing.T) {
 		},
 		{
 			name:  "rejected translation prints the diagnostic",
-			facts: RequestInfo{Owned: true, Namespace: "functions"},
+			facts: request.Info{Owned: true, Namespace: "functions"},
 			build: func(s *stream) {
 				s.call("ctc_sh1", "call_1", "shell", "functions", "#!bad\nx", 1)
 				s.completed()
@@ -159,7 +161,7 @@ func TestSSERewrite(t *testing.T) {
 		},
 		{
 			name:  "a call in another namespace passes untouched",
-			facts: RequestInfo{Owned: true, Namespace: "functions"},
+			facts: request.Info{Owned: true, Namespace: "functions"},
 			build: func(s *stream) {
 				s.call("ctc_o", "call_1", "shell", "other", "ls", 2)
 				s.completed()
@@ -168,7 +170,7 @@ func TestSSERewrite(t *testing.T) {
 		},
 		{
 			name:  "flat owner: a model exec named in functions is not this owner's and passes untouched",
-			facts: RequestInfo{Owned: true},
+			facts: request.Info{Owned: true},
 			build: func(s *stream) {
 				s.call("ctc_e", "call_1", "exec", "functions", `await tools.exec_command({cmd:"ls"})`, 2)
 				s.completed()
@@ -177,7 +179,7 @@ func TestSSERewrite(t *testing.T) {
 		},
 		{
 			name:  "no owner in the request: nothing changes",
-			facts: RequestInfo{},
+			facts: request.Info{},
 			build: func(s *stream) {
 				s.call("ctc_o", "call_1", "shell", "functions", "ls", 2)
 				s.completed()
@@ -186,7 +188,7 @@ func TestSSERewrite(t *testing.T) {
 		},
 		{
 			name:  "exec without a direct exec_command call passes untouched",
-			facts: RequestInfo{Owned: true, Namespace: "functions"},
+			facts: request.Info{Owned: true, Namespace: "functions"},
 			build: func(s *stream) {
 				s.reasoning("rs_1")
 				s.call("ctc_e", "call_1", "exec", "functions", `text("x")`, 2)
@@ -286,7 +288,7 @@ func TestSSERewriteMinimalEventsRenumbers(t *testing.T) {
 	s.message("msg_1", "after")
 	s.completed()
 	rt := newTestRouter(t)
-	out := rewriteStream(t, rt, "t", RequestInfo{Owned: true, Namespace: "functions"}, s.String())
+	out := rewriteStream(t, rt, "t", request.Info{Owned: true, Namespace: "functions"}, s.String())
 	evs := parseEvents(t, out)
 	checkSequence(t, evs)
 	checkNoModelTools(t, out)
@@ -301,7 +303,7 @@ func TestSSERewriteMinimalEventsRenumbers(t *testing.T) {
 func TestSSERewriteWithoutSequenceNumbers(t *testing.T) {
 	in := "event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":" +
 		callItem("ctc_1", "call_1", "shell", "", "ls", "completed") + "}\n\n"
-	out := rewriteStream(t, newTestRouter(t), "", RequestInfo{Owned: true, Namespace: "functions"}, in)
+	out := rewriteStream(t, newTestRouter(t), "", request.Info{Owned: true, Namespace: "functions"}, in)
 	for _, e := range parseEvents(t, out) {
 		if _, ok := e.data["sequence_number"]; ok {
 			t.Fatalf("router invented a sequence_number: %s", e.raw)
@@ -317,7 +319,7 @@ func TestSSERewriteStreamCutMidCall(t *testing.T) {
 	s.call("ctc_sh1", "call_1", "shell", "functions", pyInput, 4)
 	cut := strings.Join(s.frames[:4], "")
 	for _, in := range []string{cut, cut + "event: response.custom_tool_call_input.delta\ndata: {\"type\":\"response.custom"} {
-		out := rewriteStream(t, newTestRouter(t), "t", RequestInfo{Owned: true, Namespace: "functions"}, in)
+		out := rewriteStream(t, newTestRouter(t), "t", request.Info{Owned: true, Namespace: "functions"}, in)
 		if string(out) != s.frames[0] {
 			t.Fatalf("got %q, want only response.created", out)
 		}
@@ -330,7 +332,7 @@ func TestSSERewriteFailedPassesAsIs(t *testing.T) {
 	s.event("response.failed", `"response":{"id":"resp_1","status":"failed","error":{"code":"server_error","message":"boom"},"output":[`+
 		callItem("ctc_1", "call_1", "shell", "functions", "ls", "completed")+`]}`)
 	s.event("error", `"code":"server_error","message":"boom"`)
-	out := rewriteStream(t, newTestRouter(t), "t", RequestInfo{Owned: true, Namespace: "functions"}, s.String())
+	out := rewriteStream(t, newTestRouter(t), "t", request.Info{Owned: true, Namespace: "functions"}, s.String())
 	if string(out) != s.String() {
 		t.Fatalf("failed stream changed:\n%s", out)
 	}
@@ -342,7 +344,7 @@ func TestSSERewriteExecAnnotation(t *testing.T) {
 	s.call("ctc_e", "call_e", "exec", "functions", js, 2)
 	s.completed()
 	rt := newTestRouter(t)
-	out := rewriteStream(t, rt, "thread-1", RequestInfo{Owned: true, Namespace: "functions"}, s.String())
+	out := rewriteStream(t, rt, "thread-1", request.Info{Owned: true, Namespace: "functions"}, s.String())
 	evs := parseEvents(t, out)
 	checkSequence(t, evs)
 	want, _ := fakeTranslator{}.AnnotateExec(js)
@@ -368,7 +370,7 @@ func TestSSERewriteHooks(t *testing.T) {
 	s.call("ctc_3", "call_3", "shell", "functions", "#!script=@shell/call_1", 1)
 	s.call("ctc_4", "call_4", "hpatch", "functions", "fail please", 1)
 	s.completed()
-	out := rewriteStream(t, rt, "thread-9", RequestInfo{Owned: true, Namespace: "functions"}, s.String())
+	out := rewriteStream(t, rt, "thread-9", request.Info{Owned: true, Namespace: "functions"}, s.String())
 	evs := parseEvents(t, out)
 	if len(rtm.calls) != 1 || rtm.calls[0] != "thread-9" {
 		t.Fatalf("PrepareThread calls %v, want one for thread-9", rtm.calls)
@@ -395,7 +397,7 @@ func TestSSERewriteNilHooks(t *testing.T) {
 	s.call("ctc_1", "call_1", "shell", "functions", pyInput, 1)
 	s.call("ctc_2", "call_2", "hpatch", "functions", "in @shell/x", 1)
 	s.completed()
-	evs := parseEvents(t, rewriteStream(t, rt, "th", RequestInfo{Owned: true, Namespace: "functions"}, s.String()))
+	evs := parseEvents(t, rewriteStream(t, rt, "th", request.Info{Owned: true, Namespace: "functions"}, s.String()))
 	if got := eventsOf(evs, "response.custom_tool_call_input.done", "ctc_1")[0].data["input"]; got != "carrier(worker|"+pyInput+"|false|)" {
 		t.Fatalf("carrier %q", got)
 	}

@@ -24,7 +24,7 @@ func TestWorkspaceHpatchCallsInOneResponse(t *testing.T) {
 	s.call("ctc_2", "call_2", "hpatch", "functions", "in a.txt\ntype \"ONE\" \"uno\"", 1)
 	s.call("ctc_3", "call_3", "hpatch", "functions", "in b.txt\ntype \"b\" \"B\"", 1)
 	s.completed()
-	h := newHarness(t, sseHandler(s.String()), withRequestRewrite(ownedBy("functions")),
+	h := newHarness(t, sseHandler(s.String()),
 		withTranslator(shebangTranslator{}), WithRuntime(&fakeRuntime{}), WithScripts(newFakeScripts()))
 	evs := parseEvents(t, []byte(readAll(t, h.post(envRequest(ws, ws), "Thread-Id", "t9"))))
 	input := func(id string) string {

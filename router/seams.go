@@ -2,7 +2,6 @@ package router
 
 import (
 	"context"
-	"net"
 
 	"hpatch-router/retain"
 	"hpatch-router/scriptref"
@@ -11,8 +10,9 @@ import (
 
 // The seams through which the router calls what other packages own: the
 // thread runtime (package worker), the retained scripts (package retain),
-// translation (package shebang) and the request rewrite. Production wires
-// the real ones in New; tests replace them with fakes.
+// and translation (package shebang). Production wires the real ones in
+// New; tests replace them with fakes. The request stage (package request)
+// is no seam: serveResponses calls it directly.
 
 // Runtime prepares the per-thread runtime directory that the `shell` helper
 // resolves (package worker implements it). Every request that names a
@@ -61,12 +61,6 @@ type Scripts interface {
 	// it wrote.
 	Restore(ctx context.Context, thread string, history []retain.Committed) int
 }
-
-// requestRewriteFunc is the request rewrite seam, given the parsed request
-// and the replay restore's edits of its body, giving the body to send as
-// pieces; the default is a RequestRewriter's rewritePieces, which
-// remembers analysed additional_tools items.
-type requestRewriteFunc func(req *request, restored []edit) (net.Buffers, RequestInfo, error)
 
 // translator is the part of package shebang the response rewrite uses. It
 // is an interface so tests can pin carrier text and so the rewrite does not

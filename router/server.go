@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"hpatch-router/router/request"
 	"hpatch-router/router/threadstate"
 )
 
@@ -26,6 +27,9 @@ type Router struct {
 	transport http.RoundTripper
 	metrics   *metrics
 	replay    *threadstate.Store
+	// rewriter is the request stage's rewrite, with its memo of the
+	// additional_tools items a thread repeats.
+	rewriter *request.Rewriter
 	// streams counts each thread's responses being rewritten (settle).
 	streams threadStreams
 	held    heldBytes // request body bytes in memory (see MaxRequestMemory)
@@ -60,9 +64,6 @@ func New(opts ...Option) (*Router, error) {
 	if cfg.transport == nil {
 		cfg.transport = defaultTransport()
 	}
-	if cfg.rewrite == nil {
-		cfg.rewrite = NewRequestRewriter(0).rewritePieces
-	}
 	if cfg.translator == nil {
 		cfg.translator = shebangTranslator{}
 	}
@@ -76,6 +77,7 @@ func New(opts ...Option) (*Router, error) {
 		transport: cfg.transport,
 		metrics:   newMetrics(),
 		replay:    store,
+		rewriter:  request.NewRewriter(0),
 		held:      heldBytes{limit: cfg.maxRequestMemory},
 		sse:       sseReaderPool{max: cfg.maxEventSize},
 	}

@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hpatch-router/router/request"
 )
 
 func TestServeFaults(t *testing.T) {
 	t.Run("malformed JSON is refused before forwarding", func(t *testing.T) {
 		h := newHarness(t, func(w http.ResponseWriter, r *http.Request) { t.Error("forwarded") })
 		for _, body := range []string{`{"input":[`, `[1,2]`, ``, `nul`} {
-			wantRouterError(t, h.post(body), 400, CodeInvalidJSON)
+			wantRouterError(t, h.post(body), 400, request.CodeInvalidJSON)
 		}
 	})
 	t.Run("oversized body gets 413", func(t *testing.T) {
@@ -31,11 +33,8 @@ func TestServeFaults(t *testing.T) {
 		wantRouterError(t, h.do(req), 413, "request_too_large")
 	})
 	t.Run("request rewrite errors keep their status and code", func(t *testing.T) {
-		h := newHarness(t, func(w http.ResponseWriter, r *http.Request) { t.Error("forwarded") },
-			withRequestRewrite(func(b []byte) ([]byte, RequestInfo, error) {
-				return nil, RequestInfo{}, invalidRequest(CodeUnsupportedToolLayout, "top-level exec")
-			}))
-		wantRouterError(t, h.post(`{}`), 400, CodeUnsupportedToolLayout)
+		h := newHarness(t, func(w http.ResponseWriter, r *http.Request) { t.Error("forwarded") })
+		wantRouterError(t, h.post(`{"tools":[{"type":"custom","name":"exec"}],"input":[]}`), 400, request.CodeUnsupportedToolLayout)
 	})
 	t.Run("upstream 4xx and 5xx are relayed as they are", func(t *testing.T) {
 		for _, status := range []int{401, 429, 500, 503} {
@@ -45,8 +44,8 @@ func TestServeFaults(t *testing.T) {
 				w.Header().Set("Retry-After", "7")
 				w.WriteHeader(status)
 				io.WriteString(w, body)
-			}, withRequestRewrite(ownedBy("functions")))
-			resp := h.post(`{}`)
+			})
+			resp := h.post(ownedRequest())
 			if got := readAll(t, resp); resp.StatusCode != status || got != body || resp.Header.Get("Retry-After") != "7" {
 				t.Fatalf("%d: got %d %s", status, resp.StatusCode, got)
 			}
@@ -79,8 +78,8 @@ func TestServeFaults(t *testing.T) {
 			if err == nil {
 				conn.Close()
 			}
-		}, withRequestRewrite(ownedBy("functions")))
-		resp := h.post(`{}`, "Thread-Id", "t")
+		})
+		resp := h.post(ownedRequest(), "Thread-Id", "t")
 		got, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if string(got) != s.frames[0] {
@@ -91,8 +90,8 @@ func TestServeFaults(t *testing.T) {
 		s := &stream{}
 		s.created()
 		s.message("msg_1", strings.Repeat("x", 4096))
-		h := newHarness(t, sseHandler(s.String()), withRequestRewrite(ownedBy("functions")), MaxEventSize(1024))
-		if got := readAll(t, h.post(`{}`)); got != s.frames[0]+s.frames[1] {
+		h := newHarness(t, sseHandler(s.String()), MaxEventSize(1024))
+		if got := readAll(t, h.post(ownedRequest())); got != s.frames[0]+s.frames[1] {
 			t.Fatalf("got %q", got)
 		}
 		if m := readAll(t, h.do(mustReq("GET", h.front.URL+"/metrics"))); !strings.Contains(m, `hpatch_router_faults_total{kind="event_too_large"} 1`) {
@@ -108,8 +107,8 @@ func TestServeFaults(t *testing.T) {
 			io.WriteString(w, s.frames[0])
 			w.(http.Flusher).Flush()
 			b.wait(r)
-		}, withRequestRewrite(ownedBy("functions")), StreamIdleTimeout(100*time.Millisecond))
-		resp := h.post(`{}`)
+		}, StreamIdleTimeout(100*time.Millisecond))
+		resp := h.post(ownedRequest())
 		got, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if string(got) != s.frames[0] {
@@ -122,18 +121,18 @@ func TestServeFaults(t *testing.T) {
 			b := newBlock()
 			s := &stream{}
 			s.created()
-			rw := withRequestRewrite(ownedBy("functions"))
+			body := ownedRequest()
 			if !owned {
-				rw = withRequestRewrite(func(b []byte) ([]byte, RequestInfo, error) { return b, RequestInfo{}, nil })
+				body = `{}`
 			}
 			h := newHarness(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/event-stream")
 				io.WriteString(w, s.frames[0])
 				w.(http.Flusher).Flush()
 				b.wait(r)
-			}, rw)
+			})
 			ctx, cancel := context.WithCancel(context.Background())
-			req, _ := http.NewRequestWithContext(ctx, "POST", h.front.URL+"/v1/responses", strings.NewReader(`{}`))
+			req, _ := http.NewRequestWithContext(ctx, "POST", h.front.URL+"/v1/responses", strings.NewReader(body))
 			resp := h.do(req)
 			if _, err := readEvent(bufio.NewReader(resp.Body)); err != nil {
 				t.Fatal(err)

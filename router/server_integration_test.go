@@ -18,6 +18,8 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"hpatch-router/router/request"
 )
 
 // TestServeRealCaptureRoundTrip runs the production request rewrite and
@@ -36,8 +38,6 @@ func TestServeRealCaptureRoundTrip(t *testing.T) {
 	s.completed()
 	up := &replayUpstream{first: s.String()}
 	rt := productionRouter(t, up.handler)
-	memo := NewRequestRewriter(0)
-	rt.cfg.rewrite = memo.rewritePieces
 	post := func(body []byte) string {
 		req := httptest.NewRequest("POST", "/v1/responses", strings.NewReader(string(body)))
 		req.Header.Set("Thread-Id", "01a23618-3154-7773-b8cb-233739215f5f")
@@ -78,7 +78,7 @@ func TestServeRealCaptureRoundTrip(t *testing.T) {
 	// body Codex sent: the upstream gets exactly the rewrite of the
 	// restored body.
 	restored, _ := sjson.SetRawBytes(second, "input."+itoa(n), []byte(original))
-	if want, _, err := RewriteRequest(restored); err != nil || up.body(1) != string(want) {
+	if want, _, err := rewrittenBody(restored); err != nil || up.body(1) != string(want) {
 		t.Fatalf("the upstream body is not the rewrite of the restored body (%v)", err)
 	}
 	if gjson.Get(up.body(1), "input."+itoa(n+1)+".id").String() != "ctco_1" {
@@ -89,13 +89,8 @@ func TestServeRealCaptureRoundTrip(t *testing.T) {
 	third, _ := sjson.SetRawBytes(second, "input."+itoa(n+2), []byte(`{"type":"message","role":"user","content":[{"type":"input_text","text":"and again"}]}`))
 	post(third)
 	restored, _ = sjson.SetRawBytes(third, "input."+itoa(n), []byte(original))
-	if want, _, err := RewriteRequest(restored); err != nil || up.body(2) != string(want) {
+	if want, _, err := rewrittenBody(restored); err != nil || up.body(2) != string(want) {
 		t.Fatalf("third request: the upstream body is not the rewrite of the restored body (%v)", err)
-	}
-	memo.mu.Lock()
-	defer memo.mu.Unlock()
-	if len(memo.entries) == 0 {
-		t.Fatal("the request memo holds nothing, so it was not exercised")
 	}
 }
 
@@ -117,16 +112,16 @@ func productionRouter(t *testing.T, h http.HandlerFunc) *Router {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // TestServeSendsRewrittenPieces checks that the rewritten body, sent as
-// pieces, reaches the upstream as exactly RewriteRequest's bytes with an
+// pieces, reaches the upstream as exactly the request stage's rewrite with an
 // exact Content-Length, and that a retry (GetBody) sends them again whole.
 func TestServeSendsRewrittenPieces(t *testing.T) {
 	body, err := os.ReadFile("../testdata/codex/captures/cli-lite-exec/000-post.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, info, err := RewriteRequest(body)
+	want, info, err := rewrittenBody(body)
 	if err != nil || !info.Owned {
-		t.Fatalf("RewriteRequest: owned %v, %v", info.Owned, err)
+		t.Fatalf("rewrite: owned %v, %v", info.Owned, err)
 	}
 	var got []byte
 	var length, header string
@@ -145,17 +140,17 @@ func TestServeSendsRewrittenPieces(t *testing.T) {
 			t.Fatalf("status %d: %s", rec.Code, rec.Body)
 		}
 		if !bytes.Equal(got, want) {
-			t.Fatalf("upstream got %d bytes, want RewriteRequest's %d", len(got), len(want))
+			t.Fatalf("upstream got %d bytes, want the rewrite's %d", len(got), len(want))
 		}
 		if n := strconv.Itoa(len(want)); length != n || header != n {
 			t.Fatalf("Content-Length %s (header %q), want %s", length, header, n)
 		}
 	}
-	req, err := parseRequest(body)
+	req, err := request.Parse(body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pieces, _, err := rewritePieces(req, nil, nil)
+	pieces, _, err := rt.rewriter.Rewrite(req, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

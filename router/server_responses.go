@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"hpatch-router/ident"
+	"hpatch-router/router/request"
 )
 
 // serveResponses handles POST /v1/responses, and with compact POST
@@ -37,7 +38,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 		rt.failed(w, r, readingBody, err)
 		return
 	}
-	req, err := parseRequest(body)
+	req, err := request.Parse(body)
 	if err != nil && !compact {
 		rt.answerError(w, thread, err)
 		return
@@ -60,24 +61,15 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 		return
 	}
 	if compact {
-		rt.forward(w, r, splice(body, restored))
+		rt.forward(w, r, request.Splice(body, restored))
 		return
 	}
-	req.toolSet = rt.currentTools()
-	out, facts, err := rt.cfg.rewrite(req, restored)
+	out, facts, err := rt.rewriter.Rewrite(req, rt.currentTools(), restored)
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
 	}
-	if facts.Owned {
-		rt.metrics.rewrite()
-	}
-	if len(facts.SkippedTools) > 0 {
-		rt.log.Info("declared tools not offered: the request defines their names", "tools", facts.SkippedTools)
-	}
-	if facts.NoExecCommand {
-		rt.log.Warn("the exec tool offers no exec_command for shell carriers to call; request passed through without shell and hpatch", "command_tool", cmp.Or(facts.OtherCommand, "none recognised"))
-	}
+	rt.noteRewrite(facts)
 	resp, cancel, err := rt.roundTrip(r.Context(), func(ctx context.Context) (*http.Request, error) {
 		return rt.outboundRequest(ctx, r, out, facts.Owned)
 	})
@@ -112,6 +104,19 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 		rt.relayJSON(w, r, resp, s)
 	default:
 		rt.relayRaw(w, r, resp)
+	}
+}
+
+// noteRewrite counts and logs what the request rewrite found.
+func (rt *Router) noteRewrite(facts request.Info) {
+	if facts.Owned {
+		rt.metrics.rewrite()
+	}
+	if len(facts.SkippedTools) > 0 {
+		rt.log.Info("declared tools not offered: the request defines their names", "tools", facts.SkippedTools)
+	}
+	if facts.NoExecCommand {
+		rt.log.Warn("the exec tool offers no exec_command for shell carriers to call; request passed through without shell and hpatch", "command_tool", cmp.Or(facts.OtherCommand, "none recognised"))
 	}
 }
 
@@ -193,10 +198,7 @@ func (rt *Router) threadID(r *http.Request) string {
 
 // answerError writes err as the router's own error response.
 func (rt *Router) answerError(w http.ResponseWriter, thread string, err error) {
-	var e *Error
-	if !errors.As(err, &e) {
-		e = &Error{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_request", Message: err.Error()}
-	}
+	e := requestError(err)
 	rt.metrics.routerError(e.Code)
 	rt.observe(RejectionEvent{Thread: thread, Code: e.Code, Reason: oneLineText(e.Error())})
 	rt.log.Info("request refused", "status", e.Status, "code", e.Code, "msg", e.Message)

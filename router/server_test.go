@@ -174,8 +174,8 @@ func TestServeResponsesRewritesAndFlushes(t *testing.T) {
 			return
 		}
 		io.WriteString(w, strings.Join(s.frames[1:], ""))
-	}, withRequestRewrite(ownedBy("functions")))
-	resp := h.post(`{"input":[]}`, "Thread-Id", "thread-1")
+	})
+	resp := h.post(ownedRequest(), "Thread-Id", "thread-1")
 	if resp.Header.Get("X-Codex-Turn-State") != "ts-1" || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("headers %v", resp.Header)
 	}
@@ -213,8 +213,8 @@ func TestServeNonStreamingJSON(t *testing.T) {
 	h := newHarness(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, body)
-	}, withRequestRewrite(ownedBy("functions")))
-	resp := h.post(`{"input":[],"stream":false}`, "Thread-Id", "t1")
+	})
+	resp := h.post(ownedRequestStreaming(false), "Thread-Id", "t1")
 	got := readAll(t, resp)
 	carrier := callItem("ctc_1", "call_1", "exec", "functions", "carrier(direct|ls|false|)", "completed")
 	if want := strings.Replace(body, item, carrier, 1); got != want {
@@ -233,7 +233,7 @@ func TestServePassthroughMode(t *testing.T) {
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, s.String())
-	}, withRequestRewrite(ownedBy("functions")), WithMode(ModePassthrough))
+	}, WithMode(ModePassthrough))
 	if got := readAll(t, h.post(req, "Thread-Id", "t")); got != s.String() {
 		t.Fatalf("passthrough changed the stream")
 	}
@@ -243,8 +243,8 @@ func TestServeMetrics(t *testing.T) {
 	s := &stream{}
 	s.call("ctc_1", "call_1", "shell", "functions", pyInput, 2)
 	s.completed()
-	h := newHarness(t, sseHandler(s.String()), withRequestRewrite(ownedBy("functions")))
-	readAll(t, h.post(`{"input":[]}`, "Thread-Id", "t"))
+	h := newHarness(t, sseHandler(s.String()))
+	readAll(t, h.post(ownedRequest(), "Thread-Id", "t"))
 	got := readAll(t, h.do(mustReq("GET", h.front.URL+"/metrics")))
 	for _, want := range []string{
 		`hpatch_router_requests_total{route="responses"} 1`,
@@ -308,8 +308,8 @@ func TestServeFlushesBeforePartialEvent(t *testing.T) {
 			return
 		}
 		io.WriteString(w, s.frames[1][half:]+strings.Join(s.frames[2:], ""))
-	}, withRequestRewrite(ownedBy("functions")))
-	resp := h.post(`{}`)
+	})
+	resp := h.post(ownedRequest())
 	defer resp.Body.Close()
 	first, err := readEvent(bufio.NewReader(resp.Body))
 	close(release)

@@ -103,9 +103,9 @@ func TestServeDropsUpstreamCORSHeaders(t *testing.T) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			io.WriteString(w, s.String())
 		}
-	}, withRequestRewrite(ownedBy("functions")))
+	})
 	post := func(query string) *http.Response {
-		req, _ := http.NewRequest("POST", h.front.URL+"/v1/responses"+query, strings.NewReader(`{"input":[]}`))
+		req, _ := http.NewRequest("POST", h.front.URL+"/v1/responses"+query, strings.NewReader(ownedRequest()))
 		req.Header.Set("Thread-Id", "t1")
 		return h.do(req)
 	}

@@ -40,13 +40,13 @@ func TestRestoreCreatedThread(t *testing.T) {
 			scripts := newFakeScripts()
 			s := &stream{}
 			s.completed()
-			h := newHarness(t, sseHandler(s.String()), withRequestRewrite(ownedBy("functions")),
+			h := newHarness(t, sseHandler(s.String()),
 				WithScripts(scripts), WithRuntime(tc.runtime), StateDir(t.TempDir()))
 			if err := h.router.replay.Commit("thread-1", []retain.Committed{{Call: "c", At: time.Now(), Retain: "c", Content: "x"}}); err != nil {
 				t.Fatal(err)
 			}
 			for range 2 {
-				readAll(t, h.post(`{"input":[]}`, "Thread-Id", tc.thread))
+				readAll(t, h.post(ownedRequest(), "Thread-Id", tc.thread))
 			}
 			if got := len(scripts.restores); got != tc.want {
 				t.Fatalf("%d restores, want %d", got, tc.want)

@@ -45,7 +45,7 @@ func (r *recordingRuntime) take() []string {
 func TestEveryRequestEnsuresTheThreadRuntime(t *testing.T) {
 	rtm := &recordingRuntime{}
 	h := newHarness(t, sseHandler("event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"output\":[]}}\n\n"),
-		WithRuntime(rtm), withRequestRewrite(ownedBy("functions")))
+		WithRuntime(rtm))
 	for _, c := range []struct {
 		name, path, body, thread string
 		want                     []string
@@ -83,8 +83,8 @@ func TestResponseUsesTheRequestRuntimeCheck(t *testing.T) {
 	for _, fail := range []error{nil, errors.New("disk full")} {
 		t.Run(fmt.Sprint("err=", fail), func(t *testing.T) {
 			rtm := &recordingRuntime{err: fail}
-			h := newHarness(t, sseHandler(s.String()), WithRuntime(rtm), withRequestRewrite(ownedBy("functions")))
-			req, _ := http.NewRequest("POST", h.front.URL+"/v1/responses", strings.NewReader(`{"input":[]}`))
+			h := newHarness(t, sseHandler(s.String()), WithRuntime(rtm))
+			req, _ := http.NewRequest("POST", h.front.URL+"/v1/responses", strings.NewReader(ownedRequest()))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Thread-Id", "th-1")
 			evs := parseEvents(t, []byte(readAll(t, h.do(req))))

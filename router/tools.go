@@ -1,7 +1,6 @@
 package router
 
 import (
-	"slices"
 	"time"
 
 	"hpatch-router/plugins/registry"
@@ -9,11 +8,11 @@ import (
 )
 
 // Declared tools (DESIGN §12): package registry loads and validates them;
-// the router offers each one beside shell and hpatch in the owner's
-// container and turns a call into a carrier like a shell call whose
-// shebang is the tool's run. The set a request uses is the one current
-// when it arrived (request.toolSet), and the response uses the tools that
-// request offered (RequestInfo.Tools).
+// the request stage offers each one beside shell and hpatch in the
+// owner's container (request.Rewriter.Rewrite), given the set current
+// when the request arrived (currentTools); the response turns a call of
+// one the request offered (request.Info.Tools) into a carrier like a
+// shell call whose shebang is the tool's run.
 
 // ToolSource gives the declared tools in service; the router reads it
 // once per request. Package registry's Registry implements it.
@@ -42,65 +41,6 @@ func (rt *Router) currentTools() *registry.Set {
 		return nil
 	}
 	return rt.cfg.tools.Current()
-}
-
-// toolOffer is what a request offers of a set in one owner container:
-// the tools whose names the request does not define there, and the bytes
-// inserted after the built-ins.
-type toolOffer struct {
-	tools   []*registry.Tool
-	insert  []byte
-	skipped []string
-}
-
-// offerTools decides the offer for the owner container namespace. The
-// bytes depend only on the set and the names the request defines, so the
-// same request gives the same bytes.
-func offerTools(set *registry.Set, items []ownerItem, namespace string) toolOffer {
-	if set.Len() == 0 {
-		return toolOffer{}
-	}
-	var skipped []string
-	for _, t := range set.Tools {
-		if definesName(items, namespace, t.Name) {
-			skipped = append(skipped, t.Name)
-		}
-	}
-	if len(skipped) == 0 {
-		return toolOffer{tools: set.Tools, insert: set.Inject()}
-	}
-	var o toolOffer
-	o.skipped = skipped
-	for _, t := range set.Tools {
-		if !slices.Contains(skipped, t.Name) {
-			o.tools = append(o.tools, t)
-			o.insert = append(append(o.insert, ','), t.JSON...)
-		}
-	}
-	return o
-}
-
-// definesName reports whether an additional_tools item defines name in
-// the container namespace.
-func definesName(items []ownerItem, namespace, name string) bool {
-	for _, it := range items {
-		for _, n := range it.an.names {
-			if n.container == namespace && n.name == name {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// appendTo adds the offer's insertion right after an owner's own edits
-// (whose last one inserts the built-ins at the end of the exec object).
-func (o toolOffer) appendTo(edits []edit) []edit {
-	if len(o.insert) == 0 || len(edits) == 0 {
-		return edits
-	}
-	at := edits[len(edits)-1].end
-	return append(edits, edit{at, at, o.insert})
 }
 
 // offeredTool returns the tool of this request named name, or nil.

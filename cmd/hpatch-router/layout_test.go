@@ -88,6 +88,9 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		// The thread state sits below the router: the router calls it, it
 		// never calls back.
 		{"router/threadstate", []string{"retain"}},
+		// The request stage sits below the router's proxy core: it never
+		// imports router or its other parts.
+		{"router/request", []string{"plugins", "shebang", "workspace"}},
 		{"worker/snapshot", []string{"ident"}},
 		{"worker", []string{"retain", "shebang", "workspace", "worker", "internal"}},
 		{"cmd/shell-helper", []string{"shebang/oneline", "internal"}},

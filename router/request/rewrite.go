@@ -1,7 +1,6 @@
-package router
+package request
 
 import (
-	"bytes"
 	"net"
 	"slices"
 	"strings"
@@ -14,9 +13,9 @@ import (
 	"hpatch-router/shebang"
 )
 
-// RequestInfo is what RewriteRequest learned about a Responses request; the
-// response rewrite needs it to build carriers for this request's owner.
-type RequestInfo struct {
+// Info is what Rewrite learned about a Responses request; the response
+// rewrite needs it to build carriers for this request's owner.
+type Info struct {
 	// Owned reports that the request has a Code Mode exec owner, so the
 	// `shell` and `hpatch` tools were injected.
 	Owned bool
@@ -47,71 +46,47 @@ type RequestInfo struct {
 }
 
 // ParamNames are the names of info.Params, in declaration order.
-func (info RequestInfo) ParamNames() []string {
+func (info Info) ParamNames() []string {
 	return shebang.ParamsShape{Params: info.Params}.Names()
 }
 
-// edit replaces body[start:end] with repl; an insertion has start == end.
-type edit struct {
-	start, end int
-	repl       []byte
+// Edit replaces Body[Start:End] of a request with Repl; an insertion has
+// Start == End.
+type Edit struct {
+	Start, End int
+	Repl       []byte
 }
 
-// RewriteRequest rewrites a POST /responses body for the hpatch mode
+// Rewrite rewrites a parsed POST /responses body for the hpatch mode
 // (DESIGN §3, A13, A14). It finds every Code Mode exec definition in the
-// `input` items of type additional_tools, trims its exec_command section and
-// nested example, and injects `shell` and `hpatch` right after it in the
-// same container. Only those spans change: every other byte is copied from
-// body, so siblings, other items and instructions stay byte-identical and
-// the upstream prompt cache keeps its prefix.
+// `input` items of type additional_tools, trims its exec_command section
+// and nested example, and injects `shell` and `hpatch` right after it in
+// the same container, followed by the declared tools of offered that the
+// request does not define itself (offerTools). Only those spans change:
+// every other byte is sent from the body, so siblings, other items and
+// instructions stay byte-identical and the upstream prompt cache keeps
+// its prefix.
 //
-// A body without an owner is returned unchanged (the same slice), and so
-// is one with top-level tools: only Responses-Lite requests have none, so
-// its additional_tools items are the history of a thread that switched to
-// a model without Code Mode, where Codex runs no exec call. Layouts
-// the router cannot own are rejected with an *Error carrying HTTP 400
-// before anything is forwarded. The function is pure: the same input gives
-// the same output bytes. RequestRewriter does the same with a memo of
-// analysed additional_tools items.
-func RewriteRequest(body []byte) ([]byte, RequestInfo, error) {
-	return rewriteRequest(body, nil)
-}
-
-// rewriteRequest is rewritePieces joined into one buffer of the exact
-// size; a body without an owner is returned as it is.
-func rewriteRequest(body []byte, memo *RequestRewriter) ([]byte, RequestInfo, error) {
-	req, err := parseRequest(body)
-	if err != nil {
-		return nil, RequestInfo{}, err
-	}
-	out, info, err := rewritePieces(req, memo, nil)
-	if err != nil {
-		return nil, info, err
-	}
-	if !info.Owned {
-		return body, info, nil
-	}
-	return bytes.Join(out, nil), info, nil
-}
-
-// rewritePieces is RewriteRequest of a parsed request (parseRequest), with
-// an optional memo of analysed additional_tools items (nil: analyse
-// each one). The output is the
-// rewritten body as its pieces in order: runs of body's own bytes and the
-// replacement spans between them (net.Buffers sends them as they are, so
-// the router never copies a conversation to change a few KB of it). A body
-// without an owner is the single piece body. restored are the replay
-// restore's edits of body (restoreEdits: whole custom_tool_call items,
-// which the rewrite never reads or changes), applied in the same pieces;
-// the rewrite reads body as Codex sent it.
+// The output is the rewritten body as its pieces in order: runs of the
+// body's own bytes and the replacement spans between them (net.Buffers
+// sends them as they are, so the router never copies a conversation to
+// change a few KB of it). restored are the replay restore's edits of the
+// body (whole custom_tool_call items, which the rewrite never reads or
+// changes), applied in the same pieces; the rewrite reads the body as
+// Codex sent it. A body without an owner is the body with restored
+// applied, and so is one with top-level tools: only Responses-Lite
+// requests have none, so its additional_tools items are the history of a
+// thread that switched to a model without Code Mode, where Codex runs no
+// exec call. Layouts the router cannot own are an *Error before anything
+// is forwarded. The same input gives the same output bytes.
 //
 // It reads the request in one pass of stages: find the owners
-// (findOwners), check the layout rules in the order they are given, then
-// splice the owners' edits into the body.
-func rewritePieces(r *request, memo *RequestRewriter, restored []edit) (net.Buffers, RequestInfo, error) {
-	var info RequestInfo
-	body := r.body
-	req, err := findOwners(r, memo)
+// (findOwners, through the memo), check the layout rules in the order
+// they are given, then splice the owners' edits into the body.
+func (rw *Rewriter) Rewrite(r *Parsed, offered *registry.Set, restored []Edit) (net.Buffers, Info, error) {
+	var info Info
+	body := r.Body
+	req, err := findOwners(r, rw)
 	if err != nil {
 		return nil, info, err
 	}
@@ -134,25 +109,25 @@ func rewritePieces(r *request, memo *RequestRewriter, restored []edit) (net.Buff
 	// model switch in the thread: its additional_tools items are history,
 	// Codex refuses an exec call there, so nothing is offered.
 	if last == nil || req.hasTools {
-		return splice(body, restored), info, nil
+		return Splice(body, restored), info, nil
 	}
 	// The latest exec definition wins, as in Codex: when it offers no
 	// exec_command, a carrier would call a tool the client does not have.
 	if last.lacksExecCommand {
 		info.NoExecCommand, info.OtherCommand = true, last.otherCommand
-		return splice(body, restored), info, nil
+		return Splice(body, restored), info, nil
 	}
 	if err := taken.conflict(req.items); err != nil {
 		return nil, info, err
 	}
-	var edits []edit
-	offer := offerTools(r.toolSet, req.items, last.namespace)
+	var edits []Edit
+	offer := offerTools(offered, req.items, last.namespace)
 	for _, it := range req.items {
 		if !it.an.owner {
 			continue
 		}
 		for _, e := range it.an.edits {
-			edits = append(edits, edit{it.start + e.start, it.start + e.end, e.repl})
+			edits = append(edits, Edit{it.start + e.Start, it.start + e.End, e.Repl})
 		}
 		edits = offer.appendTo(edits)
 	}
@@ -162,18 +137,18 @@ func rewritePieces(r *request, memo *RequestRewriter, restored []edit) (net.Buff
 	info.Params = slices.Clone(last.shape.Params)
 	info.ParamsShape = last.shape.Fields
 	info.Tools, info.SkippedTools = offer.tools, offer.skipped
-	return splice(body, mergeEdits(edits, restored)), info, nil
+	return Splice(body, mergeEdits(edits, restored)), info, nil
 }
 
 // mergeEdits merges two lists of ordered, non-overlapping edits of one
 // body whose spans do not overlap each other into one ordered list.
-func mergeEdits(a, b []edit) []edit {
+func mergeEdits(a, b []Edit) []Edit {
 	if len(b) == 0 {
 		return a
 	}
-	out := make([]edit, 0, len(a)+len(b))
+	out := make([]Edit, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
-		if a[0].start < b[0].start {
+		if a[0].Start < b[0].Start {
 			out, a = append(out, a[0]), a[1:]
 		} else {
 			out, b = append(out, b[0]), b[1:]
@@ -203,7 +178,7 @@ func newOwnerRewrite(tool gjson.Result, tools plugins.Tools) (*ownerRewrite, err
 		// from; the span is kept relative to the tool object.
 		s := d.Index - tool.Index
 		if s <= 0 || s+len(d.Raw) > len(tool.Raw) || tool.Raw[s:s+len(d.Raw)] != d.Raw {
-			return nil, invalidRequest(CodeInvalidJSON, "cannot locate the exec description in the request body")
+			return nil, invalid(CodeInvalidJSON, "cannot locate the exec description in the request body")
 		}
 		desc := d.String()
 		t := trimExecDescription(desc)
@@ -216,7 +191,7 @@ func newOwnerRewrite(tool gjson.Result, tools plugins.Tools) (*ownerRewrite, err
 		}
 		if t.Description != desc {
 			rw.descStart, rw.descEnd = s, s+len(d.Raw)
-			rw.descRepl = appendJSONString(nil, t.Description)
+			rw.descRepl = AppendJSONString(nil, t.Description)
 		}
 	}
 	shell, err := shellTool(rw.shape, tools)
@@ -231,11 +206,11 @@ func newOwnerRewrite(tool gjson.Result, tools plugins.Tools) (*ownerRewrite, err
 
 // appendEdits adds this rewrite's edits for an exec object found at offset
 // at in the body.
-func (rw *ownerRewrite) appendEdits(edits []edit, at int) []edit {
+func (rw *ownerRewrite) appendEdits(edits []Edit, at int) []Edit {
 	if rw.descRepl != nil {
-		edits = append(edits, edit{at + rw.descStart, at + rw.descEnd, rw.descRepl})
+		edits = append(edits, Edit{at + rw.descStart, at + rw.descEnd, rw.descRepl})
 	}
-	return append(edits, edit{at + rw.toolLen, at + rw.toolLen, rw.insert})
+	return append(edits, Edit{at + rw.toolLen, at + rw.toolLen, rw.insert})
 }
 
 // shellTool renders the `shell` tool with the request's #!params shape
@@ -246,25 +221,25 @@ func shellTool(shape shebang.ParamsShape, tools plugins.Tools) ([]byte, error) {
 	}
 	desc := tools.ShellDescription + plugins.ParamsSection(shape.Fields, shape.TypeScript)
 	// sjson gets its own copy: the shared bytes are never written to.
-	return sjson.SetRawBytes(slices.Clone(tools.Shell), "description", appendJSONString(nil, desc))
+	return sjson.SetRawBytes(slices.Clone(tools.Shell), "description", AppendJSONString(nil, desc))
 }
 
-// splice applies edits, which are ordered and non-overlapping, as pieces:
+// Splice applies edits, which are ordered and non-overlapping, as pieces:
 // the bytes of body between the edits (aliased, not copied) and each
 // edit's replacement. Empty runs are left out. Neither body nor a
 // replacement (memo entries share them) may be modified afterwards; the
 // pieces are only read.
-func splice(body []byte, edits []edit) net.Buffers {
+func Splice(body []byte, edits []Edit) net.Buffers {
 	out := make(net.Buffers, 0, 2*len(edits)+1)
 	prev := 0
 	for _, e := range edits {
-		if e.start > prev {
-			out = append(out, body[prev:e.start])
+		if e.Start > prev {
+			out = append(out, body[prev:e.Start])
 		}
-		if len(e.repl) > 0 {
-			out = append(out, e.repl)
+		if len(e.Repl) > 0 {
+			out = append(out, e.Repl)
 		}
-		prev = e.end
+		prev = e.End
 	}
 	if prev < len(body) {
 		out = append(out, body[prev:])
@@ -275,13 +250,15 @@ func splice(body []byte, edits []edit) net.Buffers {
 // hexDigits are lowercase, as serde_json (Codex) writes \u00XX escapes.
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString appends s as a JSON string literal using the escaping
+// AppendJSONString appends s as a JSON string literal using the escaping
 // serde_json uses: only `"`, `\` and control characters are escaped, and
 // everything else, including non-ASCII UTF-8 and `<>&`, is copied as is.
 // Matching Codex's encoder means a description we re-encode keeps the exact
 // bytes of every part we did not edit, and the output is identical for
-// identical input (the upstream prompt cache depends on that).
-func appendJSONString(b []byte, s string) []byte {
+// identical input (the upstream prompt cache depends on that). The
+// router's own error bodies use it too, so Codex reads them as it reads
+// the API's.
+func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {

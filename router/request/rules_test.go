@@ -1,14 +1,10 @@
-package router
+package request
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -24,8 +20,29 @@ const execDesc = "Run JavaScript\n- Nested tools are on the global `tools` objec
 // nested command tool is shell_command, not exec_command (issue 35 item 5).
 const shellCommandDesc = "Run JavaScript\n- Nested tools are on the global `tools` object, for example `await tools.shell_command(...)`.\n\n### `shell_command`\nRuns a command.\n\n```ts\ndeclare const tools: { shell_command(args: {\n  command: string;\n}): Promise<unknown>; };\n```\n\n### `view_image`\nView an image."
 
+// rewriteBody is Parse and rw.Rewrite of body (rw nil: no memo; no
+// declared tools), the pieces joined; a body without an owner comes back
+// as the same slice, as the router sends it.
+func rewriteBody(rw *Rewriter, body []byte) ([]byte, Info, error) {
+	req, err := Parse(body)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	out, info, err := rw.Rewrite(req, nil, nil)
+	if err != nil {
+		return nil, info, err
+	}
+	if !info.Owned {
+		if len(out) != 1 || len(out[0]) != len(body) {
+			return nil, info, fmt.Errorf("an unowned body came back as %d pieces", len(out))
+		}
+		return body, info, nil
+	}
+	return bytes.Join(out, nil), info, nil
+}
+
 func execTool(desc string) string {
-	return `{"type":"custom","name":"exec","description":` + string(appendJSONString(nil, desc)) + `,"format":{"type":"grammar","syntax":"lark","definition":"start: /.+/"}}`
+	return `{"type":"custom","name":"exec","description":` + string(AppendJSONString(nil, desc)) + `,"format":{"type":"grammar","syntax":"lark","definition":"start: /.+/"}}`
 }
 
 func ns(name string, tools ...string) string {
@@ -105,10 +122,10 @@ func TestRequestRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
-			out, info, err := RewriteRequest(tt.body)
+			out, info, err := rewriteBody(nil, tt.body)
 			if tt.code != "" {
 				var e *Error
-				if !errors.As(err, &e) || e.Code != tt.code || e.StatusCode() != 400 {
+				if !errors.As(err, &e) || e.Code != tt.code {
 					t.Fatalf("want 400 %s, got %v", tt.code, err)
 				}
 				if out != nil {
@@ -141,7 +158,7 @@ func TestRequestRules(t *testing.T) {
 // last is read, as a decoder that keeps the last does.
 func TestRequestDuplicateInputKeys(t *testing.T) {
 	body := []byte(`{"input":[],"input":[` + item("at_1", ns("functions", execTool(execDesc))) + `]}`)
-	out, info, err := RewriteRequest(body)
+	out, info, err := rewriteBody(nil, body)
 	if err != nil || !info.Owned || !json.Valid(out) || !bytes.Contains(out, []byte(`"name":"shell"`)) {
 		t.Fatalf("owner in the last input key: owned %v, %v, %s", info.Owned, err, out)
 	}
@@ -149,7 +166,7 @@ func TestRequestDuplicateInputKeys(t *testing.T) {
 
 func TestRequestSiblingsByteIdentical(t *testing.T) {
 	body := req("", item("at_1", ns("functions", execTool(execDesc), waitTool), collabNS), item("at_2", ns("functions", execTool(execDesc))))
-	out, _, err := RewriteRequest(body)
+	out, _, err := rewriteBody(nil, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +207,7 @@ func TestRequestShellDescriptionShape(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
-			out, _, err := RewriteRequest(req("", item("at_1", ns("functions", execTool(tt.desc)))))
+			out, _, err := rewriteBody(nil, req("", item("at_1", ns("functions", execTool(tt.desc)))))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -202,27 +219,6 @@ func TestRequestShellDescriptionShape(t *testing.T) {
 				t.Fatal("A13: shell description names tools.exec_command")
 			}
 		})
-	}
-}
-
-func TestRequestErrorBody(t *testing.T) {
-	_, _, err := RewriteRequest(req(execTool(execDesc)))
-	var e *Error
-	if !errors.As(err, &e) {
-		t.Fatal(err)
-	}
-	var got struct {
-		Error struct{ Message, Type, Code string }
-	}
-	if err := json.Unmarshal(e.Body(), &got); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(got.Error.Message, "hpatch-router: top-level tools[0]") || got.Error.Type != "invalid_request_error" ||
-		got.Error.Code != CodeUnsupportedToolLayout {
-		t.Fatalf("error body = %s", e.Body())
-	}
-	if !bytes.HasPrefix(e.Body(), []byte(`{"error":{"message":"hpatch-router: `)) {
-		t.Fatalf("key order: %s", e.Body())
 	}
 }
 
@@ -239,47 +235,18 @@ func TestRequestExecWithoutExecCommand(t *testing.T) {
 		{"no command tool", "Run JavaScript.\n\n### `view_image`\nView.", ""},
 	} {
 		body := req("", item("at_1", ns("functions", execTool(c.desc))))
-		out, info, err := RewriteRequest(body)
+		out, info, err := rewriteBody(nil, body)
 		if err != nil || info.Owned || !info.NoExecCommand || info.OtherCommand != c.other || !bytes.Equal(out, body) {
 			t.Errorf("%s: owned %v, info %+v, err %v, unchanged %v", c.name, info.Owned, info, err, bytes.Equal(out, body))
 		}
 	}
 	first := item("at_1", ns("functions", execTool(shellCommandDesc)))
 	body := req("", first, item("at_2", ns("functions", execTool(execDesc))))
-	out, info, err := RewriteRequest(body)
+	out, info, err := rewriteBody(nil, body)
 	if err != nil || !info.Owned || info.NoExecCommand || info.Rewritten != 1 {
 		t.Fatalf("a later exec_command owner: info %+v, err %v", info, err)
 	}
 	if !bytes.Contains(out, []byte(first)) || bytes.Count(out, []byte(`"name":"shell"`)) != 1 {
 		t.Fatalf("the earlier shell_command exec must stay as sent and the later owner get one shell:\n%s", out)
-	}
-}
-
-// TestRequestExecWithoutExecCommandIsLogged: the server logs one line that
-// names the command tool it found, and forwards the body unchanged.
-func TestRequestExecWithoutExecCommandIsLogged(t *testing.T) {
-	var log bytes.Buffer
-	body := req("", item("at_1", ns("functions", execTool(shellCommandDesc))))
-	got := make(chan []byte, 1)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		got <- b
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"id":"r","output":[]}`))
-	}))
-	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	srv, err := New(Upstream(u), Logger(slog.New(slog.NewTextHandler(&log, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/responses", bytes.NewReader(body)))
-	if rec.Code != 200 || !bytes.Equal(<-got, body) {
-		t.Fatalf("status %d; the body must be forwarded unchanged", rec.Code)
-	}
-	if n := strings.Count(log.String(), "offers no exec_command"); n != 1 || !strings.Contains(log.String(), "command_tool=shell_command") {
-		t.Fatalf("want one log line naming shell_command, got:\n%s", log.String())
 	}
 }

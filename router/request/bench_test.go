@@ -1,6 +1,6 @@
 //go:build unix
 
-package router
+package request
 
 import (
 	"bytes"
@@ -104,7 +104,7 @@ func BenchmarkRequestRewrite(b *testing.B) {
 			b.SetBytes(int64(len(bb.body)))
 			b.ReportAllocs()
 			loopCPU(b, func() {
-				if _, _, err := RewriteRequest(bb.body); err != nil {
+				if _, _, err := rewriteBody(nil, bb.body); err != nil {
 					b.Fatal(err)
 				}
 			})
@@ -117,14 +117,14 @@ func BenchmarkRequestRewrite(b *testing.B) {
 func BenchmarkRequestRewriterMemo(b *testing.B) {
 	for _, bb := range benchBodies(b) {
 		b.Run(bb.name, func(b *testing.B) {
-			rr := NewRequestRewriter(0)
-			if _, _, err := rr.Rewrite(bb.body); err != nil {
+			rr := NewRewriter(0)
+			if _, _, err := rewriteBody(rr, bb.body); err != nil {
 				b.Fatal(err)
 			}
 			b.SetBytes(int64(len(bb.body)))
 			b.ReportAllocs()
 			loopCPU(b, func() {
-				if _, _, err := rr.Rewrite(bb.body); err != nil {
+				if _, _, err := rewriteBody(rr, bb.body); err != nil {
 					b.Fatal(err)
 				}
 			})
@@ -155,11 +155,11 @@ func BenchmarkRequestJSONRoundTrip(b *testing.B) {
 // BenchmarkRequestRewriteRatio reports the rewrite's CPU cost as a ratio
 // of the encoding/json round trip of the same body, measured back to back
 // in one run so machine load affects both alike: cold-x-json for
-// RewriteRequest, memo-x-json for a RequestRewriter on a repeated body.
+// RewriteRequest, memo-x-json for a Rewriter on a repeated body.
 func BenchmarkRequestRewriteRatio(b *testing.B) {
 	for _, bb := range benchBodies(b) {
 		b.Run(bb.name, func(b *testing.B) {
-			rr := NewRequestRewriter(0)
+			rr := NewRewriter(0)
 			measure := func(op func()) time.Duration {
 				start := cpuTime()
 				for range 20 {
@@ -169,8 +169,8 @@ func BenchmarkRequestRewriteRatio(b *testing.B) {
 			}
 			var cold, memo, base time.Duration
 			for b.Loop() {
-				cold += measure(func() { _, _, _ = RewriteRequest(bb.body) })
-				memo += measure(func() { _, _, _ = rr.Rewrite(bb.body) })
+				cold += measure(func() { _, _, _ = rewriteBody(nil, bb.body) })
+				memo += measure(func() { _, _, _ = rewriteBody(rr, bb.body) })
 				base += measure(func() {
 					var v any
 					_ = json.Unmarshal(bb.body, &v)

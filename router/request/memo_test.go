@@ -1,4 +1,4 @@
-package router
+package request
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 )
 
 func TestRequestRewriterMatchesRewriteRequest(t *testing.T) {
-	rr := NewRequestRewriter(4)
+	rr := NewRewriter(4)
 	var wg sync.WaitGroup
 	for round := 0; round < 3; round++ {
 		for _, tc := range captureCases() {
@@ -15,8 +15,8 @@ func TestRequestRewriterMatchesRewriteRequest(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				in := readCapture(t, tc.file)
-				want, wantInfo, wantErr := RewriteRequest(in)
-				got, info, err := rr.Rewrite(in)
+				want, wantInfo, wantErr := rewriteBody(nil, in)
+				got, info, err := rewriteBody(rr, in)
 				if (err == nil) != (wantErr == nil) || !bytes.Equal(got, want) ||
 					info.Owned != wantInfo.Owned || info.Namespace != wantInfo.Namespace || info.Rewritten != wantInfo.Rewritten {
 					t.Errorf("%s: memoized rewrite differs", tc.file)

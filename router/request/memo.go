@@ -1,7 +1,6 @@
-package router
+package request
 
 import (
-	"net"
 	"strings"
 	"sync"
 
@@ -9,15 +8,15 @@ import (
 	"hpatch-router/plugins/registry"
 )
 
-// RequestRewriter is RewriteRequest with a bounded memo of analysed
+// Rewriter rewrites requests (Rewrite) with a bounded memo of analysed
 // additional_tools items. Codex repeats the same additional_tools item,
 // byte for byte, in every request of a thread (FACTS §2.3), and most of
 // the rewrite's own cost is trimming and re-encoding the ~20 KB exec
 // description in it. The memo maps the item's bytes to its analysis, so a
-// repeated item costs a map lookup instead. Output bytes are identical to
-// RewriteRequest's. The memo evicts the least recently used item. Safe for
-// concurrent use.
-type RequestRewriter struct {
+// repeated item costs a map lookup instead; the output bytes are the same
+// as without it (a nil *Rewriter analyses every item). The memo evicts the
+// least recently used item. Safe for concurrent use.
+type Rewriter struct {
 	mu       sync.Mutex
 	entries  map[string]*itemMemo // key: the item's raw bytes
 	clock    uint64               // use counter, for LRU eviction
@@ -34,14 +33,14 @@ type itemMemo struct {
 	used uint64 // clock at the last lookup or store
 }
 
-// NewRequestRewriter returns a rewriter that remembers up to maxItems
+// NewRewriter returns a rewriter that remembers up to maxItems
 // additional_tools items (and at most 64 KiB of item bytes per item on
 // average); 0 or less means 64.
-func NewRequestRewriter(maxItems int) *RequestRewriter {
+func NewRewriter(maxItems int) *Rewriter {
 	if maxItems <= 0 {
 		maxItems = 64
 	}
-	return &RequestRewriter{
+	return &Rewriter{
 		entries:  make(map[string]*itemMemo, maxItems),
 		maxItems: maxItems,
 		maxBytes: maxItems << 16,
@@ -49,21 +48,9 @@ func NewRequestRewriter(maxItems int) *RequestRewriter {
 	}
 }
 
-// Rewrite is RewriteRequest using the memo.
-func (r *RequestRewriter) Rewrite(body []byte) ([]byte, RequestInfo, error) {
-	return rewriteRequest(body, r)
-}
-
-// rewritePieces is Rewrite with the output as pieces and the replay
-// restore's edits applied in them (see rewritePieces), the router's
-// request rewrite: a rewritten body is sent without being copied.
-func (r *RequestRewriter) rewritePieces(req *request, restored []edit) (net.Buffers, RequestInfo, error) {
-	return rewritePieces(req, r, restored)
-}
-
 // injectedTools returns the compact injected tools, computed once per
 // rewriter (on every call without one).
-func (r *RequestRewriter) injectedTools() plugins.Tools {
+func (r *Rewriter) injectedTools() plugins.Tools {
 	if r == nil {
 		return registry.Builtins()
 	}
@@ -71,7 +58,7 @@ func (r *RequestRewriter) injectedTools() plugins.Tools {
 }
 
 // lookup returns the analysis remembered for the item raw, or nil.
-func (r *RequestRewriter) lookup(raw string) *itemAnalysis {
+func (r *Rewriter) lookup(raw string) *itemAnalysis {
 	if r == nil {
 		return nil
 	}
@@ -88,7 +75,7 @@ func (r *RequestRewriter) lookup(raw string) *itemAnalysis {
 
 // store remembers the analysis of the item raw (raw may alias a request
 // body; the memo keeps its own copy).
-func (r *RequestRewriter) store(raw string, an *itemAnalysis) {
+func (r *Rewriter) store(raw string, an *itemAnalysis) {
 	if r == nil || len(raw) > r.maxBytes {
 		return
 	}
@@ -106,7 +93,7 @@ func (r *RequestRewriter) store(raw string, an *itemAnalysis) {
 }
 
 // evict drops the least recently used entry.
-func (r *RequestRewriter) evict() {
+func (r *Rewriter) evict() {
 	var oldest string
 	var used uint64
 	for k, e := range r.entries {

@@ -1,4 +1,4 @@
-package router
+package request
 
 import (
 	"bytes"
@@ -16,12 +16,12 @@ const longTop = waitTool + "," + collabNS + "," + waitTool
 func TestRequestRewriterMemoMatchIsExact(t *testing.T) {
 	owner := item("at_1", ns("functions", execTool(execDesc)))
 	good := req("", owner)
-	rr := NewRequestRewriter(4)
-	want, _, err := RewriteRequest(good)
+	rr := NewRewriter(4)
+	want, _, err := rewriteBody(nil, good)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _, err := rr.Rewrite(good); err != nil || !bytes.Equal(got, want) {
+	if got, _, err := rewriteBody(rr, good); err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("first rewrite differs: %v", err)
 	}
 	if len(rr.entries) != 1 {
@@ -37,7 +37,7 @@ func TestRequestRewriterMemoMatchIsExact(t *testing.T) {
 		"item as top-level value": append([]byte(`{"input":`), append([]byte(owner), '}', '}')...),
 	}
 	for name, body := range bad {
-		_, _, err := rr.Rewrite(body)
+		_, _, err := rewriteBody(rr, body)
 		var e *Error
 		if !errors.As(err, &e) || e.Code != CodeInvalidJSON {
 			t.Errorf("%s: want invalid_json, got %v", name, err)
@@ -45,7 +45,7 @@ func TestRequestRewriterMemoMatchIsExact(t *testing.T) {
 	}
 	// A remembered top-level tools list is validated around too.
 	top := req(longTop, owner)
-	if _, _, err := rr.Rewrite(top); err != nil {
+	if _, _, err := rewriteBody(rr, top); err != nil {
 		t.Fatal(err)
 	}
 	j := bytes.Index(top, []byte(longTop)) + len(longTop)
@@ -54,7 +54,7 @@ func TestRequestRewriterMemoMatchIsExact(t *testing.T) {
 		append([]byte(nil), top[:j]...),
 	} {
 		var e *Error
-		if _, _, err := rr.Rewrite(body); !errors.As(err, &e) || e.Code != CodeInvalidJSON {
+		if _, _, err := rewriteBody(rr, body); !errors.As(err, &e) || e.Code != CodeInvalidJSON {
 			t.Errorf("broken body after a remembered tools list: want invalid_json, got %v", err)
 		}
 	}
@@ -71,19 +71,19 @@ func TestRequestRewriterMemoMatchIsExact(t *testing.T) {
 		req(longTop+","+shellFunc, owner),
 		req(ns("functions", execTool(execDesc))+","+longTop, owner),
 	} {
-		want, wantInfo, wantErr := RewriteRequest(body)
-		got, info, err := rr.Rewrite(body)
+		want, wantInfo, wantErr := rewriteBody(nil, body)
+		got, info, err := rewriteBody(rr, body)
 		if !bytes.Equal(got, want) || (err == nil) != (wantErr == nil) || info.Rewritten != wantInfo.Rewritten || info.Namespace != wantInfo.Namespace {
 			t.Fatalf("memoized rewrite differs for %s: %v / %v", body, err, wantErr)
 		}
 	}
 }
 
-// FuzzRequestRewriterMatches checks RequestRewriter against RewriteRequest
+// FuzzRequestRewriterMatches checks Rewriter against RewriteRequest
 // on arbitrary bodies, with a memo that already holds the seeds' items, so
 // mutations around and inside remembered items reach the skip path.
 func FuzzRequestRewriterMatches(f *testing.F) {
-	rr := NewRequestRewriter(8)
+	rr := NewRewriter(8)
 	seeds := [][]byte{
 		req("", item("at_1", ns("functions", execTool(execDesc), waitTool), collabNS)),
 		req("", item("at_1", execTool(execDesc)), item("at_2", ns("functions", shellFunc))),
@@ -93,13 +93,13 @@ func FuzzRequestRewriterMatches(f *testing.F) {
 	}
 	for _, s := range seeds {
 		f.Add(s)
-		if _, _, err := rr.Rewrite(s); err != nil && len(rr.entries) == 0 {
+		if _, _, err := rewriteBody(rr, s); err != nil && len(rr.entries) == 0 {
 			f.Fatal(err)
 		}
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		want, wantInfo, wantErr := RewriteRequest(body)
-		got, info, err := rr.Rewrite(body)
+		want, wantInfo, wantErr := rewriteBody(nil, body)
+		got, info, err := rewriteBody(rr, body)
 		if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
 			t.Fatalf("errors differ: %v / %v", err, wantErr)
 		}

@@ -1,4 +1,4 @@
-package router
+package request
 
 import (
 	"strconv"
@@ -27,7 +27,7 @@ type ownerItem struct {
 // findOwners checks the request's top-level tools and analyses its
 // additional_tools items. With a memo, an item whose bytes it holds is
 // not analysed again.
-func findOwners(req *request, memo *RequestRewriter) (requestOwners, error) {
+func findOwners(req *Parsed, memo *Rewriter) (requestOwners, error) {
 	r := requestOwners{hasTools: req.hasTools}
 	if req.hasTools {
 		if err := checkTopLevelTools(req.tools); err != nil {
@@ -38,12 +38,12 @@ func findOwners(req *request, memo *RequestRewriter) (requestOwners, error) {
 		an := memo.lookup(it.Raw)
 		if an == nil {
 			var err error
-			if an, err = analyzeItem(it.idx, it.Raw, memo.injectedTools()); err != nil {
+			if an, err = analyzeItem(it.Pos, it.Raw, memo.injectedTools()); err != nil {
 				return r, err
 			}
 			memo.store(it.Raw, an)
 		}
-		r.items = append(r.items, ownerItem{idx: it.idx, start: it.Index, an: an})
+		r.items = append(r.items, ownerItem{idx: it.Pos, start: it.Index, an: an})
 	}
 	return r, nil
 }
@@ -62,13 +62,13 @@ func checkTopLevelTools(tools gjson.Result) (err error) {
 		name := t.Get("name").String()
 		switch {
 		case name == "exec" || name == "functions.exec":
-			err = invalidRequest(CodeUnsupportedToolLayout,
+			err = invalid(CodeUnsupportedToolLayout,
 				"top-level tools[%d] is the Code Mode tool %q; only the additional_tools layout of Responses-Lite models is supported (use a Responses-Lite model or --mode passthrough)",
 				k.Int(), name)
 		case t.Get("type").String() == "namespace":
 			t.Get("tools").ForEach(func(_, nt gjson.Result) bool {
 				if nt.Get("name").String() == "exec" {
-					err = invalidRequest(CodeUnsupportedToolLayout,
+					err = invalid(CodeUnsupportedToolLayout,
 						"top-level tools[%d] namespace %q defines the Code Mode tool exec; only the additional_tools layout of Responses-Lite models is supported (use a Responses-Lite model or --mode passthrough)",
 						k.Int(), name)
 				}
@@ -101,7 +101,7 @@ type itemAnalysis struct {
 	otherCommand     string
 	namespace        string              // "functions" or "" (flat)
 	shape            shebang.ParamsShape // its #!params shape
-	edits            []edit              // the rewrite, as offsets into the item
+	edits            []Edit              // the rewrite, as offsets into the item
 }
 
 // containerNote is an injected name found in a container ("functions"
@@ -141,7 +141,7 @@ func analyzeItem(idx int64, raw string, tools plugins.Tools) (*itemAnalysis, err
 		typ, name := t.Get("type").String(), t.Get("name").String()
 		switch {
 		case name == "functions.exec":
-			err = invalidRequest(CodeUnsupportedToolLayout,
+			err = invalid(CodeUnsupportedToolLayout,
 				"input[%d] (additional_tools) has an entry named %q; declare exec inside the functions namespace or directly as exec",
 				idx, name)
 		case typ == "namespace":
@@ -166,7 +166,7 @@ func analyzeItem(idx int64, raw string, tools plugins.Tools) (*itemAnalysis, err
 		return nil, err
 	}
 	if len(found) > 1 {
-		return nil, invalidRequest(CodeDuplicateExecOwner,
+		return nil, invalid(CodeDuplicateExecOwner,
 			"input[%d] (additional_tools) defines %d Code Mode exec tools; exactly one is supported",
 			idx, len(found))
 	}
@@ -181,7 +181,7 @@ func analyzeItem(idx int64, raw string, tools plugins.Tools) (*itemAnalysis, err
 	if tool.Index <= 0 || tool.Index+len(tool.Raw) > len(raw) || raw[tool.Index:tool.Index+len(tool.Raw)] != tool.Raw {
 		// gjson gives offsets for plain paths; guard anyway so a wrong
 		// offset can never corrupt a forwarded request.
-		return nil, invalidRequest(CodeInvalidJSON, "cannot locate the exec tool in the request body")
+		return nil, invalid(CodeInvalidJSON, "cannot locate the exec tool in the request body")
 	}
 	rw, err := newOwnerRewrite(tool, tools)
 	if err != nil {
@@ -190,7 +190,7 @@ func analyzeItem(idx int64, raw string, tools plugins.Tools) (*itemAnalysis, err
 	an.owner = true
 	an.namespace = namespace
 	an.shape = rw.shape
-	an.edits = rw.appendEdits(make([]edit, 0, 2), tool.Index)
+	an.edits = rw.appendEdits(make([]Edit, 0, 2), tool.Index)
 	return an, nil
 }
 
@@ -231,7 +231,7 @@ func (t takenNames) conflict(items []ownerItem) error {
 			continue
 		}
 		use := t[k]
-		return invalidRequest(CodeToolNameConflict,
+		return invalid(CodeToolNameConflict,
 			"a tool named %q already exists %s in input[%d] (additional_tools); it would collide with the injected %q tool",
 			use.name, containerName(it.an.namespace), use.item, use.name)
 	}

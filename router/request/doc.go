@@ -1,0 +1,26 @@
+// Package request is the router's request stage: it reads a Responses
+// request body once and rewrites it for the hpatch mode, as edits of the
+// body's bytes.
+//
+// Parse validates the body and reads, in one walk of its input items,
+// everything the stages after it need (parse.go): the additional_tools
+// items and top-level tools the rewrite reads, the exec calls and tool
+// outputs the replay restore, settle and the history read, and where the
+// turn runs, from the environment_context item Codex itself wrote
+// (env_context.go; a block a user or a tool pasted never counts, and its
+// values are decoded as XML character data).
+//
+// Rewriter.Rewrite then runs the rewrite in stage order: find the Code
+// Mode exec owners (owners.go), each additional_tools item analysed once
+// and remembered by its bytes (memo.go); trim the exec description of its
+// exec_command section (exec_description.go); inject `shell` and `hpatch`
+// after the owner with the declared tools the request offers (offer.go);
+// and splice those edits, with the replay restore's, into the body as
+// pieces (rewrite.go). Bytes it does not mean to change pass through
+// untouched (A14). A layout the router cannot own is an *Error (errors.go)
+// that the router answers before anything is forwarded.
+//
+// The package knows nothing of HTTP, threads or the replay store: the
+// router reads the body, restores the carriers Codex echoes and calls
+// Parse and Rewrite in that order (router/server_responses.go).
+package request
