@@ -36,9 +36,10 @@ type rewriteSession struct {
 	prepared bool
 	prepErr  error
 	start    time.Time // when the upstream response started
-	// turn reads where the request's turn runs, for workspace hpatch
-	// calls (nil: the request is not at hand, so no workspace is known).
-	turn func() turnWorkspace
+	// turn is where the request's turn runs, for workspace hpatch calls
+	// (the zero value: the request is not at hand, so no workspace is
+	// known).
+	turn turnWorkspace
 	// edits holds what the workspace hpatch calls of this response
 	// will write, in order: Codex runs them in order, so each later call
 	// is resolved on top of the earlier ones.
@@ -350,10 +351,7 @@ func (s *rewriteSession) hpatchCarrier(callID, input string) string {
 // the router. A refusal (no workspace root, a path out of the workspace, a
 // stale row, …) is a carrier that only prints it.
 func (s *rewriteSession) workspaceCarrier(callID, input string, p *retain.Patch) string {
-	var tw turnWorkspace
-	if s.turn != nil {
-		tw = s.turn()
-	}
+	tw := s.turn
 	plan, err := s.edits.Resolve(s.ctx, tw.env, p)
 	if err != nil {
 		return s.hpatchFailed(callID, err, true)

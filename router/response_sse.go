@@ -2,6 +2,9 @@ package router
 
 import (
 	"bytes"
+	"errors"
+	"io"
+	"net/http"
 	"strconv"
 
 	"github.com/tidwall/gjson"
@@ -222,3 +225,53 @@ func (w *sseRewriter) carrierEvents(ev *sseEvent, data []byte, item gjson.Result
 	})
 	return out
 }
+
+// relaySSE streams the rewritten events. Events that arrived together
+// leave together: what the rewrite makes of them is collected and written
+// and flushed once no whole event waits to be parsed (or maxRelayBatch
+// bytes are collected), so no event waits for bytes still to come and a
+// burst costs one write instead of one per event. The header is not
+// flushed on its own: it leaves with the first event (as with
+// httputil.ReverseProxy), which saves a write and a client wake-up per
+// response; the upstream sends its first event at once.
+func (rt *Router) relaySSE(w http.ResponseWriter, r *http.Request, resp *http.Response, s *rewriteSession) {
+	writeResponseHeader(w, resp, true)
+	rc := http.NewResponseController(w)
+	events := rt.sse.get(resp.Body)
+	defer rt.sse.put(events)
+	rw := newSSERewriter(s)
+	batch := events.out[:0]
+	defer func() { events.out = batch }() // before the put above
+	for {
+		ev, err := events.Next()
+		if ev != nil {
+			batch = rw.handle(ev, batch)
+		}
+		if err == nil && events.Buffered() && len(batch) < maxRelayBatch {
+			continue
+		}
+		if len(batch) > 0 {
+			if _, werr := w.Write(batch); werr != nil {
+				rt.metrics.fault("client_gone")
+				rt.log.Debug("client closed the connection mid-stream", "path", r.URL.Path)
+				return
+			}
+			batch = batch[:0]
+			_ = rc.Flush()
+		}
+		if err == nil {
+			continue
+		}
+		if n := rw.pending(); n > 0 {
+			rt.log.Warn("stream ended while calls were withheld; they are dropped", "calls", n)
+		}
+		if !errors.Is(err, io.EOF) {
+			rt.failed(w, r, streaming, err)
+		}
+		return
+	}
+}
+
+// maxRelayBatch bounds the bytes relaySSE collects before it writes them,
+// whatever else has arrived.
+const maxRelayBatch = 64 << 10

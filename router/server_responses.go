@@ -3,25 +3,27 @@ package router
 import (
 	"cmp"
 	"context"
-	"errors"
-	"io"
 	"mime"
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 
 	"hpatch-router/ident"
 	"hpatch-router/router/request"
 )
 
 // serveResponses handles POST /v1/responses, and with compact POST
-// /v1/responses/compact (Codex's remote compaction), in one pass: read
-// the body (bounded), parse it once, settle the thread's staged changes,
-// restore the carriers Codex echoes to the model's original calls, and
-// then, for a response, rewrite the request, forward it and rewrite the
-// response. A compaction's input is the conversation too, so it is
-// restored the same way (the compaction model must see what the model
+// /v1/responses/compact (Codex's remote compaction), in one pass, each
+// stage once and in this order: prepare the thread's runtime
+// (thread_runtime.go), read the body, bounded (request_read.go), parse it
+// once (request.Parse), settle the thread's staged changes and bring its
+// scripts to the request's history (request_settle.go,
+// request_history.go), restore the carriers Codex echoes to the model's
+// original calls (request_restore.go), then, for a response, rewrite the
+// request (request.Rewriter), forward it (proxy.go) and rewrite the
+// response (response_carrier.go, through response_sse.go or
+// response_json.go). A compaction's input is the conversation too, so it
+// is restored the same way (the compaction model must see what the model
 // emitted, not carriers), but its tools are not rewritten and its
 // response is relayed as it is.
 func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact bool) {
@@ -79,23 +81,17 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 	}
 	defer cancel(nil)
 	defer resp.Body.Close()
-	if !facts.Owned || resp.StatusCode/100 != 2 {
-		rt.relayRaw(w, r, resp)
-		return
-	}
-	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		rt.metrics.fault("encoded_response_passthrough")
-		rt.log.Warn("upstream response is content-encoded; relaying it without rewrite", "encoding", ce)
+	if !facts.Owned || !rt.rewritable(resp) {
 		rt.relayRaw(w, r, resp)
 		return
 	}
 	s := rt.newRewriteSession(r.Context(), thread, facts)
 	s.runtimeReady(runtimeErr)
+	s.turn = readTurnWorkspace(req, r.Header)
 	if thread != "" {
 		rt.streams.begin(thread)
 		defer rt.streams.end(thread)
 	}
-	s.turn = sync.OnceValue(func() turnWorkspace { return readTurnWorkspace(req, r.Header) })
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "text/event-stream":
@@ -105,6 +101,21 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 	default:
 		rt.relayRaw(w, r, resp)
 	}
+}
+
+// rewritable reports an upstream response the response rewrite may read:
+// a success, not content-encoded (one that is is counted and relayed as
+// it is).
+func (rt *Router) rewritable(resp *http.Response) bool {
+	if resp.StatusCode/100 != 2 {
+		return false
+	}
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		rt.metrics.fault("encoded_response_passthrough")
+		rt.log.Warn("upstream response is content-encoded; relaying it without rewrite", "encoding", ce)
+		return false
+	}
+	return true
 }
 
 // noteRewrite counts and logs what the request rewrite found.
@@ -132,56 +143,6 @@ func (rt *Router) encodedRequest(r *http.Request) bool {
 	rt.log.Warn("request body is content-encoded; forwarding it unchanged", "path", r.URL.Path, "encoding", ce)
 	return true
 }
-
-// relaySSE streams the rewritten events. Events that arrived together
-// leave together: what the rewrite makes of them is collected and written
-// and flushed once no whole event waits to be parsed (or maxRelayBatch
-// bytes are collected), so no event waits for bytes still to come and a
-// burst costs one write instead of one per event. The header is not
-// flushed on its own: it leaves with the first event (as with
-// httputil.ReverseProxy), which saves a write and a client wake-up per
-// response; the upstream sends its first event at once.
-func (rt *Router) relaySSE(w http.ResponseWriter, r *http.Request, resp *http.Response, s *rewriteSession) {
-	writeResponseHeader(w, resp, true)
-	rc := http.NewResponseController(w)
-	events := rt.sse.get(resp.Body)
-	defer rt.sse.put(events)
-	rw := newSSERewriter(s)
-	batch := events.out[:0]
-	defer func() { events.out = batch }() // before the put above
-	for {
-		ev, err := events.Next()
-		if ev != nil {
-			batch = rw.handle(ev, batch)
-		}
-		if err == nil && events.Buffered() && len(batch) < maxRelayBatch {
-			continue
-		}
-		if len(batch) > 0 {
-			if _, werr := w.Write(batch); werr != nil {
-				rt.metrics.fault("client_gone")
-				rt.log.Debug("client closed the connection mid-stream", "path", r.URL.Path)
-				return
-			}
-			batch = batch[:0]
-			_ = rc.Flush()
-		}
-		if err == nil {
-			continue
-		}
-		if n := rw.pending(); n > 0 {
-			rt.log.Warn("stream ended while calls were withheld; they are dropped", "calls", n)
-		}
-		if !errors.Is(err, io.EOF) {
-			rt.failed(w, r, streaming, err)
-		}
-		return
-	}
-}
-
-// maxRelayBatch bounds the bytes relaySSE collects before it writes them,
-// whatever else has arrived.
-const maxRelayBatch = 64 << 10
 
 // threadID is the request's valid `thread-id` header, or "".
 func (rt *Router) threadID(r *http.Request) string {
