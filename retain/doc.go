@@ -1,7 +1,7 @@
 // Package retain owns retained `@shell/<id>` scripts: the per-thread
 // scripts/ store confined with os.Root, expiry and shutdown cleanup,
-// reference resolution, and the verified hpatch edit grammar applied to
-// retained scripts.
+// reference resolution, and hpatch edits (package hpatch's language)
+// applied to retained scripts.
 //
 // It applies rules other packages own and adds only its store rules: ids
 // are checked by package ident (one rule for thread and artifact ids), the
@@ -71,71 +71,21 @@
 // a script whose content is itself a rerun is rejected as cyclic or
 // chained.
 //
-// # hpatch grammar
+// # hpatch edits
 //
-//	in @shell/<id>
-//	type L:HASH "replacement"
-//	type L:HASH..L:HASH <<PATCH
-//	raw line one
-//	raw line two
-//	PATCH
-//	add L:HASH "inserted line"
-//	add EOF <<PATCH
-//	appended
-//	PATCH
-//
-// `in @shell/<id>` starts a section and must be followed by at least one
-// `type` or `add` line; an edit may hold several, and several `in` lines
-// for the same script merge into one section. The same grammar names
-// workspace files (Patch.Workspace): `in PATH` followed by operations, by
-// `mv DEST` and operations, or by `rm`; `new PATH` followed by one
-// `type VALUE`, the file's exact content. PATH is one word that does not
-// start with @ or `"`, or a JSON string. One edit holds scripts or files,
-// never both. File sections stay one per `in`/`new` line as written: where
-// a path points, and which sections name one file, is the workspace
-// resolver's to decide (package workspace); this package applies the
-// operations of one section to given bytes (Section.Apply). Blank lines,
-// and spaces and tabs around words, are ignored (other white space is
-// text). The `hpatch` tool declares this syntax as a Lark grammar
-// (plugins/hpatch.lark) so the model API samples only edits that parse;
-// grammar_test.go checks that ParsePatch and that grammar agree on every
-// edit the tests and fuzz corpus hold. The grammar takes any one word as
-// an id; which words name a script is package ident's rule (through
-// scriptref.ParseRef), and a range's order, which a grammar cannot compare,
-// is Apply's. Every section is verified and applied in memory before any
-// file changes; then all new versions are written to temporary files and
-// renamed into place, so a rejected edit changes nothing.
-//
-// TARGET is `L:HASH`, the inclusive range `L:HASH..L:HASH` (HASH = rows.Hash of
-// the exact row), or a text target `"TEXT" [COUNT]`: the rows whose text
-// contains TEXT (a JSON string within one row), exactly COUNT (default 1)
-// of them, each targeted on its own; another number of matches rejects
-// with the matching rows listed as LINE:HASH. DEST is `L:HASH`, a text
-// target or `EOF`. VALUE is one JSON string (Go's
-// JSON string syntax) or a `<<PATCH` heredoc: the raw lines up to a line
-// that is exactly `PATCH`. VALUE is split into rows like rows.Split splits a file:
-// "" and an empty heredoc are no rows, "x\n" is one row, "\n" is one empty
-// row.
-//
-//   - `type TARGET VALUE` replaces the targeted rows by VALUE's rows; the
-//     last new row keeps the last targeted row's terminator, the others get
-//     the file's line ending. No rows (empty VALUE) deletes the targeted rows
-//     with their terminators.
-//   - `add DEST VALUE` inserts VALUE's rows (at least one) before DEST, each
-//     with the file's line ending; `add EOF` appends. When the file lacks a
-//     final line ending, its last row gets one and the appended text ends
-//     without one instead. An empty row at the end of a file always gets a
-//     terminator, since it could not exist without one.
-//   - The file's line ending is its most frequent one (LF, CRLF or CR; ties
-//     prefer LF, then CRLF; LF for a file without any).
-//   - All targets are checked against one baseline: a range that ends
-//     before it starts, a row past the end or a stale hash rejects the edit; two `type` targets that share a row
-//     overlap and reject; an `add` before a row inside a replaced range (other
-//     than its first row) rejects. Several adds at one insertion point
-//     insert in the order written, and an add at the first row of a replaced
-//     range inserts before the replacement.
-//   - A workspace edit given to the store (Store.Apply, Patch.Apply) gets a
-//     one-line diagnostic: workspace files are the resolver's.
+// The edit language, its parser and the pure application of a section to
+// bytes are package hpatch's. This package adds what only the store knows
+// (patch.go): ParsePatch first refuses an edit written for another tool
+// (an apply_patch envelope, a unified diff, JSON or a Markdown fence,
+// recognised by shebang.ForeignSyntax) with a line naming the grammar
+// hpatch expects; applyPatch gives each script section its current
+// content as the baseline, each edited script at most MaxScriptBytes, and
+// refuses a section whose script the thread does not hold (fs.ErrNotExist)
+// and a workspace edit (Store.Apply gets a one-line diagnostic: workspace
+// files are the resolver's). Every section is verified and applied in
+// memory before any file changes; then all new versions are written to
+// temporary files and renamed into place, so a rejected edit changes
+// nothing.
 //
 // # Errors
 //
@@ -144,15 +94,9 @@
 // errors.Is and errors.As see the cause: fs.ErrNotExist for a missing
 // script or storage, fs.ErrExist for an artifact that already exists,
 // ErrClosed, *ident.Error for a bad thread or artifact id,
-// *scriptref.RefError for a bad reference. A rejected edit is a *PatchError,
+// *scriptref.RefError for a bad reference. A rejected edit is an *hpatch.Error,
 // one line "line N: …", which wraps the store error that caused it. No
 // message names the storage: a failed read or write says the script
 // (`@shell/<id>`) and the cause (the errno, which errors.Is still sees),
 // never the runtime directory's host path or a temporary name.
-//
-// The report lists, per script, the header `@shell/<id>` and the written
-// rows as `LINE:HASH TEXT` (new numbering, the hread row format) with one
-// row of context before and after; `(deleted old rows A..B)` marks deleted
-// rows where they were, `--` separates rows that are not adjacent, and
-// `(empty)` marks a script left without rows.
 package retain

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"hpatch-router/hpatch"
 	"hpatch-router/ident"
 	"hpatch-router/scriptref"
 )
@@ -22,7 +23,7 @@ func TestStoreErrorsAreValues(t *testing.T) {
 	}
 	var idErr *ident.Error
 	var refErr *scriptref.RefError
-	var patchErr *PatchError
+	var patchErr *hpatch.Error
 	_, retainAgain := e.store.Retain(ctx, "T1", "call_1", py)
 	_, badThread := e.store.Retain(ctx, "snapshot-x", "call_2", py)
 	_, badID := e.store.Retain(ctx, "T1", "call 2", py)
@@ -40,10 +41,10 @@ func TestStoreErrorsAreValues(t *testing.T) {
 		{"a call id with a space is an *ident.Error", badID, func(err error) bool { return errors.As(err, &idErr) && idErr.Kind == ident.ArtifactKind }},
 		{"a bad reference is a *scriptref.RefError", badRef, func(err error) bool { return errors.As(err, &refErr) && errors.As(err, &idErr) }},
 		{"a missing script is fs.ErrNotExist", gone, func(err error) bool { return errors.Is(err, fs.ErrNotExist) }},
-		{"a missing script in an edit is a *PatchError and fs.ErrNotExist", patchGone, func(err error) bool {
+		{"a missing script in an edit is a *hpatch.Error and fs.ErrNotExist", patchGone, func(err error) bool {
 			return errors.As(err, &patchErr) && patchErr.Line == 1 && errors.Is(err, fs.ErrNotExist)
 		}},
-		{"the launcher in an edit is a *PatchError wrapping a *scriptref.RefError", patchRef, func(err error) bool {
+		{"the launcher in an edit is a *hpatch.Error wrapping a *scriptref.RefError", patchRef, func(err error) bool {
 			return errors.As(err, &patchErr) && errors.As(err, &refErr)
 		}},
 	} {

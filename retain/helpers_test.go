@@ -7,12 +7,15 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"hpatch-router/ident"
+	"hpatch-router/rows"
 )
 
 // fakeClock records expiry callbacks so tests fire them by hand.
@@ -205,4 +208,19 @@ func equal(a, b []string) bool {
 // thread does not hold.
 func scriptMissingText(ref string) string {
 	return ref + " does not exist in this thread: retained scripts last one hour and are removed when the router restarts; send the script again"
+}
+
+var citeRE = regexp.MustCompile(`\{(\d+)\}`)
+
+// cite expands {N} in patch to the LINE:HASH of row N of base, as a model
+// would copy it from hread.
+func cite(t *testing.T, patch, base string) string {
+	baseRows := rows.Split([]byte(base))
+	return citeRE.ReplaceAllStringFunc(patch, func(m string) string {
+		n, _ := strconv.Atoi(m[1 : len(m)-1])
+		if n < 1 || n > len(baseRows) {
+			t.Fatalf("test cites row %d of a %d-row baseline", n, len(baseRows))
+		}
+		return baseRows[n-1].Cite()
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"time"
 
+	"hpatch-router/hpatch"
 	"hpatch-router/scriptref"
 )
 
@@ -36,7 +37,7 @@ type scriptVersion struct {
 // retainSum is the Sum of a retention: the editsSum of the one version it
 // wrote, so a journaled body that changed is seen.
 func retainSum(id string, content []byte) string {
-	return editsSum([]Edit{{ID: id, New: content}})
+	return editsSum([]hpatch.Edit{{ID: id, New: content}})
 }
 
 // RetainSum is the Sum a retention of content as artifact id carries.
@@ -114,13 +115,13 @@ func foldEdit(out map[string]*scriptVersion, c Committed) Committed {
 			break
 		}
 	}
-	var edits []Edit
+	var edits []hpatch.Edit
 	if reason == "" {
-		edits, err = p.Apply(baseline)
+		edits, err = applyPatch(p, baseline)
 		switch {
 		case err != nil:
 			reason = "an edit the model was told of (call " + c.Call + ") no longer applies"
-		case c.Report != "" && FormatReport(edits) != c.Report:
+		case c.Report != "" && hpatch.FormatReport(edits) != c.Report:
 			reason = "an edit (call " + c.Call + ") no longer writes what its report said"
 		case c.Report == "" && c.Sum == "":
 			reason = "the version an edit (call " + c.Call + ") wrote was not known when it was journaled"
@@ -223,7 +224,7 @@ func (s *Store) syncScriptLocked(thread, id string, content []byte, left time.Du
 	case !same && (left <= 0 || !replace):
 		return false, nil // not the version the history gives: not ours to remove
 	case !same:
-		if err := s.commitLocked(ts, []Edit{{ID: id, Old: data, New: content}}); err != nil {
+		if err := s.commitLocked(ts, []hpatch.Edit{{ID: id, Old: data, New: content}}); err != nil {
 			return false, err
 		}
 		s.log.Info("retained script brought to the version the conversation shows", "thread", thread, "ref", scriptref.FormatRef(id))

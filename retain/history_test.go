@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hpatch-router/hpatch"
 )
 
 // Reconcile makes the scripts on disk the versions the history gives and
@@ -15,9 +17,9 @@ func TestReconcile(t *testing.T) {
 	report := func(t *testing.T, base, patch string) string {
 		p, err := ParsePatch(patch)
 		must(t, err)
-		edits, err := p.Apply(map[string][]byte{"call_r": []byte(base)})
+		edits, err := applyPatch(p, map[string][]byte{"call_r": []byte(base)})
 		must(t, err)
-		return FormatReport(edits)
+		return hpatch.FormatReport(edits)
 	}
 	for _, tc := range []struct {
 		name    string

@@ -1,6 +1,10 @@
 package retain
 
-import "hpatch-router/shebang"
+import (
+	"hpatch-router/shebang"
+
+	"hpatch-router/hpatch"
+)
 
 // hpatchGrammar is the shape of an edit, for diagnostics that must show it.
 const hpatchGrammar = "`in PATH` or `in @shell/<id>`, then `type TARGET VALUE` or `add DEST VALUE` with rows from hread"
@@ -24,7 +28,7 @@ func foreignEdit(text string) error {
 	case shebang.HabitJSON:
 		what = "hpatch takes its edit lines, not JSON"
 	default:
-		return errAt(line, "hpatch takes its edit lines, not a Markdown fence: send %s without ``` lines", hpatchGrammar)
+		return hpatch.ErrorAt(line, "hpatch takes its edit lines, not a Markdown fence: send %s without ``` lines", hpatchGrammar)
 	}
-	return errAt(line, "%s; hpatch takes %s; workspace files are also edited with the workspace's own patch tool (apply_patch)", what, hpatchGrammar)
+	return hpatch.ErrorAt(line, "%s; hpatch takes %s; workspace files are also edited with the workspace's own patch tool (apply_patch)", what, hpatchGrammar)
 }

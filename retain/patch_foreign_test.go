@@ -3,6 +3,8 @@ package retain
 import (
 	"strings"
 	"testing"
+
+	"hpatch-router/hpatch"
 )
 
 // Issue 25 item 2: an edit written for another tool gets one line naming
@@ -28,9 +30,9 @@ func TestParsePatchForeignEdits(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParsePatch(tc.in)
-			pe, ok := err.(*PatchError)
+			pe, ok := err.(*hpatch.Error)
 			if !ok {
-				t.Fatalf("ParsePatch = %v; want a *PatchError", err)
+				t.Fatalf("ParsePatch = %v; want a *hpatch.Error", err)
 			}
 			msg := err.Error()
 			if pe.Line != tc.line || strings.ContainsAny(msg, "\r\n") || strings.HasPrefix(msg, "hpatch:") {

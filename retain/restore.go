@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"time"
 
+	"hpatch-router/hpatch"
 	"hpatch-router/scriptref"
 )
 
@@ -34,7 +35,7 @@ type Committed struct {
 }
 
 // editsSum is the hex SHA-256 of the versions an edit wrote, in order.
-func editsSum(edits []Edit) string {
+func editsSum(edits []hpatch.Edit) string {
 	h := sha256.New()
 	for _, e := range edits {
 		h.Write([]byte(e.ID))

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hpatch-router/hpatch"
 )
 
 // history of a script retained at t0 and edited twice, as the router
@@ -16,9 +18,9 @@ func restoreHistory(t *testing.T, t0 time.Time) []Committed {
 		{Call: "call_r", At: t0, Retain: "call_r", Content: stageBody},
 		{Call: "call_o", At: t0, Retain: "call_o", Content: "#!python3\nprint('other')\n"},
 		{Call: "call_e1", At: t0.Add(time.Minute), Patch: cite(t, "in @shell/call_r\ntype {2} \"print('two')\"\n", stageBody),
-			Sum: editsSum([]Edit{{ID: "call_r", New: []byte(stageE1)}})},
+			Sum: editsSum([]hpatch.Edit{{ID: "call_r", New: []byte(stageE1)}})},
 		{Call: "call_e2", At: t0.Add(2 * time.Minute), Patch: cite(t, "in @shell/call_r\nadd EOF \"print('three')\"\n", stageE1),
-			Sum: editsSum([]Edit{{ID: "call_r", New: []byte(stageE2)}})},
+			Sum: editsSum([]hpatch.Edit{{ID: "call_r", New: []byte(stageE2)}})},
 	}
 }
 

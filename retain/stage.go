@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"hpatch-router/hpatch"
 	"hpatch-router/ident"
 	"hpatch-router/scriptref"
 )
@@ -49,7 +50,7 @@ type stagedChange struct {
 	retain  string
 	content []byte
 	patch   string // an edit's hpatch input
-	edits   []Edit
+	edits   []hpatch.Edit
 	parents []*stagedChange // staged changes whose versions this one was made on
 	at      time.Time       // when it was staged; a retention's hour counts from here
 }
@@ -129,11 +130,11 @@ func (s *Store) StageEdit(ctx context.Context, thread, callID, patch string) (st
 	}
 	c.call, c.patch = callID, patch
 	s.stageLocked(thread, c)
-	return FormatReport(c.edits), nil
+	return hpatch.FormatReport(c.edits), nil
 }
 
 // parseEdit parses an hpatch edit of thread's scripts.
-func parseEdit(ctx context.Context, thread, patch string) (*Patch, error) {
+func parseEdit(ctx context.Context, thread, patch string) (*hpatch.Patch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -154,13 +155,13 @@ func parseEdit(ctx context.Context, thread, patch string) (*Patch, error) {
 // scripts, each read once as the baseline: its newest staged version when
 // staged is set, or else the file. The change it returns has the edits and
 // the staged changes it was made on; s.mu is held.
-func (s *Store) checkEditLocked(thread string, p *Patch, staged bool) (*stagedChange, error) {
+func (s *Store) checkEditLocked(thread string, p *hpatch.Patch, staged bool) (*stagedChange, error) {
 	c := &stagedChange{at: s.now()}
 	baseline := make(map[string][]byte, len(p.Sections))
 	var ts *threadStore
 	for _, sec := range p.Sections {
 		if err := s.unknownLocked(thread, sec.ID); err != nil {
-			return nil, wrapAt(sec.Line, err)
+			return nil, hpatch.WrapAt(sec.Line, err)
 		}
 		if parent, v := s.stagedLocked(thread, sec.ID); staged && parent != nil {
 			baseline[sec.ID] = v
@@ -172,18 +173,18 @@ func (s *Store) checkEditLocked(thread string, p *Patch, staged bool) (*stagedCh
 		if ts == nil {
 			var err error
 			if ts, err = s.threadLocked(thread, false); err != nil {
-				return nil, wrapAt(sec.Line, threadMissing(err, scriptref.FormatRef(sec.ID)))
+				return nil, hpatch.WrapAt(sec.Line, threadMissing(err, scriptref.FormatRef(sec.ID)))
 			}
 			defer s.releaseLocked(ts)
 		}
 		data, err := ReadScript(ts.scripts, sec.ID)
 		if err != nil {
-			return nil, wrapAt(sec.Line, err)
+			return nil, hpatch.WrapAt(sec.Line, err)
 		}
 		baseline[sec.ID] = data
 	}
 	var err error
-	if c.edits, err = p.Apply(baseline); err != nil {
+	if c.edits, err = applyPatch(p, baseline); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -315,7 +316,7 @@ func (s *Store) commitStagedLocked(thread string, c *stagedChange) bool {
 
 // commitEditLocked writes edits if every script on disk is still the
 // version the edit was checked against; s.mu is held.
-func (s *Store) commitEditLocked(thread string, edits []Edit) error {
+func (s *Store) commitEditLocked(thread string, edits []hpatch.Edit) error {
 	ts, err := s.threadLocked(thread, false)
 	if err != nil {
 		return threadMissing(err, scriptref.FormatRef(edits[0].ID))

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 
+	"hpatch-router/hpatch"
 	"hpatch-router/scriptref"
 )
 
@@ -36,11 +37,11 @@ func (s *Store) Apply(ctx context.Context, thread, patch string) (string, error)
 		return "", err
 	}
 	s.log.Info("hpatch applied", "thread", thread, "scripts", len(c.edits))
-	return FormatReport(c.edits), nil
+	return hpatch.FormatReport(c.edits), nil
 }
 
 // commitLocked writes edits: all temporary files first, then the renames.
-func (s *Store) commitLocked(ts *threadStore, edits []Edit) error {
+func (s *Store) commitLocked(ts *threadStore, edits []hpatch.Edit) error {
 	temps := make([]string, 0, len(edits))
 	removeTemps := func(from int) {
 		for _, t := range temps[from:] {
@@ -69,7 +70,7 @@ func (s *Store) commitLocked(ts *threadStore, edits []Edit) error {
 }
 
 // restoreLocked puts the baseline of already renamed edits back.
-func (s *Store) restoreLocked(ts *threadStore, done []Edit) {
+func (s *Store) restoreLocked(ts *threadStore, done []hpatch.Edit) {
 	for _, e := range done {
 		t, err := writeTemp(ts.scripts, e.Old)
 		if err == nil {

@@ -3,6 +3,7 @@ package retain
 import (
 	"context"
 	"errors"
+	"hpatch-router/hpatch"
 	"hpatch-router/rows"
 	"os"
 	"path/filepath"
@@ -87,9 +88,9 @@ func TestStoreApplyChangesNothingOnReject(t *testing.T) {
 			if err == nil {
 				t.Fatal("edit accepted")
 			}
-			var pe *PatchError
+			var pe *hpatch.Error
 			if strings.Contains(err.Error(), "\n") || strings.HasPrefix(err.Error(), "hpatch:") || !errors.As(err, &pe) {
-				t.Fatalf("error %q is not one *PatchError line without a tool prefix", err)
+				t.Fatalf("error %q is not one *hpatch.Error line without a tool prefix", err)
 			}
 			if after := tree(t, e.base); !equal(before, after) {
 				t.Fatalf("a rejected edit changed files:\nbefore %q\nafter  %q", before, after)

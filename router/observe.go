@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"hpatch-router/retain"
+	"hpatch-router/hpatch"
 	"hpatch-router/shebang"
 )
 
@@ -139,7 +139,7 @@ func callRejection(thread, callID, code, tool string, err error, quotesScript bo
 func scriptFreeReason(tool string, err error) string {
 	line, habit := 0, shebang.HabitNone
 	var d *shebang.Diagnostic
-	var p *retain.PatchError
+	var p *hpatch.Error
 	switch {
 	case errors.As(err, &d):
 		line, habit = d.Line, d.Habit

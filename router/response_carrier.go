@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"hpatch-router/hpatch"
 	"hpatch-router/privname"
 	"hpatch-router/retain"
 	"hpatch-router/router/request"
@@ -350,7 +351,7 @@ func (s *rewriteSession) hpatchCarrier(callID, input string) string {
 // the digest of what was resolved here. Nothing is written or staged by
 // the router. A refusal (no workspace root, a path out of the workspace, a
 // stale row, …) is a carrier that only prints it.
-func (s *rewriteSession) workspaceCarrier(callID, input string, p *retain.Patch) string {
+func (s *rewriteSession) workspaceCarrier(callID, input string, p *hpatch.Patch) string {
 	tw := s.turn
 	plan, err := s.edits.Resolve(s.ctx, tw.env, p)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"hpatch-router/retain"
+	"hpatch-router/hpatch"
 )
 
 // Sections that reach one file by two names are one file: their edits
@@ -61,7 +61,7 @@ func TestAliasesAreOneFile(t *testing.T) {
 			before := listing(t, tr.root)
 			plan, err := resolve(t, tr.env(), tc.edit)
 			if tc.refused != "" {
-				var pe *retain.PatchError
+				var pe *hpatch.Error
 				if !errors.As(err, &pe) || pe.Line != tc.line || !strings.Contains(err.Error(), tc.refused) {
 					t.Fatalf("got %v, want line %d containing %q", err, tc.line, tc.refused)
 				}

@@ -18,7 +18,7 @@
 // # Resolution
 //
 // Resolve reads every named file once and resolves the whole edit against
-// those bytes (retain.Section.Apply for the rows). Sections are grouped by
+// those bytes (hpatch.Section.Apply for the rows). Sections are grouped by
 // the file they reach, found after opening (device and inode) or, for a
 // name that does not exist yet, by its directory entry (the parent
 // directory's device and inode and the base name): `a` and `./a`, two hard
@@ -31,7 +31,7 @@
 // root. The result is a Plan: per file the current bytes, the exact new
 // bytes (line endings and a missing final line ending kept; retain's
 // rules) and the report the model sees on success. Any stale hash,
-// missing file, overlap or COUNT mismatch is one *retain.PatchError line,
+// missing file, overlap or COUNT mismatch is one *hpatch.Error line,
 // before anything is written.
 //
 // Pending.Resolve resolves a call on top of the earlier calls of the same

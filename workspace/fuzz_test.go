@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"hpatch-router/retain"
+	"hpatch-router/hpatch"
 )
 
 // FuzzResolve resolves arbitrary edits against one small workspace with a
 // symlink out of it: whatever the edit, a plan names only files inside the
 // root (no `..`, not through the link), and a refusal is one
-// *retain.PatchError line.
+// *hpatch.Error line.
 func FuzzResolve(f *testing.F) {
 	for _, s := range []string{
 		"in a.txt\ntype \"one\" \"1\"\nadd EOF \"four\"",
@@ -27,7 +27,7 @@ func FuzzResolve(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, edit string) {
-		p, err := retain.ParsePatch(edit)
+		p, err := hpatch.Parse(edit)
 		if err != nil || !p.Workspace {
 			return
 		}
@@ -35,7 +35,7 @@ func FuzzResolve(f *testing.F) {
 		symlink(t, tr.outside, tr.root+"/out")
 		plan, err := Resolve(context.Background(), tr.env(), p)
 		if err != nil {
-			var pe *retain.PatchError
+			var pe *hpatch.Error
 			if !errors.As(err, &pe) || strings.ContainsAny(err.Error(), "\r\n") {
 				t.Fatalf("refusal %T %q is not one PatchError line", err, err)
 			}

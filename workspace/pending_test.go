@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"hpatch-router/retain"
+	"hpatch-router/hpatch"
 )
 
 // Calls of one response resolve against what the earlier calls will
@@ -71,9 +71,9 @@ func TestPendingCalls(t *testing.T) {
 	}
 }
 
-func parse(t *testing.T, edit string) *retain.Patch {
+func parse(t *testing.T, edit string) *hpatch.Patch {
 	t.Helper()
-	p, err := retain.ParsePatch(edit)
+	p, err := hpatch.Parse(edit)
 	if err != nil {
 		t.Fatal(err)
 	}

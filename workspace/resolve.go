@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"hpatch-router/hpatch"
 	"hpatch-router/retain"
 	"hpatch-router/rows"
 )
@@ -66,19 +67,19 @@ func (p *Plan) Digest() string {
 
 // Resolve reads every file p names, under env, and resolves the whole edit
 // against those bytes. Nothing is written. Errors are one line: a
-// *retain.PatchError at the input line at fault.
-func Resolve(ctx context.Context, env Env, p *retain.Patch) (*Plan, error) {
+// *hpatch.Error at the input line at fault.
+func Resolve(ctx context.Context, env Env, p *hpatch.Patch) (*Plan, error) {
 	src := newSource(nil)
 	defer src.rs.close()
 	return resolveWith(ctx, src, env, p)
 }
 
-func resolveWith(ctx context.Context, src *source, env Env, p *retain.Patch) (*Plan, error) {
+func resolveWith(ctx context.Context, src *source, env Env, p *hpatch.Patch) (*Plan, error) {
 	if !p.Workspace {
-		return nil, &retain.PatchError{Msg: "this edit names retained scripts, not workspace files"}
+		return nil, &hpatch.Error{Msg: "this edit names retained scripts, not workspace files"}
 	}
 	if len(env.Roots) == 0 {
-		return nil, &retain.PatchError{Line: p.Sections[0].Line, Msg: "this turn declares no workspace root, so hpatch cannot edit workspace files; edit them with the shell"}
+		return nil, &hpatch.Error{Line: p.Sections[0].Line, Msg: "this turn declares no workspace root, so hpatch cannot edit workspace files; edit them with the shell"}
 	}
 	entries, err := group(ctx, src, env, p)
 	if err != nil {
@@ -103,8 +104,8 @@ func resolveWith(ctx context.Context, src *source, env Env, p *retain.Patch) (*P
 type entry struct {
 	at      place
 	v       view
-	sec     *retain.Section // the first section naming it
-	ops     []retain.Op     // the operations of every merged section, in order
+	sec     *hpatch.Section // the first section naming it
+	ops     []hpatch.Op     // the operations of every merged section, in order
 	aliases []string        // its other names, as written
 	named   map[string]bool // place keys already merged
 
@@ -121,16 +122,16 @@ type entry struct {
 // be created, removed or moved under one name only, and two sections may
 // not create, remove or move onto one name. Merging appends, so grouping
 // is linear in the number of sections.
-func group(ctx context.Context, src *source, env Env, p *retain.Patch) ([]*entry, error) {
+func group(ctx context.Context, src *source, env Env, p *hpatch.Patch) ([]*entry, error) {
 	var entries []*entry
 	byIdent := map[string]*entry{}
 	line := map[string]int{} // the first line naming each identity
 	for _, s := range p.Sections {
 		at, err := env.locate(s.Path)
 		if err != nil {
-			return nil, wrapAt(s.Line, err)
+			return nil, hpatch.WrapAt(s.Line, err)
 		}
-		v, err := src.name(ctx, at, s.Kind == retain.SectionNew)
+		v, err := src.name(ctx, at, s.Kind == hpatch.SectionNew)
 		if err != nil {
 			return nil, fileErr(s.Line, s.Path, err, "")
 		}
@@ -140,7 +141,7 @@ func group(ctx context.Context, src *source, env Env, p *retain.Patch) ([]*entry
 			}
 			continue
 		}
-		e := &entry{at: at, v: v, sec: s, ops: append([]retain.Op(nil), s.Ops...), destPath: s.Dest, destLine: s.DestLine}
+		e := &entry{at: at, v: v, sec: s, ops: append([]hpatch.Op(nil), s.Ops...), destPath: s.Dest, destLine: s.DestLine}
 		byIdent[v.ident()], line[v.ident()] = e, s.Line
 		entries = append(entries, e)
 	}
@@ -153,7 +154,7 @@ func group(ctx context.Context, src *source, env Env, p *retain.Patch) ([]*entry
 		}
 		id := e.destV.ident()
 		if l, ok := line[id]; ok {
-			return nil, errAt(e.destLine, "%s is also named at line %d; an edit may create, remove or move onto a file only once, and not edit it elsewhere", e.destPath, l)
+			return nil, hpatch.ErrorAt(e.destLine, "%s is also named at line %d; an edit may create, remove or move onto a file only once, and not edit it elsewhere", e.destPath, l)
 		}
 		line[id] = e.destLine
 	}
@@ -161,15 +162,15 @@ func group(ctx context.Context, src *source, env Env, p *retain.Patch) ([]*entry
 }
 
 // merge adds section s, which names e's file at at, to e.
-func (e *entry) merge(s *retain.Section, at place) error {
+func (e *entry) merge(s *hpatch.Section, at place) error {
 	same := at == e.at
 	switch {
-	case same && (s.Kind != retain.SectionEdit || e.sec.Kind != retain.SectionEdit):
-		return errAt(s.Line, "%s is also named at line %d; an edit may create, remove or move onto a file only once, and not edit it elsewhere", s.Path, e.sec.Line)
-	case !same && (s.Kind != retain.SectionEdit || e.sec.Kind != retain.SectionEdit || s.Dest != "" || e.destPath != ""):
-		return errAt(s.Line, "%s and %s (line %d) are one file (a hard link, or a path through a symlinked directory); it may be created, moved or removed under one name only: name it one way in this edit", s.Path, e.sec.Path, e.sec.Line)
+	case same && (s.Kind != hpatch.SectionEdit || e.sec.Kind != hpatch.SectionEdit):
+		return hpatch.ErrorAt(s.Line, "%s is also named at line %d; an edit may create, remove or move onto a file only once, and not edit it elsewhere", s.Path, e.sec.Line)
+	case !same && (s.Kind != hpatch.SectionEdit || e.sec.Kind != hpatch.SectionEdit || s.Dest != "" || e.destPath != ""):
+		return hpatch.ErrorAt(s.Line, "%s and %s (line %d) are one file (a hard link, or a path through a symlinked directory); it may be created, moved or removed under one name only: name it one way in this edit", s.Path, e.sec.Path, e.sec.Line)
 	case s.Dest != "" && e.destPath != "":
-		return errAt(s.DestLine, "%s is already moved at line %d; move a file once", s.Path, e.destLine)
+		return hpatch.ErrorAt(s.DestLine, "%s is already moved at line %d; move a file once", s.Path, e.destLine)
 	}
 	e.ops = append(e.ops, s.Ops...)
 	if s.Dest != "" {
@@ -191,16 +192,16 @@ func (e *entry) locateDest(ctx context.Context, src *source, env Env) error {
 	d, err := env.locate(e.destPath)
 	switch {
 	case err != nil:
-		return wrapAt(e.destLine, err)
+		return hpatch.WrapAt(e.destLine, err)
 	case d.root != e.at.root:
-		return errAt(e.destLine, "mv %s: the destination is in another workspace root (%s, not %s); move files within one root", e.destPath, d.root, e.at.root)
+		return hpatch.ErrorAt(e.destLine, "mv %s: the destination is in another workspace root (%s, not %s); move files within one root", e.destPath, d.root, e.at.root)
 	}
 	dv, err := src.name(ctx, d, true)
 	switch {
 	case err != nil:
 		return fileErr(e.destLine, e.destPath, err, "")
 	case d == e.at || dv.entry == e.v.entry || dv.ident() == e.v.ident():
-		return errAt(e.destLine, "mv %s: the destination is the file itself", e.destPath)
+		return hpatch.ErrorAt(e.destLine, "mv %s: the destination is the file itself", e.destPath)
 	}
 	e.dest, e.destV = d, dv
 	return nil
@@ -211,16 +212,16 @@ func (e *entry) resolve(src *source) (File, string, error) {
 	s := e.sec
 	r, err := src.rs.open(e.at.root)
 	if err != nil {
-		return File{}, "", wrapAt(s.Line, err)
+		return File{}, "", hpatch.WrapAt(s.Line, err)
 	}
 	f := File{Root: e.at.root, Rel: e.at.rel, Name: s.Path, entry: e.v.entry}
-	if s.Kind == retain.SectionNew {
+	if s.Kind == hpatch.SectionNew {
 		if err := free(r, e.at, e.v); err != nil {
 			return File{}, "", fileErr(s.Line, s.Path, err, "edit it with `in` instead of `new`")
 		}
 		f.Action, f.New = Create, s.Content
 		if len(f.New) > MaxFileBytes {
-			return File{}, "", errAt(s.Line, "new %s would be %d bytes; hpatch writes files of at most %d bytes", s.Path, len(f.New), MaxFileBytes)
+			return File{}, "", hpatch.ErrorAt(s.Line, "new %s would be %d bytes; hpatch writes files of at most %d bytes", s.Path, len(f.New), MaxFileBytes)
 		}
 		return f, newReport(s.Path, f.New), nil
 	}
@@ -228,7 +229,7 @@ func (e *entry) resolve(src *source) (File, string, error) {
 		return File{}, "", fileErr(s.Line, s.Path, fs.ErrNotExist, "")
 	}
 	f.Old, f.Mode, f.meta = e.v.data, e.v.meta.mode, e.v.meta
-	if s.Kind == retain.SectionRemove {
+	if s.Kind == hpatch.SectionRemove {
 		f.Action = Remove
 		return f, s.Path + " (removed)\n", nil
 	}
@@ -291,25 +292,17 @@ func newReport(name string, data []byte) string {
 func fileErr(line int, name string, err error, existHint string) error {
 	switch {
 	case errors.Is(err, fs.ErrExist):
-		return errAt(line, "%s already exists; %s", name, existHint)
+		return hpatch.ErrorAt(line, "%s already exists; %s", name, existHint)
 	case errors.Is(err, fs.ErrNotExist):
-		return errAt(line, "%s does not exist; check the path with `hread %s` or create it with `new %s`", name, name, name)
+		return hpatch.ErrorAt(line, "%s does not exist; check the path with `hread %s` or create it with `new %s`", name, name, name)
 	case errors.Is(err, errOutside):
-		return errAt(line, "%s %v; refused", name, err)
+		return hpatch.ErrorAt(line, "%s %v; refused", name, err)
 	case errors.Is(err, fs.ErrPermission):
-		return errAt(line, "%s cannot be read (%v); check its permissions", name, retain.Pathless(err))
+		return hpatch.ErrorAt(line, "%s cannot be read (%v); check its permissions", name, retain.Pathless(err))
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return errAt(line, "%s cannot be read (%v)", name, pe.Err)
+		return hpatch.ErrorAt(line, "%s cannot be read (%v)", name, pe.Err)
 	}
-	return errAt(line, "%s %v", name, err)
-}
-
-func errAt(line int, format string, args ...any) error {
-	return &retain.PatchError{Line: line, Msg: fmt.Sprintf(format, args...)}
-}
-
-func wrapAt(line int, err error) error {
-	return &retain.PatchError{Line: line, Msg: err.Error(), Err: err}
+	return hpatch.ErrorAt(line, "%s %v", name, err)
 }

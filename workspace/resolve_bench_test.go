@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"hpatch-router/retain"
+	"hpatch-router/hpatch"
 	"hpatch-router/rows"
 )
 
@@ -35,7 +35,7 @@ func BenchmarkResolveSections(b *testing.B) {
 			fmt.Fprintf(&one, "type %s \"ROW %d\"\n", r.Cite(), i)
 		}
 		for _, c := range []struct{ name, edit string }{{"sections", many.String()}, {"one", one.String()}} {
-			p, err := retain.ParsePatch(c.edit)
+			p, err := hpatch.Parse(c.edit)
 			if err != nil {
 				b.Fatal(err)
 			}

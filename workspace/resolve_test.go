@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"hpatch-router/retain"
+	"hpatch-router/hpatch"
 	"hpatch-router/rows"
 )
 
@@ -70,9 +70,9 @@ func (tr tree) cite(t *testing.T, edit string) string {
 
 func resolve(t *testing.T, env Env, edit string) (*Plan, error) {
 	t.Helper()
-	p, err := retain.ParsePatch(edit)
+	p, err := hpatch.Parse(edit)
 	if err != nil {
-		t.Fatalf("ParsePatch(%q): %v", edit, err)
+		t.Fatalf("hpatch.Parse(%q): %v", edit, err)
 	}
 	return Resolve(context.Background(), env, p)
 }
@@ -306,9 +306,9 @@ func TestResolveRefuses(t *testing.T) {
 			}
 			edit := strings.ReplaceAll(tr.cite(t, tc.edit), "OUT", tr.outside)
 			_, err := resolve(t, env, edit)
-			var pe *retain.PatchError
+			var pe *hpatch.Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("got %T %v, want a *retain.PatchError", err, err)
+				t.Fatalf("got %T %v, want a *hpatch.Error", err, err)
 			}
 			if pe.Line != tc.line || !strings.Contains(err.Error(), tc.want) || strings.ContainsAny(err.Error(), "\r\n") {
 				t.Fatalf("got %q (line %d), want line %d containing %q", err, pe.Line, tc.line, tc.want)
@@ -334,7 +334,7 @@ func TestLocateInnermostRoot(t *testing.T) {
 }
 
 func TestResolveScriptEdit(t *testing.T) {
-	p, err := retain.ParsePatch("in @shell/a\ntype 1:abcd \"x\"")
+	p, err := hpatch.Parse("in @shell/a\ntype 1:abcd \"x\"")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"syscall"
 
-	"hpatch-router/retain"
+	"hpatch-router/hpatch"
 )
 
 // fileMeta is what a rewrite keeps of a file (owner, group, mode bits)
@@ -188,7 +188,7 @@ type Prior struct {
 // Resolve resolves p against the files as the earlier calls of the
 // response (Add) will leave them, and lists in the plan's After each
 // earlier call that changes what p names.
-func (pd *Pending) Resolve(ctx context.Context, env Env, p *retain.Patch) (*Plan, error) {
+func (pd *Pending) Resolve(ctx context.Context, env Env, p *hpatch.Patch) (*Plan, error) {
 	src := newSource(pd)
 	defer src.rs.close()
 	plan, err := resolveWith(ctx, src, env, p)
@@ -235,13 +235,13 @@ func (pd *Pending) Add(id string, plan *Plan) {
 // StateDigest is the digest of every name p names, as the disk holds
 // them now: each one absent, unreadable, or its bytes. Prior.State is the
 // same digest computed by the router for the state before an earlier call.
-func StateDigest(ctx context.Context, env Env, p *retain.Patch) string {
+func StateDigest(ctx context.Context, env Env, p *hpatch.Patch) string {
 	src := newSource(nil)
 	defer src.rs.close()
 	return stateDigest(ctx, src, env, p)
 }
 
-func stateDigest(ctx context.Context, src *source, env Env, p *retain.Patch) string {
+func stateDigest(ctx context.Context, src *source, env Env, p *hpatch.Patch) string {
 	h := sha256.New()
 	seen := map[string]bool{}
 	name := func(n string) {

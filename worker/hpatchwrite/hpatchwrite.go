@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"hpatch-router/hpatch"
 	"hpatch-router/retain"
 	"hpatch-router/worker/privcmd"
 	"hpatch-router/workspace"
@@ -51,7 +52,7 @@ func Run(ctx context.Context, env *privcmd.Env, args []string) int {
 
 // notWritten finds the first earlier call of the response (--after) whose
 // write is missing: the files the edit names are as they were before it.
-func notWritten(ctx context.Context, a args, p *retain.Patch) (string, bool) {
+func notWritten(ctx context.Context, a args, p *hpatch.Patch) (string, bool) {
 	if len(a.after) == 0 {
 		return "", false
 	}

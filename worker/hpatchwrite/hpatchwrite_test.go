@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"hpatch-router/hpatch"
 	"hpatch-router/privname"
 	"hpatch-router/retain"
 	"hpatch-router/worker/privcmd"
@@ -153,7 +154,7 @@ func TestAfterAnEarlierCall(t *testing.T) {
 	}
 }
 
-func parse(t *testing.T, edit string) *retain.Patch {
+func parse(t *testing.T, edit string) *hpatch.Patch {
 	t.Helper()
 	p, err := retain.ParsePatch(edit)
 	if err != nil {

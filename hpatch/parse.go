@@ -1,4 +1,4 @@
-package retain
+package hpatch
 
 import (
 	"encoding/json"
@@ -11,141 +11,20 @@ import (
 	"hpatch-router/scriptref"
 )
 
-// Patch is a parsed hpatch edit of either retained scripts or workspace
-// files (Workspace), never both. Script sections are one per script, in
-// the order of their first `in` line: several `in` lines for the same
-// script merge, so all its edits share one baseline. File sections are one
-// per `in`/`new` line as written; which of them name the same file is the
-// workspace resolver's to decide, since only it knows the cwd.
-type Patch struct {
-	Sections  []*Section
-	Workspace bool
-}
-
-// SectionKind tells what a section does with its file.
-type SectionKind int
-
-const (
-	SectionEdit   SectionKind = iota // `in`: edit (and with Dest, rename) an existing file
-	SectionNew                       // `new PATH` + `type VALUE`: create a file
-	SectionRemove                    // `in PATH` + `rm`: delete a file
-)
-
-// Section holds the edits of one script or workspace file.
-type Section struct {
-	ID   string // artifact id (scripts)
-	Path string // workspace path as written, JSON quotes removed (files)
-	Line int    // input line of its first `in` or its `new`
-	Kind SectionKind
-	// Dest is the `mv` destination as written ("" when the file stays);
-	// DestLine is the input line of the `mv`.
-	Dest     string
-	DestLine int
-	// Content is the exact bytes a `new` file gets: VALUE's rows with
-	// their own line endings, the last one ended too (newFileContent).
-	Content []byte
-	Ops     []Op
-}
-
-// Name is how messages name the section's file: `@shell/<id>` or the path.
-func (s *Section) Name() string {
-	if s.Path != "" {
-		return s.Path
-	}
-	return scriptref.FormatRef(s.ID)
-}
-
-// OpKind tells `type` from `add`.
-type OpKind int
-
-const (
-	OpType OpKind = iota + 1 // replace the targeted rows
-	OpAdd                    // insert before a row, or at EOF
-)
-
-// Op is one `type` or `add` line.
-type Op struct {
-	Kind OpKind
-	Line int // input line of the command
-	From Pos // first targeted row, or the insertion point of add
-	To   Pos // last targeted row (== From for a single row, a text target and add)
-	// Value is the lines of VALUE without terminators; empty means delete
-	// for type (add rejects it at parse time).
-	Value []string
-}
-
-// Pos is a cited row `L:HASH`, EOF for `add EOF`, or a text target
-// `"TEXT" [COUNT]`: the Count rows whose text contains Text.
-type Pos struct {
-	Line  int
-	Hash  string
-	EOF   bool
-	Text  string
-	Count int
-}
-
-// IsText reports whether p is a text target.
-func (p Pos) IsText() bool { return p.Count > 0 }
-
-func (p Pos) String() string {
-	switch {
-	case p.EOF:
-		return "EOF"
-	case p.IsText():
-		q, _ := json.Marshal(p.Text)
-		if p.Count == 1 {
-			return string(q)
-		}
-		return string(q) + " " + strconv.Itoa(p.Count)
-	}
-	return strconv.Itoa(p.Line) + ":" + p.Hash
-}
-
-// PatchError is a rejected hpatch edit; Line is the input line (0 when
-// the whole input is at fault). Its message is one line without a tool
-// prefix (the router adds "hpatch: "). Err is the underlying error when
-// there is one (a *scriptref.RefError, a store error), for errors.Is/As.
-type PatchError struct {
-	Line int
-	Msg  string
-	Err  error
-}
-
-func (e *PatchError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
-	}
-	return e.Msg
-}
-
-func (e *PatchError) Unwrap() error { return e.Err }
-
-func errAt(line int, format string, args ...any) error {
-	return &PatchError{Line: line, Msg: fmt.Sprintf(format, args...)}
-}
-
-// wrapAt is a PatchError at line that carries err.
-func wrapAt(line int, err error) error {
-	return &PatchError{Line: line, Msg: err.Error(), Err: err}
-}
-
 // heredocWord opens and closes a raw VALUE.
 const heredocWord = "PATCH"
 
-// ParsePatch parses hpatch input. It checks syntax — exactly the language
+// Parse parses hpatch input. It checks syntax — exactly the language
 // of the Lark grammar the `hpatch` tool declares (plugins/hpatch.lark, kept
 // in step by grammar_test.go) — and each id against the artifact id rule
 // (scriptref.ParseRef), which the grammar leaves to the store; Apply and the
 // workspace resolver verify the targets against the files.
-func ParsePatch(text string) (*Patch, error) {
+func Parse(text string) (*Patch, error) {
 	if !utf8.ValidString(text) {
-		return nil, errAt(0, "edit is not valid UTF-8")
+		return nil, ErrorAt(0, "edit is not valid UTF-8")
 	}
 	if strings.IndexByte(text, 0) >= 0 {
-		return nil, errAt(0, "edit contains a NUL byte")
-	}
-	if err := foreignEdit(text); err != nil {
-		return nil, err
+		return nil, ErrorAt(0, "edit contains a NUL byte")
 	}
 	ps := &patchParser{rows: rows.Split([]byte(text)), p: &Patch{}, byID: map[string]*Section{}}
 	for ps.i = 0; ps.i < len(ps.rows); ps.i++ {
@@ -198,18 +77,18 @@ func (ps *patchParser) line(line string) error {
 	case "mv", "rm":
 		return ps.fileCommand(word, rest)
 	}
-	return errAt(ps.ln(), "unknown command %q; lines are `in @shell/<id>` or `in PATH`, `new PATH`, `type TARGET VALUE`, `add DEST VALUE`, `mv DEST`, `rm`", clip(word))
+	return ErrorAt(ps.ln(), "unknown command %q; lines are `in @shell/<id>` or `in PATH`, `new PATH`, `type TARGET VALUE`, `add DEST VALUE`, `mv DEST`, `rm`", clip(word))
 }
 
 // begin starts the section of an `in` or `new` line.
 func (ps *patchParser) begin(word, rest string) error {
 	ln := ps.ln()
 	if rest == "" {
-		return errAt(ln, "`%s` needs a file: `%s PATH` (or `in @shell/<id>`)", word, word)
+		return ErrorAt(ln, "`%s` needs a file: `%s PATH` (or `in @shell/<id>`)", word, word)
 	}
 	script := word == "in" && rest[0] == '@'
 	if ps.mixed && script != !ps.p.Workspace {
-		return errAt(ln, "one hpatch input edits either @shell/ scripts or workspace files, not both; send them as two hpatch calls")
+		return ErrorAt(ln, "one hpatch input edits either @shell/ scripts or workspace files, not both; send them as two hpatch calls")
 	}
 	ps.mixed, ps.p.Workspace = true, !script
 	if script {
@@ -227,7 +106,7 @@ func (ps *patchParser) begin(word, rest string) error {
 	}
 	path, err := parsePath(rest)
 	if err != nil {
-		return errAt(ln, "%s: %v", word, err)
+		return ErrorAt(ln, "%s: %v", word, err)
 	}
 	ps.cur = &Section{Path: path, Line: ln}
 	ps.state = needOp
@@ -244,18 +123,18 @@ func (ps *patchParser) endSection() error {
 	case ps.cur == nil:
 		return nil
 	case ps.state == needValue:
-		return errAt(ps.cur.Line, "`new %s` needs its content on the next line: `type VALUE`", clip(ps.cur.Path))
+		return ErrorAt(ps.cur.Line, "`new %s` needs its content on the next line: `type VALUE`", clip(ps.cur.Path))
 	case ps.state == needOp && ps.cur.Path != "":
-		return errAt(ps.cur.Line, "`in %s` has no `type`, `add`, `mv` or `rm` line after it", clip(ps.cur.Path))
+		return ErrorAt(ps.cur.Line, "`in %s` has no `type`, `add`, `mv` or `rm` line after it", clip(ps.cur.Path))
 	case ps.state == needOp:
-		return errAt(ps.cur.Line, "`in` line has no `type` or `add` line after it")
+		return ErrorAt(ps.cur.Line, "`in` line has no `type` or `add` line after it")
 	}
 	return nil
 }
 
 func (ps *patchParser) end() error {
 	if len(ps.p.Sections) == 0 {
-		return errAt(0, "empty edit; start with `in @shell/<id>` or `in PATH` and add `type`/`add` lines")
+		return ErrorAt(0, "empty edit; start with `in @shell/<id>` or `in PATH` and add `type`/`add` lines")
 	}
 	return ps.endSection()
 }
@@ -266,11 +145,11 @@ func (ps *patchParser) op(word, rest string) error {
 	ln := ps.ln()
 	switch {
 	case ps.cur == nil:
-		return errAt(ln, "%q comes before any `in` line; start the edit with `in @shell/<id>` or `in PATH`", word)
+		return ErrorAt(ln, "%q comes before any `in` line; start the edit with `in @shell/<id>` or `in PATH`", word)
 	case ps.state == closed && ps.cur.Kind == SectionRemove:
-		return errAt(ln, "%q follows `rm`; a removed file takes no other edit", word)
+		return ErrorAt(ln, "%q follows `rm`; a removed file takes no other edit", word)
 	case ps.state == closed:
-		return errAt(ln, "%q follows the content of `new %s`; a new file is written whole by its one `type VALUE`", word, clip(ps.cur.Path))
+		return ErrorAt(ln, "%q follows the content of `new %s`; a new file is written whole by its one `type VALUE`", word, clip(ps.cur.Path))
 	case ps.state == needValue && word == "type":
 		v, err := ps.value(word, "", rest, false)
 		if err != nil {
@@ -279,7 +158,7 @@ func (ps *patchParser) op(word, rest string) error {
 		ps.cur.Content, ps.state = newFileContent(v.raw), closed
 		return nil
 	case ps.state == needValue:
-		return errAt(ln, "`new %s` takes `type VALUE` (the whole content), not `add`", clip(ps.cur.Path))
+		return ErrorAt(ln, "`new %s` takes `type VALUE` (the whole content), not `add`", clip(ps.cur.Path))
 	}
 	op, err := ps.parseOp(word, rest)
 	if err != nil {
@@ -311,24 +190,24 @@ func (ps *patchParser) fileCommand(word, rest string) error {
 		if ps.cur != nil && ps.cur.Path == "" {
 			what = "a workspace file; retained scripts are only edited"
 		}
-		return errAt(ln, "`%s` needs %s", word, what)
+		return ErrorAt(ln, "`%s` needs %s", word, what)
 	}
 	if ps.state != needOp {
-		return errAt(ln, "`%s` must come right after `in %s`, before its edits", word, clip(ps.cur.Path))
+		return ErrorAt(ln, "`%s` must come right after `in %s`, before its edits", word, clip(ps.cur.Path))
 	}
 	if word == "rm" {
 		if rest != "" {
-			return errAt(ln, "`rm` takes no argument; it removes the file of the `in` line")
+			return ErrorAt(ln, "`rm` takes no argument; it removes the file of the `in` line")
 		}
 		ps.cur.Kind, ps.state = SectionRemove, closed
 		return nil
 	}
 	if rest == "" {
-		return errAt(ln, "`mv` needs a destination: `mv PATH`")
+		return ErrorAt(ln, "`mv` needs a destination: `mv PATH`")
 	}
 	dest, err := parsePath(rest)
 	if err != nil {
-		return errAt(ln, "mv: %v", err)
+		return ErrorAt(ln, "mv: %v", err)
 	}
 	ps.cur.Dest, ps.cur.DestLine, ps.state = dest, ln, openOps
 	return nil
@@ -337,11 +216,11 @@ func (ps *patchParser) fileCommand(word, rest string) error {
 // parseIn checks the reference of an `in @shell/<id>` line.
 func parseIn(ln int, ref string) (string, error) {
 	if !strings.HasPrefix(ref, scriptref.RefPrefix) {
-		return "", errAt(ln, "%q is neither @shell/<id> nor a path; quote a path that starts with @ as a JSON string", clip(ref))
+		return "", ErrorAt(ln, "%q is neither @shell/<id> nor a path; quote a path that starts with @ as a JSON string", clip(ref))
 	}
 	id, err := scriptref.ParseRef(ref)
 	if err != nil {
-		return "", wrapAt(ln, err)
+		return "", WrapAt(ln, err)
 	}
 	return id, nil
 }
@@ -383,13 +262,13 @@ func (ps *patchParser) parseOp(word, rest string) (Op, error) {
 	}
 	target, value, err := cutTarget(rest)
 	if err != nil {
-		return op, errAt(ln, "%s: %v", word, err)
+		return op, ErrorAt(ln, "%s: %v", word, err)
 	}
 	if target == "" {
-		return op, errAt(ln, "%s needs a target and a VALUE, e.g. `%s 3:1a2b \"text\"`", word, word)
+		return op, ErrorAt(ln, "%s needs a target and a VALUE, e.g. `%s 3:1a2b \"text\"`", word, word)
 	}
 	if op.From, op.To, err = parseTarget(target, op.Kind); err != nil {
-		return op, errAt(ln, "%s: %v", word, err)
+		return op, ErrorAt(ln, "%s: %v", word, err)
 	}
 	v, err := ps.value(word, target, value, op.Kind == OpAdd)
 	op.Value = v.rows
@@ -403,7 +282,7 @@ func (ps *patchParser) value(word, target, value string, nonEmpty bool) (parsedV
 	var v parsedValue
 	switch {
 	case value == "":
-		return v, errAt(ln, "%s has no VALUE; give a JSON string or <<%s", strings.TrimSpace(word+" "+target), heredocWord)
+		return v, ErrorAt(ln, "%s has no VALUE; give a JSON string or <<%s", strings.TrimSpace(word+" "+target), heredocWord)
 	case value == "<<"+heredocWord:
 		end := ps.i + 1
 		for ; end < len(ps.rows); end++ {
@@ -412,7 +291,7 @@ func (ps *patchParser) value(word, target, value string, nonEmpty bool) (parsedV
 			}
 		}
 		if end == len(ps.rows) {
-			return v, errAt(ln, "heredoc has no closing line that is exactly %s", heredocWord)
+			return v, ErrorAt(ln, "heredoc has no closing line that is exactly %s", heredocWord)
 		}
 		for _, r := range ps.rows[ps.i+1 : end] {
 			v.rows = append(v.rows, string(r.Text))
@@ -422,20 +301,20 @@ func (ps *patchParser) value(word, target, value string, nonEmpty bool) (parsedV
 	case value[0] == '"':
 		var s string
 		if err := json.Unmarshal([]byte(value), &s); err != nil {
-			return v, errAt(ln, "VALUE is not one JSON string (%v); quote it as JSON or use <<%s", err, heredocWord)
+			return v, ErrorAt(ln, "VALUE is not one JSON string (%v); quote it as JSON or use <<%s", err, heredocWord)
 		}
 		if strings.IndexByte(s, 0) >= 0 {
-			return v, errAt(ln, "VALUE contains a NUL character")
+			return v, ErrorAt(ln, "VALUE contains a NUL character")
 		}
 		for _, r := range rows.Split([]byte(s)) {
 			v.rows = append(v.rows, string(r.Text))
 		}
 		v.raw = []byte(s)
 	default:
-		return v, errAt(ln, "VALUE must be a JSON string such as \"text\" or a <<%s heredoc, not %q", heredocWord, clip(value))
+		return v, ErrorAt(ln, "VALUE must be a JSON string such as \"text\" or a <<%s heredoc, not %q", heredocWord, clip(value))
 	}
 	if nonEmpty && len(v.rows) == 0 {
-		return v, errAt(ln, "add inserts nothing; to insert an empty row use \"\\n\"")
+		return v, ErrorAt(ln, "add inserts nothing; to insert an empty row use \"\\n\"")
 	}
 	return v, nil
 }

@@ -1,4 +1,4 @@
-package retain
+package hpatch
 
 import (
 	"bytes"
@@ -63,10 +63,10 @@ func countError(s *Section, op Op, baseRows []rows.Row, matches []int) error {
 	}
 	target := Pos{Text: op.From.Text, Count: 1}.String()
 	if strings.ContainsAny(op.From.Text, "\r\n") {
-		return errAt(op.Line, "%s holds a line break, and a row never does; cite the rows as LINE:HASH..LINE:HASH; nothing was changed", clip(target))
+		return ErrorAt(op.Line, "%s holds a line break, and a row never does; cite the rows as LINE:HASH..LINE:HASH; nothing was changed", clip(target))
 	}
 	if len(matches) == 0 {
-		return errAt(op.Line, "%s matches no row of %s (%d rows), not %s; cite rows from `hread %s`; nothing was changed", clip(target), s.Name(), len(baseRows), want, s.Name())
+		return ErrorAt(op.Line, "%s matches no row of %s (%d rows), not %s; cite rows from `hread %s`; nothing was changed", clip(target), s.Name(), len(baseRows), want, s.Name())
 	}
 	var b strings.Builder
 	for k, i := range matches {
@@ -79,5 +79,5 @@ func countError(s *Section, op Op, baseRows []rows.Row, matches []int) error {
 		}
 		b.WriteString(citeRow(baseRows[i]))
 	}
-	return errAt(op.Line, "%s matches %d rows of %s, not %s: %s; cite one as LINE:HASH or give the COUNT; nothing was changed", clip(target), len(matches), s.Name(), want, b.String())
+	return ErrorAt(op.Line, "%s matches %d rows of %s, not %s: %s; cite one as LINE:HASH or give the COUNT; nothing was changed", clip(target), len(matches), s.Name(), want, b.String())
 }

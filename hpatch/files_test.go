@@ -1,4 +1,4 @@
-package retain
+package hpatch
 
 import (
 	"reflect"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Workspace sections: ParsePatch keeps one section per `in`/`new` line,
+// Workspace sections: Parse keeps one section per `in`/`new` line,
 // with the path as written, what it does with the file, and for `new` its
 // exact content; the workspace resolver resolves and merges them.
 func TestParseFileSections(t *testing.T) {
@@ -42,7 +42,7 @@ func TestParseFileSections(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := ParsePatch(tc.patch)
+			p, err := Parse(tc.patch)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,10 +89,10 @@ func TestParseFileRejects(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParsePatch(tc.patch)
-			pe, ok := err.(*PatchError)
+			_, err := Parse(tc.patch)
+			pe, ok := err.(*Error)
 			if !ok {
-				t.Fatalf("got %T %v, want a *PatchError", err, err)
+				t.Fatalf("got %T %v, want a *Error", err, err)
 			}
 			if pe.Line != tc.line || !strings.Contains(err.Error(), tc.want) || strings.ContainsAny(err.Error(), "\r\n") {
 				t.Fatalf("got %q (line %d), want line %d containing %q", err, pe.Line, tc.line, tc.want)
@@ -104,7 +104,7 @@ func TestParseFileRejects(t *testing.T) {
 // A file section's Apply is the same edit as a script's, headed by its
 // path and bounded by the caller's limit.
 func TestSectionApplyFile(t *testing.T) {
-	p, err := ParsePatch("in docs/a.md\ntype \"two\" \"2\"")
+	p, err := Parse("in docs/a.md\ntype \"two\" \"2\"")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package retain
+package hpatch
 
 import (
 	"bytes"
@@ -23,13 +23,13 @@ import (
 
 // The `hpatch` tool declares a Lark grammar (plugins/hpatch.lark) so the
 // model API can only sample edits that parse. TestGrammarAgreement keeps
-// that grammar and ParsePatch in step: on every edit the retain tests and
+// that grammar and Parse in step: on every edit the hpatch and retain tests and
 // fuzz corpus hold, the e2e scenarios' edits, the explicit cases below,
-// generated edits and their one-byte mutations, ParsePatch, an LALR(1)
+// generated edits and their one-byte mutations, Parse, an LALR(1)
 // parser and an Earley parser of the grammar (python3-lark) give the same
 // verdict. The one difference is by design: the grammar takes any one word
 // as an id, and which words name a retained script is the store's rule
-// (ParseRef), so an edit ParsePatch rejects only for its ids is counted
+// (ParseRef), so an edit Parse rejects only for its ids is counted
 // apart (TestGrammarLeavesIDsToStore). It needs Debian's python3-lark
 // (`.ci/run` installs it): without it the tests skip, and fail under
 // CI=true.
@@ -88,7 +88,7 @@ func TestGrammarAgreement(t *testing.T) {
 		edits []string
 	}
 	sources := []source{
-		{"retain tests", testLiterals(t)},
+		{"hpatch and retain tests", testLiterals(t)},
 		{"fuzz seeds", fuzzSeedEdits()},
 		{"fuzz corpus", fuzzCorpusEdits(t)},
 		{"grammar cases", append(grammarAccepts(), grammarRejects()...)},
@@ -98,7 +98,7 @@ func TestGrammarAgreement(t *testing.T) {
 	var valid []string
 	for _, src := range sources {
 		for _, e := range src.edits {
-			if _, err := ParsePatch(e); err == nil {
+			if _, err := Parse(e); err == nil {
 				valid = append(valid, e)
 			}
 		}
@@ -109,7 +109,7 @@ func TestGrammarAgreement(t *testing.T) {
 	for _, src := range sources {
 		n := 0
 		for _, e := range src.edits {
-			if utf8.ValidString(e) { // the API samples text; ParsePatch rejects invalid UTF-8 first
+			if utf8.ValidString(e) { // the API samples text; Parse rejects invalid UTF-8 first
 				edits = append(edits, e)
 				n++
 			}
@@ -119,7 +119,7 @@ func TestGrammarAgreement(t *testing.T) {
 	verdicts := larkVerdicts(t, py, plugins.HpatchGrammar(), edits)
 	accepted, rejected, idRule, bad := 0, 0, 0, 0
 	for i, e := range edits {
-		_, err := ParsePatch(e)
+		_, err := Parse(e)
 		goOK := err == nil
 		v := verdicts[i]
 		switch {
@@ -133,26 +133,26 @@ func TestGrammarAgreement(t *testing.T) {
 		}
 		if v[0] != goOK || v[1] != goOK {
 			if bad++; bad <= 20 {
-				t.Errorf("ParsePatch accepts=%v (%v) but grammar LALR=%v Earley=%v for %q", goOK, err, v[0], v[1], e)
+				t.Errorf("Parse accepts=%v (%v) but grammar LALR=%v Earley=%v for %q", goOK, err, v[0], v[1], e)
 			}
 		}
 	}
 	for _, e := range grammarAccepts() {
-		if _, err := ParsePatch(e); err != nil {
+		if _, err := Parse(e); err != nil {
 			t.Errorf("grammar case %q must parse: %v", e, err)
 		}
 	}
 	for _, e := range grammarRejects() {
-		if _, err := ParsePatch(e); err == nil {
+		if _, err := Parse(e); err == nil {
 			t.Errorf("grammar case %q must be rejected", e)
 		}
 	}
-	t.Logf("%d edits (%s): %d accepted and %d rejected by ParsePatch, LALR and Earley alike, %d rejected by ParsePatch for their ids only; %d disagreements",
+	t.Logf("%d edits (%s): %d accepted and %d rejected by Parse, LALR and Earley alike, %d rejected by Parse for their ids only; %d disagreements",
 		len(edits), strings.Join(from, ", "), accepted, rejected, idRule, bad)
 }
 
 // The difference by design: the grammar takes one word as an id, and the
-// store's rule says which words name a retained script; ParsePatch checks
+// store's rule says which words name a retained script; Parse checks
 // it (ParseRef) and its error says what is wrong.
 func TestGrammarLeavesIDsToStore(t *testing.T) {
 	py := larkPython(t)
@@ -163,15 +163,15 @@ func TestGrammarLeavesIDsToStore(t *testing.T) {
 	}
 	v := larkVerdicts(t, py, plugins.HpatchGrammar(), edits)
 	for i, e := range edits {
-		_, err := ParsePatch(e)
-		if pe, ok := err.(*PatchError); !ok || pe.Line != 1 || !v[i][0] || !v[i][1] || !parses(withValidIDs(e)) {
-			t.Errorf("id %.20q: ParsePatch must reject it on line 1 (got %v) and the grammar accept it (got %v)", ids[i], err, v[i])
+		_, err := Parse(e)
+		if pe, ok := err.(*Error); !ok || pe.Line != 1 || !v[i][0] || !v[i][1] || !parses(withValidIDs(e)) {
+			t.Errorf("id %.20q: Parse must reject it on line 1 (got %v) and the grammar accept it (got %v)", ids[i], err, v[i])
 		}
 	}
 }
 
 func parses(edit string) bool {
-	_, err := ParsePatch(edit)
+	_, err := Parse(edit)
 	return err == nil
 }
 
@@ -225,12 +225,16 @@ func larkVerdicts(t *testing.T, py, grammar string, edits []string) [][2]bool {
 	return v
 }
 
-// testLiterals are the string literals of this package's tests, with the
-// {N} row citations of patch templates (see cite) replaced by a well-formed
-// LINE:HASH: whether an edit parses does not depend on the hash's value.
+// testLiterals are the string literals of this package's tests and of the
+// retained-script store's (package retain, whose edits are hpatch input
+// too), with the {N} row citations of patch templates (see cite) replaced
+// by a well-formed LINE:HASH: whether an edit parses does not depend on
+// the hash's value.
 func testLiterals(t *testing.T) []string {
 	t.Helper()
 	files, _ := filepath.Glob("*_test.go")
+	store, _ := filepath.Glob(filepath.Join("..", "retain", "*_test.go"))
+	files = append(files, store...)
 	citation := regexp.MustCompile(`\{(\d+)\}`)
 	var out []string
 	fset := token.NewFileSet()

@@ -1,4 +1,4 @@
-package retain
+package hpatch
 
 import (
 	"math/rand/v2"

@@ -1,27 +1,27 @@
-package retain_test
+package hpatch_test
 
 import (
 	"fmt"
 
-	"hpatch-router/retain"
+	"hpatch-router/hpatch"
 	"hpatch-router/rows"
 )
 
-func ExampleParsePatch() {
+func ExampleParse() {
 	script := []byte("#!python3\nprint(1)\n")
 	row2 := rows.Split(script)[1].Cite() // as hread shows it
-	p, err := retain.ParsePatch("in @shell/call_1\ntype " + row2 + " \"print(2)\"\nadd EOF <<PATCH\nprint(3)\nPATCH\n")
+	p, err := hpatch.Parse("in @shell/call_1\ntype " + row2 + " \"print(2)\"\nadd EOF <<PATCH\nprint(3)\nPATCH\n")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	edits, err := p.Apply(map[string][]byte{"call_1": script})
+	edit, err := p.Sections[0].Apply(script, 1<<20)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%q\n", edits[0].New)
-	fmt.Print(retain.FormatReport(edits))
+	fmt.Printf("%q\n", edit.New)
+	fmt.Print(hpatch.FormatReport([]hpatch.Edit{edit}))
 	// Output:
 	// "#!python3\nprint(2)\nprint(3)\n"
 	// @shell/call_1
@@ -30,8 +30,8 @@ func ExampleParsePatch() {
 	// 3:e79f print(3)
 }
 
-func ExampleParsePatch_workspace() {
-	p, err := retain.ParsePatch("in src/app.py\ntype \"total =\" \"total = 0\"\nin old.txt\nrm\nnew notes.md\ntype \"# Notes\\n\"\n")
+func ExampleParse_workspace() {
+	p, err := hpatch.Parse("in src/app.py\ntype \"total =\" \"total = 0\"\nin old.txt\nrm\nnew notes.md\ntype \"# Notes\\n\"\n")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -39,7 +39,7 @@ func ExampleParsePatch_workspace() {
 	for _, s := range p.Sections {
 		fmt.Printf("line %d: %s kind %d, %d ops, content %q\n", s.Line, s.Path, s.Kind, len(s.Ops), s.Content)
 	}
-	_, err = retain.ParsePatch("in src/app.py\ntype 1:abcd \"x\"\nin @shell/call_1\ntype 1:abcd \"y\"\n")
+	_, err = hpatch.Parse("in src/app.py\ntype 1:abcd \"x\"\nin @shell/call_1\ntype 1:abcd \"y\"\n")
 	fmt.Println(err)
 	// Output:
 	// line 1: src/app.py kind 0, 1 ops, content ""

@@ -1,4 +1,4 @@
-package retain
+package hpatch
 
 import (
 	"bytes"
@@ -46,13 +46,13 @@ func FuzzParsePatch(f *testing.F) {
 		f.Add(s, []byte(parsePatchBase))
 	}
 	f.Fuzz(func(t *testing.T, text string, base []byte) {
-		p, err := ParsePatch(text)
+		p, err := Parse(text)
 		if err != nil {
 			checkPatchError(t, err)
 			return
 		}
-		if p2, err := ParsePatch(text); err != nil || !reflect.DeepEqual(p, p2) {
-			t.Fatalf("ParsePatch is not deterministic")
+		if p2, err := Parse(text); err != nil || !reflect.DeepEqual(p, p2) {
+			t.Fatalf("Parse is not deterministic")
 		}
 		if p.Workspace {
 			fuzzFileSections(t, p, base)
@@ -65,8 +65,8 @@ func FuzzParsePatch(f *testing.F) {
 			}
 			baseline[s.ID] = base
 		}
-		e1, err1 := p.Apply(baseline)
-		e2, err2 := p.Apply(baseline)
+		e1, err1 := applyScripts(p, baseline)
+		e2, err2 := applyScripts(p, baseline)
 		if (err1 == nil) != (err2 == nil) || (err1 != nil && err1.Error() != err2.Error()) {
 			t.Fatalf("Apply is not deterministic: %v / %v", err1, err2)
 		}
@@ -105,8 +105,8 @@ func fuzzFileSections(t *testing.T, p *Patch, base []byte) {
 		if s.Kind != SectionEdit {
 			continue
 		}
-		e1, err1 := s.Apply(base, MaxScriptBytes)
-		e2, err2 := s.Apply(base, MaxScriptBytes)
+		e1, err1 := s.Apply(base, testLimit)
+		e2, err2 := s.Apply(base, testLimit)
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("Section.Apply is not deterministic: %v / %v", err1, err2)
 		}
@@ -125,8 +125,8 @@ func fuzzFileSections(t *testing.T, p *Patch, base []byte) {
 
 func checkPatchError(t *testing.T, err error) {
 	t.Helper()
-	if _, ok := err.(*PatchError); !ok {
-		t.Fatalf("error %T is not a *PatchError: %v", err, err)
+	if _, ok := err.(*Error); !ok {
+		t.Fatalf("error %T is not a *Error: %v", err, err)
 	}
 	if strings.ContainsAny(err.Error(), "\n\r") {
 		t.Fatalf("error is not one line: %q", err)
@@ -195,11 +195,11 @@ func FuzzApplyCited(f *testing.F) {
 		}
 		baseRows := rows.Split([]byte(base))
 		n := len(baseRows)
-		p, err := ParsePatch(patch)
+		p, err := Parse(patch)
 		if err != nil {
-			t.Fatalf("ParsePatch(%q): %v", patch, err)
+			t.Fatalf("Parse(%q): %v", patch, err)
 		}
-		edits, err := p.Apply(map[string][]byte{"s": []byte(base)})
+		edits, err := applyScripts(p, map[string][]byte{"s": []byte(base)})
 		if err != nil {
 			t.Fatalf("Apply(%q): %v", patch, err)
 		}

@@ -1,4 +1,4 @@
-package retain
+package hpatch
 
 import (
 	"hpatch-router/rows"

@@ -1,4 +1,4 @@
-package retain
+package hpatch
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"hpatch-router/rows"
-	"hpatch-router/scriptref"
 )
 
 // Edit is the outcome of a patch for one script.
@@ -17,36 +16,6 @@ type Edit struct {
 	Old    []byte
 	New    []byte
 	Report string // the script's part of the report, header included
-}
-
-// Apply resolves and verifies every target of p against baseline (the
-// current content of each script by artifact id) and returns the edited
-// scripts in section order. It is pure: nothing is written, and any stale
-// hash, out-of-range row, overlap or missing script rejects the whole
-// patch.
-func (p *Patch) Apply(baseline map[string][]byte) ([]Edit, error) {
-	if p.Workspace {
-		return nil, workspaceInStore(p)
-	}
-	edits := make([]Edit, 0, len(p.Sections))
-	for _, s := range p.Sections {
-		base, ok := baseline[s.ID]
-		if !ok {
-			return nil, wrapAt(s.Line, scriptMissing(scriptref.FormatRef(s.ID)))
-		}
-		e, err := s.Apply(base, MaxScriptBytes)
-		if err != nil {
-			return nil, err
-		}
-		edits = append(edits, e)
-	}
-	return edits, nil
-}
-
-// workspaceInStore refuses a workspace edit given to the script store.
-func workspaceInStore(p *Patch) error {
-	s := p.Sections[0]
-	return errAt(s.Line, "%q is a workspace file, and this edit reached only the retained-script store; workspace edits are resolved by the router", clip(s.Path))
 }
 
 // Apply verifies the operations of s against base and returns the edited
@@ -150,10 +119,10 @@ func finish(s *Section, base []byte, out []outLine, dels []delMark, limit int) (
 		buf.Write(l.term)
 	}
 	if buf.Len() > limit {
-		return Edit{}, errAt(s.Line, "the edited %s would be %d bytes; at most %d are allowed", s.Name(), buf.Len(), limit)
+		return Edit{}, ErrorAt(s.Line, "the edited %s would be %d bytes; at most %d are allowed", s.Name(), buf.Len(), limit)
 	}
 	if !utf8.Valid(buf.Bytes()) {
-		return Edit{}, errAt(s.Line, "the edited %s would not be valid UTF-8", s.Name())
+		return Edit{}, ErrorAt(s.Line, "the edited %s would not be valid UTF-8", s.Name())
 	}
 	return Edit{ID: s.ID, Old: base, New: buf.Bytes(), Report: report(s.Name(), out, dels)}, nil
 }
@@ -179,7 +148,7 @@ func keepRowsApart(out []outLine) {
 }
 
 // verify checks every target of s against rows, the one baseline: ranges
-// in order (a grammar cannot compare numbers, so ParsePatch leaves this
+// in order (a grammar cannot compare numbers, so Parse leaves this
 // here), rows in range, hashes current, no two `type` ranges overlapping, and no
 // `add` inside a replaced range. Several adds at one insertion point are
 // allowed and insert in the order written; an add at the first row of a
@@ -195,11 +164,11 @@ func verify(s *Section, baseRows []rows.Row) error {
 			if n := len(baseRows); n > 0 {
 				last = "; the last is " + citeRow(baseRows[n-1])
 			}
-			return errAt(op.Line, "row %d is past the end of %s (%d rows%s); cite rows from `hread %s` or the last report", p.Line, ref, len(baseRows), last, ref)
+			return ErrorAt(op.Line, "row %d is past the end of %s (%d rows%s); cite rows from `hread %s` or the last report", p.Line, ref, len(baseRows), last, ref)
 		}
 		r := baseRows[p.Line-1]
 		if h := rows.Hash(r.Text); h != p.Hash {
-			return errAt(op.Line, "%s is stale: row %d of %s is now %s%s; nothing was changed", p, p.Line, ref, citeRow(r), near(baseRows, p))
+			return ErrorAt(op.Line, "%s is stale: row %d of %s is now %s%s; nothing was changed", p, p.Line, ref, citeRow(r), near(baseRows, p))
 		}
 		return nil
 	}
@@ -208,9 +177,9 @@ func verify(s *Section, baseRows []rows.Row) error {
 		op := &s.Ops[i]
 		switch {
 		case op.To.Line < op.From.Line:
-			return errAt(op.Line, "range %s..%s ends before it starts", op.From, op.To)
+			return ErrorAt(op.Line, "range %s..%s ends before it starts", op.From, op.To)
 		case op.To.Line == op.From.Line && op.To.Hash != op.From.Hash:
-			return errAt(op.Line, "range %s..%s cites row %d with two hashes", op.From, op.To, op.From.Line)
+			return ErrorAt(op.Line, "range %s..%s cites row %d with two hashes", op.From, op.To, op.From.Line)
 		}
 		if err := check(op, op.From); err != nil {
 			return err
@@ -230,7 +199,7 @@ func verify(s *Section, baseRows []rows.Row) error {
 			if a.Line > b.Line {
 				later, earlier = a, b
 			}
-			return errAt(later.Line, "rows %s overlap rows %s targeted at line %d; merge them into one type", span(later), span(earlier), earlier.Line)
+			return ErrorAt(later.Line, "rows %s overlap rows %s targeted at line %d; merge them into one type", span(later), span(earlier), earlier.Line)
 		}
 	}
 	// inside[l] is the type whose range holds row l after its first row;
@@ -247,7 +216,7 @@ func verify(s *Section, baseRows []rows.Row) error {
 			continue
 		}
 		if t := inside[op.From.Line]; t != nil {
-			return errAt(op.Line, "add before row %d falls inside rows %s replaced at line %d; put the text in that type's VALUE", op.From.Line, span(t), t.Line)
+			return ErrorAt(op.Line, "add before row %d falls inside rows %s replaced at line %d; put the text in that type's VALUE", op.From.Line, span(t), t.Line)
 		}
 	}
 	return nil
