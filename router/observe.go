@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"hpatch-router/hpatch"
+	"hpatch-router/rows"
 	"hpatch-router/shebang"
 )
 
@@ -126,7 +127,7 @@ func WithObserverBodies(on bool) Option {
 // what is script-free; otherwise (the router's own messages) Reason is the
 // diagnostic itself.
 func callRejection(thread, callID, code, tool string, err error, quotesScript bool) RejectionEvent {
-	detail := tool + ": " + oneLineText(err.Error()) // errors never carry the prefix
+	detail := tool + ": " + rows.OneLineSpaced(err.Error()) // errors never carry the prefix
 	e := RejectionEvent{Thread: thread, CallID: callID, Code: code, Reason: detail, Detail: detail}
 	if quotesScript {
 		e.Reason = scriptFreeReason(tool, err)

@@ -390,7 +390,3 @@ func printCarrier(s string) string {
 	b, _ := json.Marshal(s)
 	return "text(" + string(b) + ");"
 }
-
-func oneLineText(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
-}

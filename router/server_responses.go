@@ -10,6 +10,7 @@ import (
 
 	"hpatch-router/ident"
 	"hpatch-router/router/request"
+	"hpatch-router/rows"
 )
 
 // serveResponses handles POST /v1/responses, and with compact POST
@@ -161,7 +162,7 @@ func (rt *Router) threadID(r *http.Request) string {
 func (rt *Router) answerError(w http.ResponseWriter, thread string, err error) {
 	e := requestError(err)
 	rt.metrics.routerError(e.Code)
-	rt.observe(RejectionEvent{Thread: thread, Code: e.Code, Reason: oneLineText(e.Error())})
+	rt.observe(RejectionEvent{Thread: thread, Code: e.Code, Reason: rows.OneLineSpaced(e.Error())})
 	rt.log.Info("request refused", "status", e.Status, "code", e.Code, "msg", e.Message)
 	writeErrorBody(w, e.Status, e.Body())
 }

@@ -9,6 +9,11 @@
 // of the row's text (without its terminator) as 4 lowercase hex digits,
 // and a row is cited as LINE:HASH.
 //
+// It also owns how a text is written on one line, in its two meanings:
+// OneLineSpaced (each terminator becomes a space, for prose such as a
+// diagnostic) and OneLineEscaped (LF and CR written as \n and \r, for a
+// text the reader must still see exactly, such as a quoted argument).
+//
 // The package is a leaf that imports only the standard library, so the
 // shebang translator, the retained-script store and the worker's private
 // commands share the rule without importing each other.

@@ -3,6 +3,8 @@ package shebang
 import (
 	"strconv"
 	"strings"
+
+	"hpatch-router/rows"
 )
 
 // Diagnostic is why a shell input was rejected before anything ran. Line is
@@ -27,7 +29,7 @@ func (d *Diagnostic) Error() string {
 		b.WriteString(strconv.Itoa(d.Line))
 		b.WriteString(": ")
 	}
-	b.WriteString(oneLine(d.Msg))
+	b.WriteString(rows.OneLineSpaced(d.Msg))
 	return b.String()
 }
 
@@ -36,14 +38,6 @@ func diag(line int, msg string) *Diagnostic { return &Diagnostic{Line: line, Msg
 // habitDiag refuses an input written in another tool's habit.
 func habitDiag(h Habit, line int, msg string) *Diagnostic {
 	return &Diagnostic{Line: line, Msg: msg, Habit: h}
-}
-
-// oneLine replaces line terminators so a message can never span lines.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n") {
-		return s
-	}
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }
 
 // RejectionCarrier is the exec carrier for a rejected input: it runs nothing
@@ -57,7 +51,7 @@ func RejectionCarrier(err error) string { return ToolRejectionCarrier("shell", e
 func ToolRejectionCarrier(name string, err error) string {
 	msg := "rejected"
 	if err != nil {
-		msg = oneLine(err.Error())
+		msg = rows.OneLineSpaced(err.Error())
 	}
 	return textStatement(name + ": " + msg)
 }

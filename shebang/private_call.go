@@ -6,6 +6,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"hpatch-router/privname"
+	"hpatch-router/rows"
 )
 
 // PrivateCall is the plan of a worker carrier that runs one private
@@ -22,7 +23,7 @@ func PrivateCall(argv []string) (*Plan, error) {
 	for i, a := range argv {
 		q, err := syntax.Quote(a, syntax.LangBash)
 		if err != nil {
-			return nil, diag(0, "argument "+oneLine(a)+" cannot be quoted for Bash ("+err.Error()+")")
+			return nil, diag(0, "argument "+rows.OneLineSpaced(a)+" cannot be quoted for Bash ("+err.Error()+")")
 		}
 		if i > 0 {
 			b.WriteByte(' ')

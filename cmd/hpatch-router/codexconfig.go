@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"hpatch-router/rows"
 )
 
 // Codex auth variants codex-config can print.
@@ -135,6 +137,6 @@ func (c codexSnippet) render() (string, error) {
 // shellQuoteForComment single-quotes s for a copy-paste shell line and keeps
 // it on one comment line.
 func shellQuoteForComment(s string) string {
-	s = strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
+	s = rows.OneLineEscaped(s)
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"hpatch-router/rows"
 )
 
 // Bounds on what a tools directory can make the router hold.
@@ -38,7 +40,7 @@ func Load(dir string, opts LoadOptions) (*Set, []Problem) {
 		return &Set{Dir: dir, byName: map[string]*Tool{}}, nil
 	}
 	if err != nil {
-		return nil, []Problem{{File: dir, Msg: oneLine(err.Error()) + "; make it a directory you can read, or point --tools-dir elsewhere"}}
+		return nil, []Problem{{File: dir, Msg: rows.OneLineSpaced(err.Error()) + "; make it a directory you can read, or point --tools-dir elsewhere"}}
 	}
 	var names []string
 	for _, e := range entries {
@@ -55,7 +57,7 @@ func Load(dir string, opts LoadOptions) (*Set, []Problem) {
 func Check(path string, opts LoadOptions) (*Set, []Problem) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, []Problem{{File: path, Msg: oneLine(err.Error()) + "; name a tools directory or a .toml file"}}
+		return nil, []Problem{{File: path, Msg: rows.OneLineSpaced(err.Error()) + "; name a tools directory or a .toml file"}}
 	}
 	if fi.IsDir() {
 		return Load(path, opts)
@@ -68,12 +70,12 @@ func loadFiles(dir string, names []string, opts LoadOptions) (*Set, []Problem) {
 	set := &Set{Dir: dir, byName: map[string]*Tool{}}
 	if opts.Owned != nil {
 		if err := opts.Owned("tools directory", dir, "directory"); err != nil {
-			return nil, []Problem{{File: dir, Msg: oneLine(err.Error())}}
+			return nil, []Problem{{File: dir, Msg: rows.OneLineSpaced(err.Error())}}
 		}
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, []Problem{{File: dir, Msg: oneLine(err.Error()) + "; make it a directory you can read"}}
+		return nil, []Problem{{File: dir, Msg: rows.OneLineSpaced(err.Error()) + "; make it a directory you can read"}}
 	}
 	defer root.Close()
 	var probs []Problem
@@ -112,7 +114,7 @@ type fileLoad struct {
 }
 
 func (f *fileLoad) problem(line int, format string, args ...any) {
-	f.probs = append(f.probs, Problem{File: f.path, Line: line, Msg: oneLine(fmt.Sprintf(format, args...))})
+	f.probs = append(f.probs, Problem{File: f.path, Line: line, Msg: rows.OneLineSpaced(fmt.Sprintf(format, args...))})
 }
 
 // read reads name from the directory, checked and bounded.
@@ -192,8 +194,4 @@ func sortedKeys(m map[string]any) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-func oneLine(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }

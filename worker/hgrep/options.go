@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"hpatch-router/rows"
 )
 
 // action says what hgrep does with one ripgrep option.
@@ -224,12 +226,7 @@ func (e *usageError) Error() string { return e.msg }
 
 // usagef formats a usage error on one line, whatever the arguments hold.
 func usagef(format string, a ...any) error {
-	return &usageError{OneLine(fmt.Sprintf(format, a...))}
-}
-
-// OneLine escapes line breaks so a diagnostic stays one line.
-func OneLine(s string) string {
-	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
+	return &usageError{rows.OneLineEscaped(fmt.Sprintf(format, a...))}
 }
 
 // classify turns hgrep's arguments (without the command name) into rg's.

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"unicode/utf8"
 
+	"hpatch-router/rows"
 	"hpatch-router/worker/hgrep"
 	"hpatch-router/worker/inspect"
 	"hpatch-router/worker/privcmd"
@@ -30,7 +31,7 @@ type settings struct {
 // limits.
 func (pool *Sessions) Run(ctx context.Context, env *privcmd.Env, args []string) int {
 	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(env.Stderr, "hsymbol: %s\n", hgrep.OneLine(fmt.Sprintf(format, a...)))
+		fmt.Fprintf(env.Stderr, "hsymbol: %s\n", rows.OneLineEscaped(fmt.Sprintf(format, a...)))
 		return code
 	}
 	l := env.Limits

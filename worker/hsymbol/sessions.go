@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"hpatch-router/worker/hgrep"
+	"hpatch-router/rows"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -100,7 +100,7 @@ func noteRestart(env *privcmd.Env, s *session) {
 	if last := s.stderr.last(); last != "" {
 		said = " (" + last + ")"
 	}
-	fmt.Fprintf(env.Stderr, "hsymbol: %s\n", hgrep.OneLine(fmt.Sprintf(
+	fmt.Fprintf(env.Stderr, "hsymbol: %s\n", rows.OneLineEscaped(fmt.Sprintf(
 		"%s exited since the previous call%s; starting it again", s.srv.name, said)))
 }
 

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hpatch-router/rows"
 	"hpatch-router/worker/inspect/outline"
 )
 
@@ -39,7 +40,7 @@ func Outline(data []byte, lines *outline.Lines) (outline.Result, error) {
 	}
 	if err != nil {
 		if len(res.Entries) == 0 {
-			return res, fmt.Errorf("JSON: %v", oneLine(err))
+			return res, fmt.Errorf("JSON: %v", jsonErrorText(err))
 		}
 		res.ParseComplete = false
 	}
@@ -147,7 +148,9 @@ func escapePointer(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
-func oneLine(err error) string {
+// jsonErrorText is err's message on one line, with the byte offset of a
+// syntax error and one wording for every kind of truncated input.
+func jsonErrorText(err error) string {
 	var se *json.SyntaxError
 	msg := err.Error()
 	if errors.As(err, &se) {
@@ -156,5 +159,5 @@ func oneLine(err error) string {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		msg = "unexpected end of input"
 	}
-	return strings.ReplaceAll(msg, "\n", " ")
+	return rows.OneLineSpaced(msg)
 }
