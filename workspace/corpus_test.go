@@ -43,7 +43,7 @@ func corpusFiles() map[string]string {
 		"env.go":          "workspace/env.go",
 		"resolve.go":      "workspace/resolve.go",
 		"private_call.go": "shebang/private_call.go",
-		"lark_agree.py":   "retain/testdata/lark_agree.py",
+		"lark_agree.py":   "hpatch/testdata/lark_agree.py",
 		"how.md":          "docs/how-it-works.md",
 		"Makefile":        "Makefile",
 		"build_crlf.mjs":  "plugins/build.mjs",
