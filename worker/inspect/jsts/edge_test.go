@@ -52,7 +52,8 @@ func TestTokenizerEdges(t *testing.T) {
 			"\ufeff#!/usr/bin/env node\nclass P { #x = 1; #m() { return this.#x } }\n",
 			true, []string{"class P@2-2", "method #m@2-2 recv=P"}},
 		// Right after a name or number it would be read as part of it:
-		// every byte from 0x80 continues a name here (see lexer_test.go).
+		// every byte from 0x80 continues a name or number here, where
+		// Unicode's identifier classes would end it.
 		{"U+2028 ends a statement as a line break does", "f.js",
 			"let a = 1 \u2028const b = 2\n",
 			true, []string{"variable a@1-1", "constant b@1-1"}},
