@@ -12,7 +12,9 @@
 // tokenizers over the lexical rules of scan, each giving the entries
 // tree-sitter's grammars gave (the package used them through cgo until
 // the worker's start-up cost asked for one static Go binary); their
-// tests hold the cases and say where they differ. This package dispatches
+// tests hold the cases and say where they differ, and jsts, python
+// and markdown check a corpus of real files against their expected
+// outlines (testdata/corpus, -update to rewrite). This package dispatches
 // by language (outline.go), runs the parsers only in the outline process
 // (see below) and renders the envelope (run.go).
 //
