@@ -77,9 +77,12 @@ test-only:
 	@TESTFLAGS='$(TESTFLAGS)' PKGS='$(PKGS)' bash -f -o pipefail -c '$(GO) test -race -count=1 -timeout 25m -json $$TESTFLAGS $$PKGS 2>&1 | $(BIN)/testsummary'
 
 # The router, shebang and retain packages stay portable: the darwin build
-# must compile (its serve and shell stop with one line; docs/macos.md).
+# must compile (its serve and shell stop with one line; docs/macos.md), and
+# so must their tests, which vet type-checks: a test that needs the
+# Linux-only worker or serve code is named *_linux_test.go.
 cross:
 	GOOS=darwin GOARCH=arm64 $(STATIC) $(GO) build ./...
+	GOOS=darwin GOARCH=arm64 $(STATIC) $(GO) vet ./...
 
 # A short run of every fuzz target (FUZZTIME each).
 fuzz:
