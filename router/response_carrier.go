@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"hpatch-router/hpatch"
+	"hpatch-router/plugins/registry"
 	"hpatch-router/privname"
 	"hpatch-router/retain"
 	"hpatch-router/router/request"
@@ -389,4 +390,46 @@ func (s *rewriteSession) hpatchFailed(callID string, err error, quotesScript boo
 func printCarrier(s string) string {
 	b, _ := json.Marshal(s)
 	return "text(" + string(b) + ");"
+}
+
+func oneLineText(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+// offeredTool returns the tool of this request named name, or nil.
+func (s *rewriteSession) offeredTool(name string) *registry.Tool {
+	for _, t := range s.facts.Tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// toolCarrier translates one call of a declared tool into its carrier, as
+// a shell call whose shebang is the tool's run; it is never retained and
+// gets no A16 warnings. A rejection prints "NAME: why" and runs nothing.
+func (s *rewriteSession) toolCarrier(callID, input string, t *registry.Tool) string {
+	s.rt.metrics.toolCall(t.Name)
+	plan, err := shebang.TranslateTool(t.Spec, input, shebang.Options{Params: s.facts.Params})
+	code, quotes := "tool", true
+	if err == nil {
+		if err = s.prepareRuntime(); err != nil {
+			code, quotes = "runtime", false
+		}
+	}
+	if err != nil {
+		s.rt.metrics.rejection(code)
+		s.rt.observe(callRejection(s.thread, callID, code, t.Name, err, quotes))
+		return shebang.ToolRejectionCarrier(t.Name, err)
+	}
+	carrier := s.rt.cfg.translator.Carrier(plan, shebang.Retention{})
+	if obs := &s.rt.cfg.observers; obs.active() {
+		ev := CallEvent{Thread: s.thread, CallID: callID, Tool: t.Name, Kind: string(plan.Kind), Interpreter: plan.Interpreter,
+			ModelBytes: len(input), CarrierBytes: len(carrier), Body: input}
+		ev.Time = time.Now()
+		ev.Duration = ev.Time.Sub(s.start)
+		obs.shellCall(ev)
+	}
+	return carrier
 }
