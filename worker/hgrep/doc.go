@@ -14,9 +14,11 @@
 //     ripgrep counts only LF, and a line rg reports that is not byte-for-byte
 //     a line of the file (binary conversion, a file changed meanwhile) is
 //     dropped and counted in one warning (files over 32 MiB are checked
-//     with reads at each hit's offset instead of being read whole);
-//   - the row format shared by the private commands that print workspace
-//     rows (FormatRow) and the PATH lookup they use (LookPath).
+//     with reads at each hit's offset instead of being read whole).
+//
+// It prints each verified row as `"PATH":LINE:HASH TEXT` with package
+// rows' QuotePath and AppendRow, the format hsymbol prints too, and finds
+// rg with privcmd's Env.LookPath, on the evaluation's PATH.
 //
 // Lines that are not valid UTF-8 are not printed (hread, hpatch and the model
 // cannot use them); they are counted in one warning line. env.Limits bound

@@ -3,11 +3,9 @@ package hgrep
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"unicode/utf8"
 
 	"hpatch-router/rows"
@@ -258,26 +256,4 @@ func hasLoneCR(data []byte) bool {
 			return true
 		}
 	}
-}
-
-// QuotePath is PATH as rows print it: a JSON string, HTML characters kept.
-func QuotePath(path string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(path) // a string always encodes
-	return string(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
-}
-
-// AppendRow appends one row `QUOTED:LINE:HASH TEXT\n` to dst. quoted is a
-// path from QuotePath.
-func AppendRow(dst []byte, quoted string, num int, text []byte) []byte {
-	dst = append(dst, quoted...)
-	dst = append(dst, ':')
-	dst = strconv.AppendInt(dst, int64(num), 10)
-	dst = append(dst, ':')
-	dst = append(dst, rows.Hash(text)...)
-	dst = append(dst, ' ')
-	dst = append(dst, text...)
-	return append(dst, '\n')
 }

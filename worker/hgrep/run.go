@@ -8,14 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"hpatch-router/rows"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -45,7 +44,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string) int {
 	if len(p.ignored) > 0 {
 		fmt.Fprintln(env.Stderr, ignoredWarning(p.ignored))
 	}
-	rg, err := LookPath(env, "rg")
+	rg, err := env.LookPath("rg")
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "hgrep: ripgrep (rg) is not on PATH; install ripgrep 13 or newer")
 		return 127
@@ -145,12 +144,12 @@ func stream(r io.Reader, dir string, stripDot bool, out *output, l privcmd.Limit
 	var path []byte
 	flush := func(binaryOffset *int) {
 		if len(hits) > 0 {
-			rows := fileRows(dir, string(path), hits, binaryOffset, &c, l.Input)
+			verified := fileRows(dir, string(path), hits, binaryOffset, &c, l.Input)
 			shown := string(path)
 			if stripDot {
 				shown = strings.TrimPrefix(shown, "./")
 			}
-			out.file(QuotePath(shown), rows)
+			out.file(rows.QuotePath(shown), verified)
 		}
 		hits, held = hits[:0], 0
 	}
@@ -251,13 +250,13 @@ type output struct {
 	err       error
 }
 
-func (o *output) file(quoted string, rows []row) {
-	for _, r := range rows {
+func (o *output) file(quoted string, verified []row) {
+	for _, r := range verified {
 		if o.truncated || o.err != nil {
 			return
 		}
 		start := len(o.buf)
-		o.buf = AppendRow(o.buf, quoted, r.num, r.text)
+		o.buf = rows.AppendRow(o.buf, quoted, r.num, r.text)
 		if o.written+len(o.buf) > o.limit {
 			o.buf = o.buf[:start]
 			o.truncated = true
@@ -346,34 +345,4 @@ func (c *capped) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
-}
-
-// LookPath finds an executable named name on env's PATH; relative PATH
-// entries and names with a slash resolve against env.Dir.
-func LookPath(env *privcmd.Env, name string) (string, error) {
-	resolve := func(p string) string {
-		if filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(env.Dir, p)
-	}
-	executable := func(p string) bool {
-		fi, err := os.Stat(p)
-		return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
-	}
-	if strings.Contains(name, "/") {
-		if p := resolve(name); executable(p) {
-			return p, nil
-		}
-		return "", fmt.Errorf("%s is not an executable file", name)
-	}
-	for _, d := range filepath.SplitList(env.Getenv("PATH")) {
-		if d == "" {
-			d = "."
-		}
-		if p := resolve(filepath.Join(d, name)); executable(p) {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s not found on PATH", name)
 }

@@ -49,7 +49,7 @@ func BenchmarkHsymbolLatency(b *testing.B) {
 	fixture := filepath.Join(repo, "testdata", "workspace")
 	cases := []latencyCase{
 		{name: "gopls", server: "gopls", dir: repo,
-			first:  row(b, repo, "worker/hsymbol/run.go", "hgrep.LookPath(env, srv.name)", "def", "LookPath"),
+			first:  row(b, repo, "worker/hsymbol/run.go", "env.LookPath(srv.name)", "def", "LookPath"),
 			second: row(b, repo, "worker/privcmd/privcmd.go", "type Env struct {", "refs", "Env")},
 		{name: "pyright", server: "pyright-langserver", dir: fixture,
 			first:  row(b, fixture, "py/app.py", `greeter = Greeter("py")`, "def", "Greeter"),

@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"hpatch-router/rows"
-	"hpatch-router/worker/hgrep"
 	"hpatch-router/worker/inspect"
 	"hpatch-router/worker/privcmd"
 )
@@ -77,12 +76,12 @@ func (pool *Sessions) Run(ctx context.Context, env *privcmd.Env, args []string) 
 	if err != nil {
 		return fail(1, "%v", err)
 	}
-	bin, err := hgrep.LookPath(env, srv.name)
+	bin, err := env.LookPath(srv.name)
 	if err != nil {
 		return fail(127, "%s (the %s language server) is not on PATH; install it: %s", srv.name, lang, srv.install)
 	}
 	for _, need := range srv.needs {
-		if _, err := hgrep.LookPath(env, need); err != nil {
+		if _, err := env.LookPath(need); err != nil {
 			return fail(127, "%s needs the %s command, which is not on PATH; add the directory holding it (e.g. /usr/local/go/bin) to the PATH Codex runs commands with", srv.name, need)
 		}
 	}
@@ -142,7 +141,7 @@ func (p *printer) load(path string, outline bool) *target {
 	if t, ok := p.files[path]; ok {
 		return t
 	}
-	t := &target{shown: hgrep.QuotePath(p.display(path))}
+	t := &target{shown: rows.QuotePath(p.display(path))}
 	data, err := privcmd.ReadFile(p.ctx, path, p.limits.Input)
 	switch {
 	case err != nil:
@@ -202,7 +201,7 @@ func (p *printer) print(req request, locs []location) {
 			}
 			seen[key] = true
 			start := len(p.buf)
-			p.buf = hgrep.AppendRow(p.buf, t.shown, n, r.Text)
+			p.buf = rows.AppendRow(p.buf, t.shown, n, r.Text)
 			if len(p.buf) > p.limits.Output {
 				p.buf = p.buf[:start]
 				p.truncated = true

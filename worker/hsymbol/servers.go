@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"hpatch-router/worker/hgrep"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -95,7 +94,7 @@ func initOptions(env *privcmd.Env, srv server, root string) map[string]any {
 	if fi, err := os.Stat(filepath.Join(root, "node_modules", "typescript", "lib", "tsserver.js")); err == nil && fi.Mode().IsRegular() {
 		return nil
 	}
-	bin, err := hgrep.LookPath(env, "tsserver")
+	bin, err := env.LookPath("tsserver")
 	if err != nil {
 		return nil
 	}

@@ -9,8 +9,10 @@
 // dispatches with), the one way they open files the model names
 // (file.go: regular files only, never blocking, at most Limits.Input bytes
 // as one snapshot; Cause, what went wrong with one, without Go's operation
-// and absolute path; CannotRead, the one line when one cannot be read) and the one way they start a child process (Start: it
-// dies with the worker). It also owns what every command does when it stops
+// and absolute path; CannotRead, the one line when one cannot be read), the
+// one way they find the program of a child process (Env.LookPath: on the
+// evaluation's PATH, from its directory) and the one way they start it
+// (Start: it dies with the worker). It also owns what every command does when it stops
 // early: ExitTruncated, the status of an answer the Output limit cut,
 // ExitTimeLimit, the status of one the Time limit stopped, and
 // Word, how a notice writes a file name in the command it suggests (in

@@ -1,0 +1,32 @@
+package rows
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// QuotePath is a file's path as a row of a multi-file listing prints it
+// (hgrep, hsymbol): a JSON string, HTML characters kept, so any name reads
+// back exactly, on one line.
+func QuotePath(path string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(path) // a string always encodes
+	return string(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
+}
+
+// AppendRow appends one listing row `QUOTED:LINE:HASH TEXT\n` to dst:
+// row num of the file whose QuotePath is quoted, text without its
+// terminator. Without the path prefix it is the row as hread prints it.
+func AppendRow(dst []byte, quoted string, num int, text []byte) []byte {
+	dst = append(dst, quoted...)
+	dst = append(dst, ':')
+	dst = strconv.AppendInt(dst, int64(num), 10)
+	dst = append(dst, ':')
+	dst = AppendHash(dst, text)
+	dst = append(dst, ' ')
+	dst = append(dst, text...)
+	return append(dst, '\n')
+}
