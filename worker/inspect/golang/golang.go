@@ -34,9 +34,11 @@ func Outline(data []byte, lines *outline.Lines) (outline.Result, error) {
 		}
 		return lines.LineOf(off)
 	}
-	// at is where the name itself is written.
+	// at is where the name itself is written. A declaration the parser
+	// recovered from an error may have no end: it ends where it starts.
 	add := func(kind, name string, at, from, to token.Pos) *outline.Entry {
-		res.Entries = append(res.Entries, outline.Entry{Kind: kind, Name: name, NameLine: line(at), Start: line(from), End: lineEnd(to)})
+		start := line(from)
+		res.Entries = append(res.Entries, outline.Entry{Kind: kind, Name: name, NameLine: line(at), Start: start, End: max(lineEnd(to), start)})
 		return &res.Entries[len(res.Entries)-1]
 	}
 	for _, d := range f.Decls {

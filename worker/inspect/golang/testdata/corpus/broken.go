@@ -1,0 +1,9 @@
+package broken
+
+func Before() {}
+
+func Broken( {
+	return
+}
+
+type After struct{}
