@@ -4,9 +4,9 @@ package cache
 
 import (
 	"context"
-	stdsync "sync"
 	_ "embed"
 	. "strings"
+	stdsync "sync"
 )
 
 import "time"
