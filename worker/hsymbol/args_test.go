@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"hpatch-router/worker/inspect"
+	"hpatch-router/worker/inspect/outline"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -131,9 +131,9 @@ func TestPick(t *testing.T) {
 }
 
 func TestDeclaration(t *testing.T) {
-	outline := []inspect.Entry{
-		{Kind: inspect.KindFunction, Name: "f", Start: 10, End: 20, NameLine: 10},
-		{Kind: inspect.KindClass, Name: "C", Start: 30, End: 40, NameLine: 32}, // decorators on 30-31
+	entries := []outline.Entry{
+		{Kind: outline.KindFunction, Name: "f", Start: 10, End: 20, NameLine: 10},
+		{Kind: outline.KindClass, Name: "C", Start: 30, End: 40, NameLine: 32}, // decorators on 30-31
 	}
 	tests := []struct {
 		name     string
@@ -148,7 +148,7 @@ func TestDeclaration(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if from, to := declaration(outline, tc.symbol, tc.n); from != tc.from || to != tc.to {
+			if from, to := declaration(entries, tc.symbol, tc.n); from != tc.from || to != tc.to {
 				t.Fatalf("got %d-%d", from, to)
 			}
 		})

@@ -14,6 +14,7 @@ import (
 
 	"hpatch-router/rows"
 	"hpatch-router/worker/inspect"
+	"hpatch-router/worker/inspect/outline"
 	"hpatch-router/worker/privcmd"
 )
 
@@ -115,8 +116,8 @@ func (pool *Sessions) Run(ctx context.Context, env *privcmd.Env, args []string) 
 
 // target is one file the answer points into.
 type target struct {
-	lines   *inspect.Lines
-	outline []inspect.Entry
+	lines   *outline.Lines
+	outline []outline.Entry
 	shown   string // the quoted display path
 	err     error
 }
@@ -135,9 +136,9 @@ type printer struct {
 }
 
 // load reads a file the server pointed into, within the input limit;
-// outline also outlines it (for def), under the same limits as
+// expand also outlines it (for def), under the same limits as
 // inspect_file: a file it cannot outline gives rows without expansion.
-func (p *printer) load(path string, outline bool) *target {
+func (p *printer) load(path string, expand bool) *target {
 	if t, ok := p.files[path]; ok {
 		return t
 	}
@@ -149,8 +150,8 @@ func (p *printer) load(path string, outline bool) *target {
 	case !utf8.Valid(data):
 		t.err = errors.New("not UTF-8")
 	default:
-		t.lines = inspect.NewLines(data)
-		if outline {
+		t.lines = outline.NewLines(data)
+		if expand {
 			if res, err := inspect.Outline(p.ctx, path, data, p.limits); err == nil {
 				t.outline = res.Entries
 			}
@@ -215,8 +216,8 @@ func (p *printer) print(req request, locs []location) {
 // declaration is the row span of the outline entry named symbol whose name
 // is written on row n (so a local of the same name inside a function does
 // not expand to the function); just n when the outline knows none.
-func declaration(outline []inspect.Entry, symbol string, n int) (int, int) {
-	for _, e := range outline {
+func declaration(entries []outline.Entry, symbol string, n int) (int, int) {
+	for _, e := range entries {
 		if e.Name == symbol && e.NameLine == n {
 			return e.Start, e.End
 		}
