@@ -10,15 +10,17 @@
 // (env_context.go; a block a user or a tool pasted never counts, and its
 // values are decoded as XML character data).
 //
-// Rewriter.Rewrite then runs the rewrite in stage order: find the Code
-// Mode exec owners (owners.go), each additional_tools item analysed once
-// and remembered by its bytes (memo.go); trim the exec description of its
-// exec_command section (exec_description.go); inject `shell` and `hpatch`
-// after the owner with the declared tools the request offers (offer.go);
-// and splice those edits, with the replay restore's, into the body as
-// pieces (rewrite.go). Bytes it does not mean to change pass through
-// untouched (A14). A layout the router cannot own is an *Error (errors.go)
-// that the router answers before anything is forwarded.
+// Rewriter.Rewrite (rewrite.go) then runs the rewrite in stage order:
+// find the Code Mode exec owners (owners.go), each additional_tools item
+// analysed once and remembered by its bytes (memo.go); for an owner, trim
+// the exec description of its exec_command section (owner_rewrite.go,
+// exec_description.go) and inject `shell` and `hpatch` after it, then the
+// declared tools the request offers (offer.go); and splice those edits,
+// with the replay restore's, into the body as pieces (edit.go). Bytes it
+// does not mean to change pass through untouched (A14); what it encodes
+// it encodes as Codex's serde_json does (json_string.go). A layout the
+// router cannot own is an *Error (errors.go) that the router answers
+// before anything is forwarded.
 //
 // The package knows nothing of HTTP, threads or the replay store: the
 // router reads the body, restores the carriers Codex echoes and calls

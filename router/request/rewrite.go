@@ -3,12 +3,7 @@ package request
 import (
 	"net"
 	"slices"
-	"strings"
 
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
-
-	"hpatch-router/plugins"
 	"hpatch-router/plugins/registry"
 	"hpatch-router/shebang"
 )
@@ -48,13 +43,6 @@ type Info struct {
 // ParamNames are the names of info.Params, in declaration order.
 func (info Info) ParamNames() []string {
 	return shebang.ParamsShape{Params: info.Params}.Names()
-}
-
-// Edit replaces Body[Start:End] of a request with Repl; an insertion has
-// Start == End.
-type Edit struct {
-	Start, End int
-	Repl       []byte
 }
 
 // Rewrite rewrites a parsed POST /responses body for the hpatch mode
@@ -138,155 +126,4 @@ func (rw *Rewriter) Rewrite(r *Parsed, offered *registry.Set, restored []Edit) (
 	info.ParamsShape = last.shape.Fields
 	info.Tools, info.SkippedTools = offer.tools, offer.skipped
 	return Splice(body, mergeEdits(edits, restored)), info, nil
-}
-
-// mergeEdits merges two lists of ordered, non-overlapping edits of one
-// body whose spans do not overlap each other into one ordered list.
-func mergeEdits(a, b []Edit) []Edit {
-	if len(b) == 0 {
-		return a
-	}
-	out := make([]Edit, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if a[0].Start < b[0].Start {
-			out, a = append(out, a[0]), a[1:]
-		} else {
-			out, b = append(out, b[0]), b[1:]
-		}
-	}
-	return append(append(out, a...), b...)
-}
-
-// ownerRewrite is the rewrite of one exec tool object, as offsets relative
-// to the start of the object. It depends only on the object's bytes, so it
-// can be computed once and reused for every request that repeats them;
-// it is never modified after construction.
-type ownerRewrite struct {
-	descStart, descEnd int    // span of the description value; descRepl nil: unchanged
-	descRepl           []byte // the trimmed description as a JSON string
-	toolLen            int    // length of the exec object; the insert goes there
-	insert             []byte // ",<shell>,<hpatch>" placed right after the object
-	shape              shebang.ParamsShape
-}
-
-// newOwnerRewrite trims the exec description and renders the injected
-// tools with the #!params shape taken from it.
-func newOwnerRewrite(tool gjson.Result, tools plugins.Tools) (*ownerRewrite, error) {
-	rw := &ownerRewrite{toolLen: len(tool.Raw)}
-	if d := tool.Get("description"); d.Type == gjson.String {
-		// Get's Index counts from the start of the document tool came
-		// from; the span is kept relative to the tool object.
-		s := d.Index - tool.Index
-		if s <= 0 || s+len(d.Raw) > len(tool.Raw) || tool.Raw[s:s+len(d.Raw)] != d.Raw {
-			return nil, invalid(CodeInvalidJSON, "cannot locate the exec description in the request body")
-		}
-		desc := d.String()
-		t := trimExecDescription(desc)
-		rw.shape = t.Shape
-		for i := range rw.shape.Params {
-			// Names are substrings of the description, which may alias
-			// the request body; a memo entry must not pin that body.
-			// (Type literals are decoded copies.)
-			rw.shape.Params[i].Name = strings.Clone(rw.shape.Params[i].Name)
-		}
-		if t.Description != desc {
-			rw.descStart, rw.descEnd = s, s+len(d.Raw)
-			rw.descRepl = AppendJSONString(nil, t.Description)
-		}
-	}
-	shell, err := shellTool(rw.shape, tools)
-	if err != nil {
-		return nil, err
-	}
-	hp := tools.Hpatch
-	ins := make([]byte, 0, len(shell)+len(hp)+2)
-	rw.insert = append(append(append(append(ins, ','), shell...), ','), hp...)
-	return rw, nil
-}
-
-// appendEdits adds this rewrite's edits for an exec object found at offset
-// at in the body.
-func (rw *ownerRewrite) appendEdits(edits []Edit, at int) []Edit {
-	if rw.descRepl != nil {
-		edits = append(edits, Edit{at + rw.descStart, at + rw.descEnd, rw.descRepl})
-	}
-	return append(edits, Edit{at + rw.toolLen, at + rw.toolLen, rw.insert})
-}
-
-// shellTool renders the `shell` tool with the request's #!params shape
-// appended to the base description.
-func shellTool(shape shebang.ParamsShape, tools plugins.Tools) ([]byte, error) {
-	if shape.Fields == "" {
-		return tools.Shell, nil
-	}
-	desc := tools.ShellDescription + plugins.ParamsSection(shape.Fields, shape.TypeScript)
-	// sjson gets its own copy: the shared bytes are never written to.
-	return sjson.SetRawBytes(slices.Clone(tools.Shell), "description", AppendJSONString(nil, desc))
-}
-
-// Splice applies edits, which are ordered and non-overlapping, as pieces:
-// the bytes of body between the edits (aliased, not copied) and each
-// edit's replacement. Empty runs are left out. Neither body nor a
-// replacement (memo entries share them) may be modified afterwards; the
-// pieces are only read.
-func Splice(body []byte, edits []Edit) net.Buffers {
-	out := make(net.Buffers, 0, 2*len(edits)+1)
-	prev := 0
-	for _, e := range edits {
-		if e.Start > prev {
-			out = append(out, body[prev:e.Start])
-		}
-		if len(e.Repl) > 0 {
-			out = append(out, e.Repl)
-		}
-		prev = e.End
-	}
-	if prev < len(body) {
-		out = append(out, body[prev:])
-	}
-	return out
-}
-
-// hexDigits are lowercase, as serde_json (Codex) writes \u00XX escapes.
-const hexDigits = "0123456789abcdef"
-
-// AppendJSONString appends s as a JSON string literal using the escaping
-// serde_json uses: only `"`, `\` and control characters are escaped, and
-// everything else, including non-ASCII UTF-8 and `<>&`, is copied as is.
-// Matching Codex's encoder means a description we re-encode keeps the exact
-// bytes of every part we did not edit, and the output is identical for
-// identical input (the upstream prompt cache depends on that). The
-// router's own error bodies use it too, so Codex reads them as it reads
-// the API's.
-func AppendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"':
-			b = append(b, '\\', '"')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
