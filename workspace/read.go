@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"hpatch-router/regfile"
 	"hpatch-router/retain"
 )
 
@@ -69,25 +70,18 @@ type fileState struct {
 // valid UTF-8. The file is checked before the open, so a device or FIFO is
 // never opened, and again after it, so a swap in between is refused.
 func readRegular(ctx context.Context, r *os.Root, rel string) (fileState, error) {
-	before, err := lstat(r, rel)
-	if err != nil {
-		return fileState{}, err
-	}
-	if err := regular(before); err != nil {
-		return fileState{}, err
-	}
-	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-	if err != nil {
-		return fileState{}, outside(err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
+	f, fi, err := regfile.Open(inRoot{r}, rel)
+	var notRegular *regfile.NotRegularError
 	switch {
+	case errors.As(err, &notRegular):
+		return fileState{}, regular(notRegular.Mode)
+	case errors.Is(err, regfile.ErrChanged):
+		return fileState{}, errors.New("was replaced while being read; read it again")
 	case err != nil:
 		return fileState{}, err
-	case !os.SameFile(before, fi):
-		return fileState{}, errors.New("was replaced while being read; read it again")
-	case fi.Size() > MaxFileBytes:
+	}
+	defer f.Close()
+	if fi.Size() > MaxFileBytes {
 		return fileState{}, fmt.Errorf("is %d bytes; hpatch edits files of at most %d bytes", fi.Size(), MaxFileBytes)
 	}
 	if err := ctx.Err(); err != nil {
@@ -105,11 +99,21 @@ func readRegular(ctx context.Context, r *os.Root, rel string) (fileState, error)
 	return fileState{data: data, meta: metaOf(fi), info: fi}, nil
 }
 
-// regular refuses anything but a regular file, naming what it is.
-func regular(fi fs.FileInfo) error {
-	switch t := fi.Mode().Type(); {
-	case t.IsRegular():
-		return nil
+// inRoot opens names under a workspace root for regfile.Open: the look
+// before the open does not follow a symlink, and a name that leaves the
+// root is errOutside.
+type inRoot struct{ r *os.Root }
+
+func (d inRoot) Stat(rel string) (fs.FileInfo, error) { return lstat(d.r, rel) }
+
+func (d inRoot) OpenFile(rel string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := d.r.OpenFile(rel, flag, perm)
+	return f, outside(err)
+}
+
+// regular names what a file of mode is when it is not a regular one.
+func regular(mode fs.FileMode) error {
+	switch t := mode.Type(); {
 	case t&fs.ModeSymlink != 0:
 		return errors.New("is a symlink; hpatch edits the file itself, so name the file the link points to")
 	case t&fs.ModeDir != 0:

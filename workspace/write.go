@@ -12,6 +12,7 @@ import (
 	"path"
 	"syscall"
 
+	"hpatch-router/regfile"
 	"hpatch-router/retain"
 )
 
@@ -152,7 +153,7 @@ func keep(f File, s staged) error {
 	}
 	defer w.Close()
 	m := f.meta
-	src, err := s.r.OpenFile(f.Rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	src, err := s.r.OpenFile(f.Rel, os.O_RDONLY|regfile.OpenFlags, 0)
 	switch {
 	case err == nil:
 		defer src.Close()
@@ -317,7 +318,7 @@ func (f File) put(s staged) error {
 // with them. The mode is set again, since a write by an unprivileged
 // process clears setuid and setgid.
 func writeInPlace(r *os.Root, f File, data []byte) error {
-	w, err := r.OpenFile(f.Rel, os.O_WRONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	w, err := r.OpenFile(f.Rel, os.O_WRONLY|regfile.OpenFlags, 0)
 	if err != nil {
 		return outside(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"hpatch-router/worker/privcmd"
+	"hpatch-router/regfile"
 )
 
 // searchable refuses named paths rg would block on or read without end:
@@ -22,7 +22,7 @@ func searchable(dir string, named []string) error {
 		if err != nil || fi.Mode().IsRegular() || fi.IsDir() {
 			continue
 		}
-		what := (&privcmd.NotRegularError{Mode: fi.Mode()}).What()
+		what := (&regfile.NotRegularError{Mode: fi.Mode()}).What()
 		return usagef("%s is %s, not a file or directory; hgrep searches files", name, what)
 	}
 	return nil

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
+	"hpatch-router/regfile"
 	"hpatch-router/rows"
-	"hpatch-router/worker/privcmd"
 )
 
 // rgText is ripgrep's arbitrary-data object: {"text": …} or {"bytes": base64}.
@@ -83,7 +83,7 @@ func verifiedRows(dir, path string, hits []hit, binaryOffset *int, c *counts, bi
 	if !filepath.IsAbs(name) {
 		name = filepath.Join(dir, name)
 	}
-	f, fi, err := privcmd.OpenRegular(name) // replaced by a FIFO since rg read it: no block
+	f, fi, err := regfile.Open(regfile.OS{}, name) // replaced by a FIFO since rg read it: no block
 	if err != nil {
 		c.unreadable++
 		return nil

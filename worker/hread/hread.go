@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"hpatch-router/regfile"
 	"hpatch-router/retain"
 	"hpatch-router/rows"
 	"hpatch-router/scriptref"
@@ -194,7 +195,7 @@ func read(ctx context.Context, env *privcmd.Env, name string) ([]byte, error) {
 		path = filepath.Join(env.Dir, path)
 	}
 	data, err := privcmd.ReadFile(ctx, path, env.Limits.Input)
-	var notRegular *privcmd.NotRegularError
+	var notRegular *regfile.NotRegularError
 	var tooLarge *privcmd.TooLargeError
 	switch {
 	case err == nil:
@@ -206,7 +207,7 @@ func read(ctx context.Context, env *privcmd.Env, name string) ([]byte, error) {
 	case errors.As(err, &tooLarge):
 		return nil, fmt.Errorf("%s is %d bytes, over hread's %s input limit; find rows with hgrep PATTERN %s, or print a part with sed -n 'START,ENDp' %s",
 			name, tooLarge.Size, privcmd.Size(tooLarge.Limit), privcmd.Word(name), privcmd.Word(name))
-	case errors.Is(err, privcmd.ErrChanged):
+	case errors.Is(err, regfile.ErrChanged):
 		return nil, fmt.Errorf("%s was %w", name, err)
 	}
 	return nil, openError(name, err)

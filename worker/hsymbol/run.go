@@ -12,6 +12,7 @@ import (
 	"sort"
 	"unicode/utf8"
 
+	"hpatch-router/regfile"
 	"hpatch-router/rows"
 	"hpatch-router/worker/inspect"
 	"hpatch-router/worker/inspect/outline"
@@ -46,7 +47,7 @@ func (pool *Sessions) Run(ctx context.Context, env *privcmd.Env, args []string) 
 		file = filepath.Join(env.Dir, file)
 	}
 	data, err := privcmd.ReadFile(ctx, file, l.Input)
-	var notRegular *privcmd.NotRegularError
+	var notRegular *regfile.NotRegularError
 	var tooLarge *privcmd.TooLargeError
 	switch {
 	case privcmd.TimedOut(ctx):

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
+	"hpatch-router/regfile"
 	"hpatch-router/rows"
 	"hpatch-router/worker/privcmd"
 )
@@ -95,7 +96,7 @@ func run(ctx context.Context, env *privcmd.Env, args []string, parse parseFunc) 
 	}
 	inParts := "; read it in parts with hread " + privcmd.Word(path) + " START:END"
 	src, err := privcmd.ReadFile(ctx, name, l.Input)
-	var notRegular *privcmd.NotRegularError
+	var notRegular *regfile.NotRegularError
 	var tooLarge *privcmd.TooLargeError
 	switch {
 	case privcmd.TimedOut(ctx):

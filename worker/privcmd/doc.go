@@ -7,7 +7,7 @@
 // It owns the commands' limits (limits.go: input, output, time, memory and
 // nesting depth, each value with its reason; Bounds is the table the worker
 // dispatches with), the one way they open files the model names
-// (file.go: regular files only, never blocking, at most Limits.Input bytes
+// (file.go: opened by package regfile's rule, at most Limits.Input bytes
 // as one snapshot; Cause, what went wrong with one, without Go's operation
 // and absolute path; CannotRead, the one line when one cannot be read), the
 // one way they find the program of a child process (Env.LookPath: on the

@@ -6,34 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"syscall"
+
+	"hpatch-router/regfile"
 )
-
-// NotRegularError is a path that names something other than a regular
-// file: a directory, a FIFO, a device, a socket.
-type NotRegularError struct {
-	Mode fs.FileMode
-}
-
-func (e *NotRegularError) Error() string { return "not a regular file (" + e.What() + ")" }
-
-// What names the file type for a notice: "a directory", "a named pipe", …
-func (e *NotRegularError) What() string {
-	switch t := e.Mode.Type(); {
-	case t&fs.ModeDir != 0:
-		return "a directory"
-	case t&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case t&fs.ModeSocket != 0:
-		return "a socket"
-	case t&fs.ModeCharDevice != 0:
-		return "a character device"
-	case t&fs.ModeDevice != 0:
-		return "a block device"
-	}
-	return "a special file"
-}
 
 // TooLargeError is a file over the command's Input limit.
 type TooLargeError struct {
@@ -44,41 +19,6 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%d bytes, over the %s input limit", e.Size, Size(e.Limit))
 }
 
-// ErrChanged is a file replaced between the checks and the open.
-var ErrChanged = errors.New("replaced while being opened; retry")
-
-// OpenRegular opens path for reading only if it is a regular file, and
-// returns it with its status. The path is checked before the open, so a
-// device or FIFO is never opened (opening some devices has effects), and
-// the open file is checked again, so a swap in between is refused. The
-// open never blocks (O_NONBLOCK) and never acquires a terminal.
-func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
-	before, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !before.Mode().IsRegular() {
-		return nil, nil, &NotRegularError{before.Mode()}
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		f.Close()
-		return nil, nil, err
-	case !fi.Mode().IsRegular():
-		f.Close()
-		return nil, nil, &NotRegularError{fi.Mode()}
-	case !os.SameFile(before, fi):
-		f.Close()
-		return nil, nil, ErrChanged
-	}
-	return f, fi, nil
-}
-
 // readChunk is how much ReadFile reads between two looks at the deadline.
 const readChunk = 1 << 20
 
@@ -87,11 +27,11 @@ const readChunk = 1 << 20
 // it was opened, so a file that grows while it is read gives the same rows
 // as before it grew (a file that shrinks gives what is left). Files that
 // report size 0 but have content (procfs) are read up to limit. Errors:
-// the os errors of a missing or unreadable path, *NotRegularError,
-// *TooLargeError, ErrChanged, or ctx's error when its deadline passes
+// the os errors of a missing or unreadable path, *regfile.NotRegularError,
+// *TooLargeError, regfile.ErrChanged, or ctx's error when its deadline passes
 // between two chunks.
 func ReadFile(ctx context.Context, path string, limit int64) ([]byte, error) {
-	f, fi, err := OpenRegular(path)
+	f, fi, err := regfile.Open(regfile.OS{}, path)
 	if err != nil {
 		return nil, err
 	}

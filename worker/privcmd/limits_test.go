@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"hpatch-router/regfile"
 )
 
 // The worker's table checks every command has its limits
@@ -84,7 +86,7 @@ func isTooLarge(size, limit int64) func(error) bool {
 
 func isNotRegular(mode fs.FileMode) func(error) bool {
 	return func(err error) bool {
-		var e *NotRegularError
+		var e *regfile.NotRegularError
 		return errors.As(err, &e) && e.Mode.Type()&mode != 0
 	}
 }
@@ -100,18 +102,6 @@ func TestReadFileStopsAtTheDeadline(t *testing.T) {
 	<-ctx.Done()
 	if _, err := ReadFile(ctx, path, 1<<20); !errors.Is(err, ErrTimeLimit) || !TimedOut(ctx) {
 		t.Fatalf("err %v", err)
-	}
-}
-
-func TestNotRegularErrorNamesTheType(t *testing.T) {
-	for mode, want := range map[fs.FileMode]string{
-		fs.ModeDir: "a directory", fs.ModeNamedPipe: "a named pipe", fs.ModeSocket: "a socket",
-		fs.ModeDevice | fs.ModeCharDevice: "a character device", fs.ModeDevice: "a block device",
-		fs.ModeIrregular: "a special file",
-	} {
-		if got := (&NotRegularError{mode}).What(); got != want {
-			t.Errorf("%v: %q, want %q", mode, got, want)
-		}
 	}
 }
 
