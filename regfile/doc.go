@@ -10,4 +10,10 @@
 // inside a workspace root, where a symlink is refused rather than followed.
 // Both go through Open, which is why the rule is a leaf (standard library
 // only) that both import.
+//
+// It also owns how a file is created without ever replacing one: written
+// whole under a new temporary name (WriteNew), then given its name by a
+// hard link, which fails on any existing entry (LinkNew). The retained
+// scripts (package retain) and the workspace edits (package workspace)
+// both create files this way.
 package regfile

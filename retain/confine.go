@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"hpatch-router/ident"
+	"hpatch-router/regfile"
 	"hpatch-router/scriptref"
 )
 
@@ -219,16 +220,7 @@ func writeTemp(root *os.Root, data []byte) (string, error) {
 		return "", err
 	}
 	name := ident.TempPrefix + hex.EncodeToString(rnd[:])
-	f, err := root.OpenFile(name, createTempFlags, 0o600)
-	if err != nil {
-		return "", Pathless(err)
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		root.Remove(name)
+	if err := regfile.WriteNew(root, name, createTempFlags, 0o600, data); err != nil {
 		return "", Pathless(err)
 	}
 	return name, nil
@@ -243,9 +235,8 @@ func createExclusive(root *os.Root, name string, data []byte) (fs.FileInfo, erro
 	if err != nil {
 		return nil, err
 	}
-	err = root.Link(tmp, name)
-	root.Remove(tmp)
-	if err != nil {
+	if err := regfile.LinkNew(root, tmp, name); err != nil {
+		root.Remove(tmp)
 		return nil, Pathless(err)
 	}
 	return root.Lstat(name)

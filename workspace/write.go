@@ -124,16 +124,11 @@ func stage(r *os.Root, f File) (staged, error) {
 	var rnd [6]byte
 	rand.Read(rnd[:])
 	temp := path.Join(dir, "."+path.Base(f.target())+".hpatch-"+hex.EncodeToString(rnd[:]))
-	w, err := r.OpenFile(temp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
+	if err := regfile.WriteNew(r, temp, 0, mode, f.New); err != nil {
 		return s, outside(err)
 	}
 	s.temp = temp
-	_, err = w.Write(f.New)
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	return s, err
+	return s, nil
 }
 
 // keep gives s.temp, the new copy of f, what the file it replaces has:
@@ -348,12 +343,8 @@ func writeInPlace(r *os.Root, f File, data []byte) error {
 // temporary name is then removed. A file system without hard links gets a
 // rename after one more check that the name is free.
 func linkNew(r *os.Root, temp, name string) error {
-	err := r.Link(temp, name)
-	switch {
-	case err == nil:
-		r.Remove(temp)
-		return nil
-	case errors.Is(err, fs.ErrExist):
+	err := regfile.LinkNew(r, temp, name)
+	if err == nil || errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	if err := absent(r, name); err != nil {
