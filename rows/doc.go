@@ -15,10 +15,12 @@
 // text the reader must still see exactly, such as a quoted argument).
 //
 // It also owns how a listing of rows from several files prints one
-// (print.go): `"PATH":LINE:HASH TEXT`, the path a JSON string (QuotePath),
+// (print.go): `"PATH":LINE:HASH TEXT`, the path a JSON string as package
+// jsonline writes one (QuotePath),
 // so hgrep and hsymbol print the same rows without importing each other.
 //
-// The package is a leaf that imports only the standard library, so the
+// The package is a leaf that imports only the standard library and the
+// leaf jsonline, so the
 // shebang translator, the retained-script store and the worker's private
 // commands share the rule without importing each other.
 package rows

@@ -1,21 +1,15 @@
 package rows
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
+
+	"hpatch-router/jsonline"
 )
 
 // QuotePath is a file's path as a row of a multi-file listing prints it
 // (hgrep, hsymbol): a JSON string, HTML characters kept, so any name reads
 // back exactly, on one line.
-func QuotePath(path string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(path) // a string always encodes
-	return string(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
-}
+func QuotePath(path string) string { return jsonline.String(path) }
 
 // AppendRow appends one listing row `QUOTED:LINE:HASH TEXT\n` to dst:
 // row num of the file whose QuotePath is quoted, text without its

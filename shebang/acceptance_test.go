@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"hpatch-router/jsonline"
 )
 
 // tc is one acceptance row. Zero-valued expectations are not checked,
@@ -176,7 +178,7 @@ func TestTranslateA7Direct(t *testing.T) {
 	rtk := `rtk shadowtree test . -run='^$'`
 	direct := func(name, in, cmd string) tc {
 		return tc{name: name, in: in, kind: KindDirect, interp: "bash", argv: noArgv, cmd: cmd,
-			args: `{"cmd":` + jsonString(cmd) + `,"login":false}`, retain: -1}
+			args: `{"cmd":` + jsonline.String(cmd) + `,"login":false}`, retain: -1}
 	}
 	helper := func(name, in string) tc {
 		return tc{name: name, in: in, kind: KindWorker, interp: "bash", argv: []string{"bash", in}}

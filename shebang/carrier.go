@@ -1,6 +1,10 @@
 package shebang
 
-import "strings"
+import (
+	"strings"
+
+	"hpatch-router/jsonline"
+)
 
 // Carrier is the Code Mode JavaScript the router sends as the `exec` call:
 //
@@ -57,10 +61,10 @@ func (r Retention) meta() string {
 	if !r.Retained {
 		return `{"retained":false}`
 	}
-	return `{"retained":true,"script_ref":` + jsonString(r.ScriptRef) + `}`
+	return `{"retained":true,"script_ref":` + jsonline.String(r.ScriptRef) + `}`
 }
 
 // textStatement prints msg and a line break in the carrier.
 func textStatement(msg string) string {
-	return "text(" + jsonString(msg+"\n") + ");"
+	return "text(" + jsonline.String(msg+"\n") + ");"
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"hpatch-router/jsonline"
 )
 
 // param is one #!params field, in the order the model wrote it; value is
@@ -128,11 +130,11 @@ func hasParam(params []param, key string) bool {
 func renderArgs(cmd string, params []param, pinBash bool) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"cmd":`)
-	b.WriteString(jsonString(cmd))
+	b.WriteString(jsonline.String(cmd))
 	login := false
 	for _, p := range params {
 		b.WriteByte(',')
-		b.WriteString(jsonString(p.key))
+		b.WriteString(jsonline.String(p.key))
 		b.WriteByte(':')
 		b.Write(p.value)
 		login = login || p.key == "login"
@@ -145,15 +147,4 @@ func renderArgs(cmd string, params []param, pinBash bool) []byte {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
-}
-
-// jsonString encodes s as a JSON string without HTML escaping, so the
-// carrier a person reads shows <, > and & as written. The result is also a
-// valid JavaScript string literal (Go escapes U+2028/U+2029).
-func jsonString(s string) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return strings.TrimSuffix(b.String(), "\n")
 }

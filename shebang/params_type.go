@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"hpatch-router/jsonline"
 )
 
 // Param is one exec_command argument of the request's declaration: its
@@ -275,7 +277,7 @@ func (t ParamType) Expect() string {
 	var parts []string
 	for _, a := range t.alts {
 		if a.isLit {
-			lits = append(lits, jsonString(a.literal))
+			lits = append(lits, jsonline.String(a.literal))
 			continue
 		}
 		parts = append(parts, a.noun(false))
@@ -298,7 +300,7 @@ func (a typeAlt) noun(plural bool) string {
 	case kindString:
 		one, many = "a string", "strings"
 		if a.isLit {
-			one, many = "the string "+jsonString(a.literal), "the string "+jsonString(a.literal)
+			one, many = "the string "+jsonline.String(a.literal), "the string "+jsonline.String(a.literal)
 		}
 	case kindNumber:
 		one, many = "a whole number of 0 or more", "whole numbers of 0 or more"

@@ -65,20 +65,22 @@ func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, 
 // {retain, workspace},
 // workspace → retain; shebang imports nothing of ours but the leaves and
 // its own subpackages; the helper stays small. worker/snapshot, ident,
-// rows, regfile, scriptref, privname and hpatch are leaves every side may
+// rows, regfile, jsonline, scriptref, privname and hpatch are leaves every side may
 // name (the runtime's directory names, the id rules, the line and row-hash
-// rule, how a file the model named is opened, the `@shell/<id>` reference
+// rule, how a file the model named is opened, how a JSON value is
+// written as one line of text, the `@shell/<id>` reference
 // grammar, the private command names, the hpatch edit language); a leaf
 // imports only the standard library and the leaves its rule lists.
 func TestDependenciesPointOneWay(t *testing.T) {
-	leaves := []string{"ident", "rows", "regfile", "scriptref", "privname", "hpatch", "worker/snapshot"}
+	leaves := []string{"ident", "rows", "regfile", "jsonline", "scriptref", "privname", "hpatch", "worker/snapshot"}
 	// Besides the leaves, what a package and its subpackages may import.
 	rules := []struct {
 		pkg     string
 		allowed []string
 	}{
 		{"ident", nil},
-		{"rows", nil},
+		{"rows", []string{"jsonline"}},
+		{"jsonline", nil},
 		{"regfile", nil},
 		{"scriptref", []string{"ident", "rows"}},
 		{"privname", nil},

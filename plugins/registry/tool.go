@@ -1,10 +1,9 @@
 package registry
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 
+	"hpatch-router/jsonline"
 	"hpatch-router/plugins"
 	"hpatch-router/shebang"
 )
@@ -69,11 +68,7 @@ func (t *Tool) render() {
 		Description string `json:"description"`
 		Format      Format `json:"format"`
 	}{"custom", t.Name, t.Description, t.Format}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(obj) // strings and a struct always encode
-	t.JSON = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	t.JSON, _ = jsonline.Marshal(obj) // strings and a struct always encode
 }
 
 // Set is a validated set of declared tools, in file order, then in

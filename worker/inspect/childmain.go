@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"hpatch-router/jsonline"
 )
 
 // maxStack bounds the outline process's goroutine stacks. The parsers
@@ -179,11 +181,9 @@ func outlineAnswer(lang string, data []byte, maxEntry int) (a answer[json.RawMes
 
 // encodeAnswer is a's JSON, one line.
 func encodeAnswer(a answer[json.RawMessage]) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(a); err != nil {
+	b, err := jsonline.Marshal(a)
+	if err != nil {
 		return []byte(`{"error":"cannot encode the outline"}` + "\n")
 	}
-	return b.Bytes()
+	return append(b, '\n')
 }

@@ -1,15 +1,14 @@
 package inspect
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"unicode/utf8"
 
+	"hpatch-router/jsonline"
 	"hpatch-router/regfile"
 	"hpatch-router/rows"
 	"hpatch-router/worker/privcmd"
@@ -178,11 +177,9 @@ func bounded(d *data, dropped, limit int) (out []byte, truncated, ok bool) {
 
 // marshal encodes v as compact JSON without HTML escaping.
 func marshal(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := jsonline.Marshal(v)
+	if err != nil {
 		return []byte(`{"ok":false,"error":{"code":"output_limit","message":"inspect_file: cannot encode the outline"}}`)
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
+	return b
 }
