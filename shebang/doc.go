@@ -9,8 +9,10 @@
 // rows (the line rule), scriptref (the `@shell/<id>` reference grammar),
 // privname (the private command names, never direct) and shebang/oneline,
 // which writes the `shell …` command on one line every POSIX shell reads
-// alike and which the `shell` helper decodes: the router decides what to
-// do with a Plan, the worker runs what the Plan's argv names.
+// alike and which the `shell` helper decodes; a word Bash alone reads back
+// (a private call, a rewritten habit) is quoted by shebang/bashquote. The
+// router decides what to do with a Plan, the worker runs what the Plan's
+// argv names.
 //
 // It also owns a grammar others import: the #!params shape of an
 // exec_command declaration (ParseParamsShape; the router appends it to the

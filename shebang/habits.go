@@ -7,9 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"mvdan.cc/sh/v3/syntax"
-
 	"hpatch-router/rows"
+	"hpatch-router/shebang/bashquote"
 )
 
 // Habits (issue 25): shapes a model brings from other tools. Each is
@@ -189,7 +188,7 @@ func programText(v any) (string, bool) {
 			return words[2], true
 		}
 		for i, w := range words {
-			if q, err := syntax.Quote(w, syntax.LangBash); err == nil {
+			if q, err := bashquote.Word(w); err == nil {
 				words[i] = q
 			}
 		}

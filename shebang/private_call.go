@@ -3,10 +3,9 @@ package shebang
 import (
 	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
-
 	"hpatch-router/privname"
 	"hpatch-router/rows"
+	"hpatch-router/shebang/bashquote"
 )
 
 // PrivateCall is the plan of a worker carrier that runs one private
@@ -21,7 +20,7 @@ func PrivateCall(argv []string) (*Plan, error) {
 	}
 	var b strings.Builder
 	for i, a := range argv {
-		q, err := syntax.Quote(a, syntax.LangBash)
+		q, err := bashquote.Word(a)
 		if err != nil {
 			return nil, diag(0, "argument "+rows.OneLineSpaced(a)+" cannot be quoted for Bash ("+err.Error()+")")
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"hpatch-router/rows"
+	"hpatch-router/shebang/oneline"
 )
 
 // Codex auth variants codex-config can print.
@@ -134,9 +135,8 @@ func (c codexSnippet) render() (string, error) {
 	return b.String(), nil
 }
 
-// shellQuoteForComment single-quotes s for a copy-paste shell line and keeps
-// it on one comment line.
+// shellQuoteForComment writes s for a copy-paste shell line as the worker
+// command line quotes (oneline.Quote), kept on one comment line.
 func shellQuoteForComment(s string) string {
-	s = rows.OneLineEscaped(s)
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return oneline.Quote(rows.OneLineEscaped(s))
 }

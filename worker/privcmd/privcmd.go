@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
-
 	"hpatch-router/scriptref"
+	"hpatch-router/shebang/bashquote"
 	"hpatch-router/shebang/oneline"
 )
 
@@ -71,7 +70,7 @@ type Func func(ctx context.Context, env *Env, args []string) int
 // one line).
 func Word(s string) string {
 	if !oneline.Showable(s) {
-		if q, err := syntax.Quote(s, syntax.LangBash); err == nil && oneline.Showable(q) {
+		if q, err := bashquote.Word(s); err == nil && oneline.Showable(q) {
 			return q
 		}
 		return strconv.Quote(s) // a NUL byte: no shell word holds one
