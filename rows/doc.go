@@ -7,7 +7,8 @@
 // terminator does not start an empty row, and empty input has no rows.
 // Rows are numbered from 1. The row hash is the first 2 bytes of SHA-256
 // of the row's text (without its terminator) as 4 lowercase hex digits,
-// and a row is cited as LINE:HASH.
+// and a row is cited as LINE:HASH. The row that holds a byte offset is
+// At for one question, an Index for many.
 //
 // It also owns how a text is written on one line, in its two meanings:
 // OneLineSpaced (each terminator becomes a space, for prose such as a

@@ -61,10 +61,31 @@ func TestCut(t *testing.T) {
 func TestAt(t *testing.T) {
 	s := "a\r\nb\rc\n\nd"
 	want := []int{1, 1, 1, 2, 2, 3, 3, 4, 5}
+	x := NewIndex([]byte(s))
 	for off, w := range want {
 		if got := At(s, off); got != w {
 			t.Errorf("At(%q, %d) = %d, want %d", s, off, got, w)
 		}
+		if got := x.At(off); got != w {
+			t.Errorf("Index.At(%d) = %d, want %d", off, got, w)
+		}
+	}
+	for _, off := range []int{-1, len(s), len(s) + 5} {
+		if got, lin := x.At(off), At(s, off); got != lin {
+			t.Errorf("off %d: Index.At %d, At %d", off, got, lin)
+		}
+	}
+	if x.Count() != 5 {
+		t.Errorf("Count = %d", x.Count())
+	}
+	if r, ok := x.Row(2); !ok || string(r.Text) != "b" || string(r.Term) != "\r" || r.Num != 2 {
+		t.Errorf("Row(2) = %+v, %v", r, ok)
+	}
+	if _, ok := x.Row(6); ok {
+		t.Error("Row(6) of 5 rows")
+	}
+	if NewIndex(nil).At(0) != 1 || At("", 0) != 1 {
+		t.Error("an empty text is row 1")
 	}
 }
 
@@ -82,7 +103,7 @@ func TestHashIsFirstTwoBytesOfSHA256(t *testing.T) {
 }
 
 // The rows reassemble the input, none but the last lacks a terminator,
-// no text holds one, and At agrees with the numbering.
+// no text holds one, and At and Index.At agree with the numbering.
 func FuzzSplit(f *testing.F) {
 	for _, s := range []string{"", "a\nb", "\r\n\r", "x\r\ny\rz\n"} {
 		f.Add([]byte(s))
@@ -90,6 +111,10 @@ func FuzzSplit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var joined []byte
 		rs := Split(data)
+		x := NewIndex(data)
+		if x.Count() != len(rs) {
+			t.Fatalf("Index.Count = %d, %d rows", x.Count(), len(rs))
+		}
 		for i, r := range rs {
 			joined = append(joined, r.Text...)
 			joined = append(joined, r.Term...)
@@ -99,6 +124,9 @@ func FuzzSplit(f *testing.F) {
 			for off := len(joined) - len(r.Text) - len(r.Term); off < len(joined); off++ {
 				if n := At(data, off); n != r.Num {
 					t.Fatalf("At(%d) = %d, want %d", off, n, r.Num)
+				}
+				if n := x.At(off); n != r.Num {
+					t.Fatalf("Index.At(%d) = %d, want %d", off, n, r.Num)
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package markdown
 import (
 	"strings"
 
+	"hpatch-router/rows"
 	"hpatch-router/worker/inspect/scan"
 )
 
@@ -33,18 +34,14 @@ func linkDefinition(lines []string) (string, int) {
 	afterDest := dest
 	if t := skipSpaceOneNewline(text, dest); t > dest {
 		if te, ok := linkTitle(text, t); ok && restOfLineBlank(text, te) {
-			return label, lineCount(text, te)
+			return label, rows.At(text, te)
 		}
 	}
 	if !restOfLineBlank(text, afterDest) {
 		return "", 0
 	}
-	return label, lineCount(text, afterDest)
+	return label, rows.At(text, afterDest)
 }
-
-// lineCount is the number of lines text[:i] touches, through the end of
-// the line holding i.
-func lineCount(text string, i int) int { return strings.Count(text[:i], "\n") + 1 }
 
 func restOfLineBlank(text string, i int) bool {
 	j := strings.IndexByte(text[i:], '\n')
