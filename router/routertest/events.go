@@ -7,6 +7,8 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"hpatch-router/jsonline"
 )
 
 // obj is a JSON object that keeps its key order, so generated events and
@@ -43,13 +45,7 @@ func marshal(v any) ([]byte, error) {
 	if raw, ok := v.(json.RawMessage); ok {
 		return raw, nil
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return jsonline.Marshal(v)
 }
 
 func (o obj) with(k string, v any) obj {

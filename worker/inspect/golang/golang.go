@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hpatch-router/rows"
 	"hpatch-router/worker/inspect/outline"
 )
 
@@ -114,5 +115,5 @@ func goParseError(err error) error {
 	if err == nil {
 		return fmt.Errorf("not a Go source file: no package clause")
 	}
-	return fmt.Errorf("Go syntax: %s", strings.ReplaceAll(err.Error(), "\n", " "))
+	return fmt.Errorf("Go syntax: %s", rows.OneLineSpaced(err.Error()))
 }
