@@ -7,9 +7,11 @@
 //
 // The worker's private commands open names in the whole file system (OS,
 // following symlinks, as a shell would); package workspace opens them
-// inside a workspace root, where a symlink is refused rather than followed.
-// Both go through Open, which is why the rule is a leaf (standard library
-// only) that both import.
+// inside a workspace root, and package retain a retained script inside its
+// thread's scripts directory, where a symlink is refused rather than
+// followed.
+// All go through Open, which is why the rule is a leaf (standard library
+// only) that each imports.
 //
 // It also owns how a file is created without ever replacing one: written
 // whole under a new temporary name (WriteNew), then given its name by a

@@ -131,27 +131,21 @@ func ReadScript(scripts *os.Root, id string) ([]byte, error) {
 		return nil, err
 	}
 	ref := scriptref.FormatRef(id)
-	fi, err := scripts.Lstat(id)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, scriptMissing(ref)
-	}
-	if err != nil {
+	f, fi, err := regfile.Open(scriptFiles{scripts, ref}, id)
+	var notRegular *regfile.NotRegularError
+	switch {
+	case errors.As(err, &notRegular):
+		return nil, notRegularScript(notRegular.Mode, ref)
+	case errors.Is(err, regfile.ErrChanged):
+		return nil, fmt.Errorf("%s was replaced while being opened; retry", ref)
+	case errors.As(err, new(namedError)):
+		return nil, errors.Unwrap(err)
+	case err != nil: // the open file's status
 		return nil, fmt.Errorf("%s: %w", ref, Pathless(err))
-	}
-	if err := checkRegular(fi, ref); err != nil {
-		return nil, err
-	}
-	f, err := scripts.OpenFile(id, openReadFlags, 0) // a FIFO swapped in must not block
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", ref, Pathless(err))
 	}
 	defer f.Close()
-	got, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ref, Pathless(err))
-	}
-	if !os.SameFile(fi, got) {
-		return nil, fmt.Errorf("%s was replaced while being opened; retry", ref)
+	if n := linkCount(fi); n != 1 {
+		return nil, fmt.Errorf("%s has %d hard links; references select private files only", ref, n)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxScriptBytes+1))
 	if err != nil {
@@ -192,18 +186,48 @@ func threadMissing(err error, ref string) error {
 	return err
 }
 
-// checkRegular reports why fi cannot be read as a retained script.
-func checkRegular(fi fs.FileInfo, ref string) error {
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
+// notRegularScript reports why a file of mode cannot be read as a
+// retained script.
+func notRegularScript(mode fs.FileMode, ref string) error {
+	if mode&fs.ModeSymlink != 0 {
 		return fmt.Errorf("%s is a symlink; references select regular files only", ref)
-	case !fi.Mode().IsRegular():
-		return fmt.Errorf("%s is not a regular file", ref)
-	case linkCount(fi) != 1:
-		return fmt.Errorf("%s has %d hard links; references select private files only", ref, linkCount(fi))
 	}
-	return nil
+	return fmt.Errorf("%s is not a regular file", ref)
 }
+
+// scriptFiles opens retained scripts for regfile.Open: the look before
+// the open does not follow a symlink, and its errors name the script as
+// the model wrote it (ref), never the store's path.
+type scriptFiles struct {
+	scripts *os.Root
+	ref     string
+}
+
+func (d scriptFiles) Stat(id string) (fs.FileInfo, error) {
+	fi, err := d.scripts.Lstat(id)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, namedError{scriptMissing(d.ref)}
+	case err != nil:
+		return nil, namedError{fmt.Errorf("%s: %w", d.ref, Pathless(err))}
+	}
+	return fi, nil
+}
+
+func (d scriptFiles) OpenFile(id string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := d.scripts.OpenFile(id, flag, perm)
+	if err != nil {
+		return nil, namedError{fmt.Errorf("open %s: %w", d.ref, Pathless(err))}
+	}
+	return f, nil
+}
+
+// namedError carries an error of scriptFiles, which already names the
+// script, through regfile.Open to ReadScript.
+type namedError struct{ err error }
+
+func (e namedError) Error() string { return e.err.Error() }
+func (e namedError) Unwrap() error { return e.err }
 
 // writeTemp writes data to a new temporary file (0600) in root and returns
 // its name. The caller links or renames it into place, or removes it, and

@@ -7,8 +7,6 @@ import (
 	"os"
 )
 
-const openReadFlags = os.O_RDONLY
-
 const createTempFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
 
 // checkOwner cannot check ownership on this platform; the store runs on

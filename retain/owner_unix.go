@@ -9,9 +9,6 @@ import (
 	"syscall"
 )
 
-// openReadFlags opens scripts for reading without blocking on a FIFO.
-const openReadFlags = os.O_RDONLY | syscall.O_NONBLOCK
-
 // createTempFlags creates a temporary script file (writeTemp).
 const createTempFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscall.O_NONBLOCK
 
