@@ -2,12 +2,9 @@
 
 package retain
 
-import (
-	"io/fs"
-	"os"
-)
+import "io/fs"
 
-const createTempFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+const createTempFlags = 0
 
 // checkOwner cannot check ownership on this platform; the store runs on
 // Unix only, and this keeps the package compiling elsewhere.

@@ -5,12 +5,12 @@ package retain
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"syscall"
 )
 
-// createTempFlags creates a temporary script file (writeTemp).
-const createTempFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscall.O_NONBLOCK
+// createTempFlags is what writeTemp adds to regfile.WriteNew's flags for
+// a temporary script file (see writeTemp for why non-blocking).
+const createTempFlags = syscall.O_NONBLOCK
 
 // checkOwner reports an error unless fi belongs to uid, the current user
 // (looked up once where a Store or an open is set up: a getuid per check
