@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"time"
-
-	"hpatch-router/router/threadstate"
 )
 
 // Mode selects what the router does to the traffic it forwards.
@@ -56,7 +54,6 @@ type config struct {
 	maxRequestMemory     int64
 	maxEventSize         int
 	transport            http.RoundTripper
-	replayLimits         threadstate.Limits
 	observers            observerSet // see WithObserver (observe.go)
 	tools                ToolSource  // declared tools (Tools)
 
@@ -162,32 +159,6 @@ func MaxEventSize(n int) Option {
 // through as the upstream sent them).
 func Transport(rt http.RoundTripper) Option {
 	return func(c *config) error { c.transport = rt; return nil }
-}
-
-// WithReplayLimits overrides the replay store bounds (zero fields keep the
-// defaults).
-func WithReplayLimits(l threadstate.Limits) Option {
-	return func(c *config) error {
-		if l.MaxEntriesPerThread > 0 {
-			c.replayLimits.MaxEntriesPerThread = l.MaxEntriesPerThread
-		}
-		if l.MaxBytesPerThread > 0 {
-			c.replayLimits.MaxBytesPerThread = l.MaxBytesPerThread
-		}
-		if l.MaxAge > 0 {
-			c.replayLimits.MaxAge = l.MaxAge
-		}
-		if l.MaxTotalBytes > 0 {
-			c.replayLimits.MaxTotalBytes = l.MaxTotalBytes
-		}
-		if l.MaxThreads > 0 {
-			c.replayLimits.MaxThreads = l.MaxThreads
-		}
-		if l.MaxCachedThreads > 0 {
-			c.replayLimits.MaxCachedThreads = l.MaxCachedThreads
-		}
-		return nil
-	}
 }
 
 func positive[T int | int64 | time.Duration](what string, v T, dst *T) error {

@@ -45,7 +45,6 @@ func New(opts ...Option) (*Router, error) {
 		maxRequestBody:       DefaultMaxRequestBody,
 		maxRequestMemory:     DefaultMaxRequestMemory,
 		maxEventSize:         DefaultMaxEventSize,
-		replayLimits:         threadstate.DefaultLimits(),
 	}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {
@@ -67,7 +66,7 @@ func New(opts ...Option) (*Router, error) {
 	if cfg.translator == nil {
 		cfg.translator = shebangTranslator{}
 	}
-	store, err := threadstate.Open(cfg.stateDir, cfg.replayLimits, cfg.logger)
+	store, err := threadstate.Open(cfg.stateDir, threadstate.DefaultLimits(), cfg.logger)
 	if err != nil {
 		return nil, err
 	}
