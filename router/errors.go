@@ -13,8 +13,8 @@ import (
 // user; scripts and tests match on the code, so codes never change
 // meaning once published.
 const (
-	// CodeShortBody: the request body ended before its declared length.
-	CodeShortBody = "request_body_short"
+	// codeShortBody: the request body ended before its declared length.
+	codeShortBody = "request_body_short"
 )
 
 // Error is an error the router answers itself, before or instead of

@@ -35,7 +35,7 @@ const (
 	DefaultStreamIdleTimeout    = 5 * time.Minute
 	DefaultMaxRequestBody       = 64 << 20
 	DefaultMaxRequestMemory     = 256 << 20
-	DefaultMaxEventSize         = 32 << 20
+	defaultMaxEventSize         = 32 << 20
 )
 
 // Option configures a Router (see New).
@@ -149,8 +149,9 @@ func CheckRequestBounds(maxBody, maxMemory int64) error {
 	return nil
 }
 
-// MaxEventSize bounds one SSE event of a rewritten stream.
-func MaxEventSize(n int) Option {
+// withMaxEventSize bounds one SSE event of a rewritten stream (tests
+// shrink it; serve keeps defaultMaxEventSize).
+func withMaxEventSize(n int) Option {
 	return func(c *config) error { return positive("max event size", n, &c.maxEventSize) }
 }
 

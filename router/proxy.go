@@ -202,7 +202,7 @@ func (rt *Router) failed(w http.ResponseWriter, r *http.Request, at failStage, e
 		if r.ContentLength >= 0 {
 			msg = fmt.Sprintf("the request body ended before its Content-Length of %d bytes; send the whole body", r.ContentLength)
 		}
-		writeRouterError(w, http.StatusBadRequest, "invalid_request_error", CodeShortBody, msg)
+		writeRouterError(w, http.StatusBadRequest, "invalid_request_error", codeShortBody, msg)
 	case r.Context().Err() != nil:
 		rt.metrics.fault("client_gone")
 		// Codex closes a stream it no longer needs after a normal turn:

@@ -63,7 +63,7 @@ func TestReplayRestoresCompactRequest(t *testing.T) {
 
 	// A carrier that does not match is refused, as in /v1/responses.
 	bad := `{"input":[` + echoOf("ctc_1", "call_1", "functions", "other") + `]}`
-	wantRouterError(t, post(bad, "Thread-Id", "thread-1"), http.StatusConflict, CodeReplayMismatch)
+	wantRouterError(t, post(bad, "Thread-Id", "thread-1"), http.StatusConflict, codeReplayMismatch)
 	// Without a thread nothing is known: the body passes unchanged.
 	readAll(t, post(body))
 	mu.Lock()

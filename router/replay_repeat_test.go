@@ -97,8 +97,8 @@ func TestEveryCarrierOfACallIDRestores(t *testing.T) {
 			}
 		}
 		body := `{"input":[` + echoOf("ctc_x", "call_1", "functions", "not a carrier the router sent") + `]}`
-		if _, err := r.restoreReplay("thread-1", []byte(body)); errCode(err) != CodeReplayMismatch {
-			t.Fatalf("an input the router never sent: %v, want %s", err, CodeReplayMismatch)
+		if _, err := r.restoreReplay("thread-1", []byte(body)); errCode(err) != codeReplayMismatch {
+			t.Fatalf("an input the router never sent: %v, want %s", err, codeReplayMismatch)
 		}
 	}
 	if !strings.Contains(carriers[2], "echo three") {

@@ -87,7 +87,7 @@ func TestReplayMismatchIsAnError(t *testing.T) {
 	h := newHarness(t, up.handler)
 	readAll(t, h.post(ownedRequest(), "Thread-Id", "thread-1"))
 	next := `{"input":[` + echoOf("ctc_1", "call_1", "functions", "something else") + `]}`
-	msg := wantRouterError(t, h.post(next, "Thread-Id", "thread-1"), http.StatusConflict, CodeReplayMismatch)
+	msg := wantRouterError(t, h.post(next, "Thread-Id", "thread-1"), http.StatusConflict, codeReplayMismatch)
 	if !strings.Contains(msg, `"call_1"`) {
 		t.Fatalf("message does not name the call: %s", msg)
 	}
@@ -247,7 +247,7 @@ func TestRestoreLongThread(t *testing.T) {
 		t.Fatalf("after the store learned call_5: %d calls restored, want 5", n)
 	}
 	put(rt, "something else", 7)
-	if _, err := rt.restoreReplay(thread, body); errCode(err) != CodeReplayMismatch {
-		t.Fatalf("a call whose carrier the store does not match: %v, want %s", err, CodeReplayMismatch)
+	if _, err := rt.restoreReplay(thread, body); errCode(err) != codeReplayMismatch {
+		t.Fatalf("a call whose carrier the store does not match: %v, want %s", err, codeReplayMismatch)
 	}
 }

@@ -11,9 +11,9 @@ import (
 	"hpatch-router/router/threadstate"
 )
 
-// CodeReplayMismatch: the request echoes a carrier whose input differs from
+// codeReplayMismatch: the request echoes a carrier whose input differs from
 // the one the router emitted for that call.
-const CodeReplayMismatch = "replay_mismatch"
+const codeReplayMismatch = "replay_mismatch"
 
 // restoreEdits returns the edits that replace every carrier Codex echoes
 // in the request input (a custom_tool_call named exec whose call_id the
@@ -62,7 +62,7 @@ func (rt *Router) restoreEdits(thread string, req *request.Parsed) ([]request.Ed
 		return nil, &Error{
 			Status: http.StatusConflict,
 			Type:   "invalid_request_error",
-			Code:   CodeReplayMismatch,
+			Code:   codeReplayMismatch,
 			Message: fmt.Sprintf("the exec call %q in the request input matches no carrier the router sent for it; "+
 				"the model's original call cannot be restored", mismatch),
 		}

@@ -122,7 +122,7 @@ func TestServeJSONFaults(t *testing.T) {
 		h := newHarness(t, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"output":[],"pad":"`+strings.Repeat("x", 2048)+`"}`)
-		}, MaxEventSize(1024))
+		}, withMaxEventSize(1024))
 		wantRouterError(t, h.post(ownedRequest()), 502, "response_too_large")
 	})
 	t.Run("JSON without shell calls is relayed byte for byte", func(t *testing.T) {

@@ -44,7 +44,7 @@ func New(opts ...Option) (*Router, error) {
 		streamIdleTimeout:    DefaultStreamIdleTimeout,
 		maxRequestBody:       DefaultMaxRequestBody,
 		maxRequestMemory:     DefaultMaxRequestMemory,
-		maxEventSize:         DefaultMaxEventSize,
+		maxEventSize:         defaultMaxEventSize,
 	}
 	for _, o := range opts {
 		if err := o(&cfg); err != nil {

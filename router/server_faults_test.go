@@ -90,7 +90,7 @@ func TestServeFaults(t *testing.T) {
 		s := &stream{}
 		s.created()
 		s.message("msg_1", strings.Repeat("x", 4096))
-		h := newHarness(t, sseHandler(s.String()), MaxEventSize(1024))
+		h := newHarness(t, sseHandler(s.String()), withMaxEventSize(1024))
 		if got := readAll(t, h.post(ownedRequest())); got != s.frames[0]+s.frames[1] {
 			t.Fatalf("got %q", got)
 		}

@@ -38,7 +38,7 @@ func TestServeShortBody(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantRouterError(t, resp, http.StatusBadRequest, CodeShortBody)
+			wantRouterError(t, resp, http.StatusBadRequest, codeShortBody)
 		})
 	}
 }
