@@ -37,7 +37,8 @@
 // request_restore.go (restore the carriers Codex echoes, as edits),
 // request.Rewriter.Rewrite (find the exec owners and rewrite, as pieces of
 // the body with the restore's edits, package request) and proxy.go
-// (forward). The response: response_events.go (the SSE events),
+// (forward). The response: package sse (read the upstream's events, each
+// with its exact bytes, and render the ones the rewrite makes),
 // response_sse.go and response_json.go (rewrite a stream or a whole
 // response) and response_carrier.go (the carriers, recorded in the
 // thread's state). thread_runtime.go also prepares, at start, the

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"hpatch-router/router/sse"
 )
 
 // Causes attached to the upstream request context when the router gives up.
@@ -216,7 +218,7 @@ func (rt *Router) failed(w http.ResponseWriter, r *http.Request, at failStage, e
 	case errors.Is(err, errStreamIdle):
 		rt.metrics.fault("stream_idle_timeout")
 		rt.log.Warn("upstream stream idle timeout; ending the stream", "path", r.URL.Path, "timeout", rt.cfg.streamIdleTimeout)
-	case errors.Is(err, errEventTooLarge):
+	case errors.Is(err, sse.ErrEventTooLarge):
 		rt.metrics.fault("event_too_large")
 		rt.log.Warn("upstream event too large; ending the stream", "max", rt.cfg.maxEventSize)
 	case at == readingBody:

@@ -44,7 +44,7 @@ func BenchmarkSSERewrite(b *testing.B) {
 	var out []byte
 	for b.Loop() {
 		w := newSSERewriter(rt.newRewriteSession(context.Background(), "bench", facts))
-		r := rt.sse.get(strings.NewReader(in))
+		r := rt.sse.Get(strings.NewReader(in))
 		out = out[:0]
 		for {
 			ev, err := r.Next()
@@ -55,7 +55,7 @@ func BenchmarkSSERewrite(b *testing.B) {
 				break
 			}
 		}
-		rt.sse.put(r)
+		rt.sse.Put(r)
 	}
 }
 

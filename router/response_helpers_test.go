@@ -19,6 +19,7 @@ import (
 	"hpatch-router/shebang"
 
 	"hpatch-router/router/request"
+	"hpatch-router/router/sse"
 )
 
 // fakeTranslator pins carrier text so rewrite tests do not depend on the
@@ -237,7 +238,7 @@ type parsedEvent struct {
 
 func parseEvents(t testing.TB, body []byte) []parsedEvent {
 	t.Helper()
-	r := newSSEReader(bytes.NewReader(body), 1<<30)
+	r := sse.NewReader(bytes.NewReader(body), 1<<30)
 	var out []parsedEvent
 	for {
 		ev, err := r.Next()
@@ -321,7 +322,7 @@ func newTestRouter(t testing.TB, opts ...Option) *Router {
 func rewriteStream(t testing.TB, rt *Router, thread string, facts request.Info, in string) []byte {
 	t.Helper()
 	w := newSSERewriter(rt.newRewriteSession(context.Background(), thread, facts))
-	r := newSSEReader(strings.NewReader(in), 1<<20)
+	r := sse.NewReader(strings.NewReader(in), 1<<20)
 	var out []byte
 	for {
 		ev, err := r.Next()

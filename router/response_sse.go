@@ -9,6 +9,8 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"hpatch-router/router/sse"
 )
 
 // sseRewriter rewrites one upstream event stream, event by event (DESIGN
@@ -40,7 +42,7 @@ func (w *sseRewriter) pending() int { return len(w.withheld) }
 // handle appends what the client receives for ev to out. An event of a
 // type the rewrite leaves alone (most are text deltas) is read once, for
 // its head, and passes byte for byte.
-func (w *sseRewriter) handle(ev *sseEvent, out []byte) []byte {
+func (w *sseRewriter) handle(ev *sse.Event, out []byte) []byte {
 	if !ev.HasData || len(ev.Data) == 0 || ev.Data[0] != '{' {
 		return append(out, ev.Raw...)
 	}
@@ -104,7 +106,7 @@ func (w *sseRewriter) handle(ev *sseEvent, out []byte) []byte {
 	if !changed && !moved {
 		return append(out, ev.Raw...)
 	}
-	return appendSSE(out, ev.Name, data)
+	return sse.Append(out, ev.Name, data)
 }
 
 // touches reports whether an event concerns a withheld call.
@@ -169,7 +171,7 @@ func (w *sseRewriter) nextSeq(want int64) int64 {
 
 // carrierEvents emits the carrier for a withheld call whose
 // output_item.done is data.
-func (w *sseRewriter) carrierEvents(ev *sseEvent, data []byte, item gjson.Result, out []byte) []byte {
+func (w *sseRewriter) carrierEvents(ev *sse.Event, data []byte, item gjson.Result, out []byte) []byte {
 	id := item.Get("id")
 	held, wasAdded := w.withheld[id.String()]
 	delete(w.withheld, id.String())
@@ -209,7 +211,7 @@ func (w *sseRewriter) carrierEvents(ev *sseEvent, data []byte, item gjson.Result
 		if ev.Name != "" {
 			name = typ
 		}
-		out = appendSSE(out, name, b)
+		out = sse.Append(out, name, b)
 	}
 	frame("response.output_item.added", func(b []byte) []byte {
 		return append(append(b, `,"item":`...), added...)
@@ -237,11 +239,11 @@ func (w *sseRewriter) carrierEvents(ev *sseEvent, data []byte, item gjson.Result
 func (rt *Router) relaySSE(w http.ResponseWriter, r *http.Request, resp *http.Response, s *rewriteSession) {
 	writeResponseHeader(w, resp, true)
 	rc := http.NewResponseController(w)
-	events := rt.sse.get(resp.Body)
-	defer rt.sse.put(events)
+	events := rt.sse.Get(resp.Body)
+	defer rt.sse.Put(events)
 	rw := newSSERewriter(s)
-	batch := events.out[:0]
-	defer func() { events.out = batch }() // before the put above
+	batch := events.Out[:0]
+	defer func() { events.Out = batch }() // before the put above
 	for {
 		ev, err := events.Next()
 		if ev != nil {

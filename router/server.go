@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hpatch-router/router/request"
+	"hpatch-router/router/sse"
 	"hpatch-router/router/threadstate"
 )
 
@@ -33,7 +34,7 @@ type Router struct {
 	// streams counts each thread's responses being rewritten (settle).
 	streams threadStreams
 	held    heldBytes // request body bytes in memory (see MaxRequestMemory)
-	sse     sseReaderPool
+	sse     *sse.Pool
 }
 
 // New builds a Router. Upstream is required.
@@ -78,7 +79,7 @@ func New(opts ...Option) (*Router, error) {
 		replay:    store,
 		rewriter:  request.NewRewriter(0),
 		held:      heldBytes{limit: cfg.maxRequestMemory},
-		sse:       sseReaderPool{max: cfg.maxEventSize},
+		sse:       sse.NewPool(cfg.maxEventSize),
 	}
 	rt.metrics.gauge("hpatch_router_request_bytes_held", "Request body bytes held in memory now.", rt.held.used.Load)
 	rt.metrics.gauge("hpatch_router_request_bytes_limit", "Bound on the request body bytes held in memory at once (beyond it: 503).",

@@ -60,7 +60,7 @@ func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, 
 
 // TestDependenciesPointOneWay holds DESIGN §2's arrows: cmd → router →
 // {plugins, shebang, retain, workspace}, router → router/threadstate →
-// retain, plugins → shebang (a declared
+// retain, router → router/sse (the SSE framing, nothing of ours), plugins → shebang (a declared
 // tool's run, cmd and params follow the shebang rules), cmd → worker →
 // {retain, workspace},
 // workspace → retain; shebang imports nothing of ours but the leaves and
@@ -96,6 +96,9 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		// The request stage sits below the router's proxy core: it never
 		// imports router or its other parts.
 		{"router/request", []string{"plugins", "shebang", "workspace"}},
+		// The server-sent event framing knows nothing of the rewrite: it
+		// imports nothing of ours.
+		{"router/sse", nil},
 		{"worker/snapshot", []string{"ident"}},
 		{"worker", []string{"retain", "shebang", "workspace", "worker", "internal"}},
 		{"cmd/shell-helper", []string{"shebang/oneline", "internal"}},

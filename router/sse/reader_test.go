@@ -1,4 +1,4 @@
-package router
+package sse
 
 import (
 	"bytes"
@@ -10,14 +10,14 @@ import (
 	"unsafe"
 )
 
-func readEvents(t testing.TB, r io.Reader, max int) ([]*sseEvent, error) {
+func readEvents(t testing.TB, r io.Reader, max int) ([]*Event, error) {
 	t.Helper()
-	return drainEvents(newSSEReader(r, max))
+	return drainEvents(NewReader(r, max))
 }
 
 // drainEvents reads sr to its end, keeping a copy of every event.
-func drainEvents(sr *sseReader) ([]*sseEvent, error) {
-	var evs []*sseEvent
+func drainEvents(sr *Reader) ([]*Event, error) {
+	var evs []*Event
 	for {
 		ev, err := sr.Next()
 		if ev != nil { // the reader reuses ev: keep a copy
@@ -37,19 +37,19 @@ func drainEvents(sr *sseReader) ([]*sseEvent, error) {
 func TestSSEReader(t *testing.T) {
 	cases := []struct {
 		name, in string
-		want     []sseEvent // Raw is checked through concatenation
+		want     []Event // Raw is checked through concatenation
 	}{
-		{"named event", "event: a\ndata: {\"x\":1}\n\n", []sseEvent{{Name: "a", Data: []byte(`{"x":1}`), HasData: true, Complete: true}}},
-		{"CRLF and no space", "event:a\r\ndata:{}\r\n\r\n", []sseEvent{{Name: "a", Data: []byte(`{}`), HasData: true, Complete: true}}},
-		{"multi-line data", "data: a\ndata: b\n\n", []sseEvent{{Data: []byte("a\nb"), HasData: true, Complete: true}}},
-		{"comment only", ": keep-alive\n\n", []sseEvent{{Complete: true}}},
-		{"id and retry ignored", "id: 1\nretry: 5\ndata: x\n\n", []sseEvent{{Data: []byte("x"), HasData: true, Complete: true}}},
-		{"trailing partial", "data: a\n\ndata: {\"b", []sseEvent{
+		{"named event", "event: a\ndata: {\"x\":1}\n\n", []Event{{Name: "a", Data: []byte(`{"x":1}`), HasData: true, Complete: true}}},
+		{"CRLF and no space", "event:a\r\ndata:{}\r\n\r\n", []Event{{Name: "a", Data: []byte(`{}`), HasData: true, Complete: true}}},
+		{"multi-line data", "data: a\ndata: b\n\n", []Event{{Data: []byte("a\nb"), HasData: true, Complete: true}}},
+		{"comment only", ": keep-alive\n\n", []Event{{Complete: true}}},
+		{"id and retry ignored", "id: 1\nretry: 5\ndata: x\n\n", []Event{{Data: []byte("x"), HasData: true, Complete: true}}},
+		{"trailing partial", "data: a\n\ndata: {\"b", []Event{
 			{Data: []byte("a"), HasData: true, Complete: true},
 			{Data: []byte(`{"b`), HasData: true},
 		}},
-		{"blank lines", "\n\ndata: a\n\n", []sseEvent{{Complete: true}, {Complete: true}, {Data: []byte("a"), HasData: true, Complete: true}}},
-		{"empty data field", "data\n\n", []sseEvent{{Data: []byte(""), HasData: true, Complete: true}}},
+		{"blank lines", "\n\ndata: a\n\n", []Event{{Complete: true}, {Complete: true}, {Data: []byte("a"), HasData: true, Complete: true}}},
+		{"empty data field", "data\n\n", []Event{{Data: []byte(""), HasData: true, Complete: true}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,7 +79,7 @@ func TestSSEReader(t *testing.T) {
 
 func TestSSEReaderBound(t *testing.T) {
 	in := "data: " + strings.Repeat("x", 200) + "\n\n"
-	if _, err := readEvents(t, strings.NewReader(in), 100); !errors.Is(err, errEventTooLarge) {
+	if _, err := readEvents(t, strings.NewReader(in), 100); !errors.Is(err, ErrEventTooLarge) {
 		t.Fatalf("err %v", err)
 	}
 	if evs, err := readEvents(t, strings.NewReader(in+in), 300); err != nil || len(evs) != 2 {
@@ -88,7 +88,7 @@ func TestSSEReaderBound(t *testing.T) {
 }
 
 func TestAppendSSE(t *testing.T) {
-	got := string(appendSSE(nil, "e", []byte("{\n\"a\":1}")))
+	got := string(Append(nil, "e", []byte("{\n\"a\":1}")))
 	if got != "event: e\ndata: {\ndata: \"a\":1}\n\n" {
 		t.Fatalf("%q", got)
 	}
@@ -100,7 +100,7 @@ func TestAppendSSE(t *testing.T) {
 
 // FuzzSSEReader: the reader never panics, never loses or invents a byte
 // (the events' Raw concatenate to the input), and an event rendered with
-// appendSSE parses back to the same name and data.
+// Append parses back to the same name and data.
 func FuzzSSEReader(f *testing.F) {
 	f.Add([]byte("event: response.created\ndata: {\"type\":\"response.created\"}\n\n"))
 	f.Add([]byte("data: a\r\ndata: b\r\n\r\n: c\n\nid\n"))
@@ -108,7 +108,7 @@ func FuzzSSEReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		evs, err := readEvents(t, bytes.NewReader(in), 1<<16)
 		if err != nil {
-			if !errors.Is(err, errEventTooLarge) {
+			if !errors.Is(err, ErrEventTooLarge) {
 				t.Fatal(err)
 			}
 			return
@@ -122,7 +122,7 @@ func FuzzSSEReader(f *testing.F) {
 			if !ev.Complete || !ev.HasData || strings.ContainsAny(ev.Name, "\r\n") || bytes.ContainsRune(ev.Data, '\r') {
 				continue
 			}
-			back, err := readEvents(t, bytes.NewReader(appendSSE(nil, ev.Name, ev.Data)), 1<<17)
+			back, err := readEvents(t, bytes.NewReader(Append(nil, ev.Name, ev.Data)), 1<<17)
 			if err != nil || len(back) != 1 || back[0].Name != ev.Name || !bytes.Equal(back[0].Data, ev.Data) {
 				t.Fatalf("re-rendered event differs: %+v vs %+v", back, ev)
 			}
@@ -159,7 +159,7 @@ func TestSSEReaderInternsNames(t *testing.T) {
 	for i := range 2 * maxInternedNames {
 		in.WriteString("event: e" + strings.Repeat("x", i) + "\ndata: {}\n\nevent: common\ndata: {}\n\n")
 	}
-	sr := newSSEReader(strings.NewReader(in.String()), 1<<20)
+	sr := NewReader(strings.NewReader(in.String()), 1<<20)
 	var names []string
 	for {
 		ev, err := sr.Next()
@@ -190,13 +190,13 @@ func TestSSEReaderPoolStartsFresh(t *testing.T) {
 		": comment\nevent: d\ndata: 1\ndata: 2\n\n",
 		"data: {\"z\":3}\n\n",
 	}
-	pool := sseReaderPool{max: 200}
+	pool := NewPool(200)
 	for round := range 3 {
 		for i, in := range streams {
 			want, wantErr := readEvents(t, strings.NewReader(in), 200)
-			sr := pool.get(iotest.HalfReader(strings.NewReader(in)))
+			sr := pool.Get(iotest.HalfReader(strings.NewReader(in)))
 			got, err := drainEvents(sr)
-			pool.put(sr)
+			pool.Put(sr)
 			if (err == nil) != (wantErr == nil) || len(got) != len(want) {
 				t.Fatalf("round %d stream %d: pooled reader got %d events (%v), a new one %d (%v)", round, i, len(got), err, len(want), wantErr)
 			}

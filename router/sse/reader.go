@@ -1,4 +1,4 @@
-package router
+package sse
 
 import (
 	"bufio"
@@ -9,10 +9,10 @@ import (
 	"sync"
 )
 
-// sseEvent is one server-sent event as it arrived: Raw holds its exact
-// bytes, including the blank line that ended it, so an event the router
+// Event is one server-sent event as it arrived: Raw holds its exact
+// bytes, including the blank line that ended it, so an event a relay
 // does not change is written back byte for byte.
-type sseEvent struct {
+type Event struct {
 	Raw     []byte
 	Name    string // the `event:` field, "" when absent
 	Data    []byte // `data:` lines joined with "\n"
@@ -22,63 +22,69 @@ type sseEvent struct {
 	Complete bool
 }
 
-// errEventTooLarge reports an event over the size bound.
-var errEventTooLarge = errors.New("server-sent event exceeds the size bound")
+// ErrEventTooLarge reports an event over the size bound.
+var ErrEventTooLarge = errors.New("server-sent event exceeds the size bound")
 
-// sseReader splits a byte stream into events. Lines end in LF or CRLF (a
+// Reader splits a byte stream into events. Lines end in LF or CRLF (a
 // lone CR stays part of the line). The event Next returns, with its Raw and
 // Data, is reused by the following call: use or copy it before then.
-type sseReader struct {
+type Reader struct {
 	br   *bufio.Reader
 	max  int
-	ev   sseEvent
+	ev   Event
 	data bytes.Buffer
 	// names interns event names: a stream repeats a few names thousands
 	// of times, and a string per event was most of the reader's garbage.
 	names map[string]string
-	// out is the relay's output buffer for this stream (relaySSE), pooled
-	// with the reader so a response does not grow a new one.
-	out []byte
+	// Out is a buffer the reader's user keeps with it: a relay's output
+	// for this stream, pooled with the reader so a response does not grow
+	// a new one. The reader never reads or writes it; Pool.Put empties it.
+	Out []byte
 }
 
-// maxInternedNames bounds the names an sseReader keeps.
+// maxInternedNames bounds the names a Reader keeps.
 const maxInternedNames = 64
 
-func newSSEReader(r io.Reader, max int) *sseReader {
-	return &sseReader{br: bufio.NewReaderSize(r, 16<<10), max: max, names: map[string]string{}}
+// NewReader returns a reader of r that refuses an event over max bytes
+// (ErrEventTooLarge).
+func NewReader(r io.Reader, max int) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 16<<10), max: max, names: map[string]string{}}
 }
 
 // maxPooledEvent is the largest event buffer a pooled reader keeps; a
 // reader that grew past it for one huge event is dropped, not pooled.
 const maxPooledEvent = 256 << 10
 
-// sseReaderPool reuses readers across responses: a reader's 16 KiB line
+// Pool reuses readers across responses: a reader's 16 KiB line
 // buffer and its event buffers were most of what relaying a stream
 // allocated. The interned names stay (they are the same few names).
-type sseReaderPool struct {
+type Pool struct {
 	pool sync.Pool
 	max  int // event size bound of the readers it makes
 }
 
-// get returns a reader of r that starts as a new one would.
-func (p *sseReaderPool) get(r io.Reader) *sseReader {
-	s, ok := p.pool.Get().(*sseReader)
+// NewPool returns a pool of readers that refuse an event over max bytes.
+func NewPool(max int) *Pool { return &Pool{max: max} }
+
+// Get returns a reader of r that starts as a new one would.
+func (p *Pool) Get(r io.Reader) *Reader {
+	s, ok := p.pool.Get().(*Reader)
 	if !ok {
-		return newSSEReader(r, p.max)
+		return NewReader(r, p.max)
 	}
 	s.br.Reset(r)
 	return s
 }
 
-// put returns s to the pool once its stream is done; nothing it returned
+// Put returns s to the pool once its stream is done; nothing it returned
 // may be used afterwards.
-func (p *sseReaderPool) put(s *sseReader) {
-	if cap(s.ev.Raw) > maxPooledEvent || s.data.Cap() > maxPooledEvent || cap(s.out) > maxPooledEvent {
+func (p *Pool) Put(s *Reader) {
+	if cap(s.ev.Raw) > maxPooledEvent || s.data.Cap() > maxPooledEvent || cap(s.Out) > maxPooledEvent {
 		return
 	}
-	s.out = s.out[:0]
+	s.Out = s.Out[:0]
 	s.br.Reset(nil)
-	s.ev = sseEvent{Raw: s.ev.Raw[:0]}
+	s.ev = Event{Raw: s.ev.Raw[:0]}
 	s.data.Reset()
 	p.pool.Put(s)
 }
@@ -86,7 +92,7 @@ func (p *sseReaderPool) put(s *sseReader) {
 // Buffered reports whether a whole event has already arrived and waits to
 // be parsed. A writer flushes when none has, so events that arrived
 // together leave together and no event waits for bytes still to come.
-func (s *sseReader) Buffered() bool {
+func (s *Reader) Buffered() bool {
 	n := s.br.Buffered()
 	if n < 2 {
 		return false
@@ -110,7 +116,7 @@ func hasBlankLine(b []byte) bool {
 }
 
 // name returns v as an interned string.
-func (s *sseReader) name(v []byte) string {
+func (s *Reader) name(v []byte) string {
 	if n, ok := s.names[string(v)]; ok { // no allocation for the lookup
 		return n
 	}
@@ -123,9 +129,9 @@ func (s *sseReader) name(v []byte) string {
 
 // Next returns the next event. At the end of the stream it returns io.EOF,
 // after returning any trailing bytes as an event with Complete false.
-func (s *sseReader) Next() (*sseEvent, error) {
+func (s *Reader) Next() (*Event, error) {
 	ev := &s.ev
-	*ev = sseEvent{Raw: ev.Raw[:0]}
+	*ev = Event{Raw: ev.Raw[:0]}
 	s.data.Reset()
 	for {
 		line, err := s.readLine(len(ev.Raw))
@@ -164,12 +170,12 @@ func (s *sseReader) Next() (*sseEvent, error) {
 // readLine reads one line with its terminator; have is the size of the
 // event so far, for the bound. The line may alias the bufio buffer: copy
 // it before the next read.
-func (s *sseReader) readLine(have int) ([]byte, error) {
+func (s *Reader) readLine(have int) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := s.br.ReadSlice('\n')
 		if have+len(line)+len(chunk) > s.max {
-			return nil, fmt.Errorf("%w (%d bytes)", errEventTooLarge, s.max)
+			return nil, fmt.Errorf("%w (%d bytes)", ErrEventTooLarge, s.max)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			line = append(line, chunk...)
@@ -193,7 +199,7 @@ func trimEOL(line []byte) []byte {
 }
 
 // field applies one non-empty line to ev (comments are ignored).
-func (s *sseReader) field(ev *sseEvent, data *bytes.Buffer, line []byte) {
+func (s *Reader) field(ev *Event, data *bytes.Buffer, line []byte) {
 	if line[0] == ':' {
 		return
 	}
@@ -216,10 +222,10 @@ func (s *sseReader) field(ev *sseEvent, data *bytes.Buffer, line []byte) {
 	}
 }
 
-// appendSSE renders an event the router makes or changes: an `event:`
+// Append renders an event a relay makes or changes: an `event:`
 // line when name is not empty, one `data:` line per line of data and the
 // blank line.
-func appendSSE(dst []byte, name string, data []byte) []byte {
+func Append(dst []byte, name string, data []byte) []byte {
 	if name != "" {
 		dst = append(dst, "event: "...)
 		dst = append(dst, name...)
