@@ -91,6 +91,15 @@ func (s *observerSet) shellCall(e CallEvent) {
 	}
 }
 
+// observe reports a refused call or request to the observers, stamped
+// with the time now.
+func (s *observerSet) observe(e RejectionEvent) {
+	if s.active() {
+		e.Time = time.Now()
+		s.rejection(e)
+	}
+}
+
 func (s *observerSet) rejection(e RejectionEvent) {
 	if !s.active() {
 		return

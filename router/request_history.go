@@ -233,23 +233,23 @@ func (rt *Router) journalApplied(thread string, applied []retain.Committed) {
 // kept only if it gives the report its carrier prints, or else the
 // history decides once the call ran.
 func (s *rewriteSession) restage(callID string, item gjson.Result, carrier string) {
-	sc := s.rt.cfg.scripts
-	if sc == nil || s.thread == "" || sc.StagedCall(s.thread, callID) || s.rt.replay.Knows(s.thread, callID) {
+	sc := s.deps.scripts
+	if sc == nil || s.thread == "" || sc.StagedCall(s.thread, callID) || s.deps.store.Knows(s.thread, callID) {
 		return
 	}
 	input := item.Get("input").String()
 	switch item.Get("name").String() {
 	case toolShell:
-		if s.rt.cfg.translator.Retains(carrier, scriptref.FormatRef(callID)) {
+		if s.deps.translator.Retains(carrier, scriptref.FormatRef(callID)) {
 			content, err := input, error(nil)
-			if id, ok := s.rt.cfg.translator.ScriptReference(input); ok {
+			if id, ok := s.deps.translator.ScriptReference(input); ok {
 				content, err = s.resolve(id) // a rerun retains the body it runs
 			}
 			if err == nil {
 				_, err = sc.Stage(s.ctx, s.thread, callID, content)
 			}
 			if err != nil {
-				s.rt.log.Info("a retention sent again could not be staged again", "call_id", callID, "err", err)
+				s.deps.log.Info("a retention sent again could not be staged again", "call_id", callID, "err", err)
 			}
 		}
 	case toolHPatch:
@@ -267,7 +267,7 @@ func (s *rewriteSession) restage(callID string, item gjson.Result, carrier strin
 			err = errRestagedReport
 		}
 		if err != nil {
-			s.rt.log.Info("an edit sent again could not be staged again; its history decides once it ran", "call_id", callID, "err", err)
+			s.deps.log.Info("an edit sent again could not be staged again; its history decides once it ran", "call_id", callID, "err", err)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"hpatch-router/privname"
 	"hpatch-router/retain"
 	"hpatch-router/router/request"
+	"hpatch-router/router/threadstate"
 	"hpatch-router/scriptref"
 	"hpatch-router/shebang"
 	"hpatch-router/workspace"
@@ -26,7 +28,7 @@ import (
 // a call seen in output_item.done and again in response.completed gets the
 // same carrier and is translated, retained and stored once.
 type rewriteSession struct {
-	rt       *Router
+	deps     *rewriteDeps
 	ctx      context.Context
 	thread   string // a valid thread id, or "" (then nothing is retained or stored)
 	facts    request.Info
@@ -48,8 +50,22 @@ type rewriteSession struct {
 	edits workspace.Pending
 }
 
+// rewriteDeps is what the response rewrite uses of the router, each part
+// named: the thread state it records carriers in, translation, the
+// retained scripts, the thread's runtime, the metrics, the observers and
+// the log. New builds it once; every response's session shares it.
+type rewriteDeps struct {
+	store      *threadstate.Store
+	translator translator
+	scripts    Scripts // nil: no retained scripts in this router
+	runtime    threadRuntime
+	metrics    *metrics
+	observers  *observerSet
+	log        *slog.Logger
+}
+
 func (rt *Router) newRewriteSession(ctx context.Context, thread string, facts request.Info) *rewriteSession {
-	return &rewriteSession{rt: rt, ctx: ctx, thread: thread, facts: facts, carriers: map[string][]byte{},
+	return &rewriteSession{deps: &rt.rewrite, ctx: ctx, thread: thread, facts: facts, carriers: map[string][]byte{},
 		calls: map[string]string{}, warned: map[string]bool{}, start: time.Now()}
 }
 
@@ -112,7 +128,7 @@ func (s *rewriteSession) repeatedCall(item gjson.Result) bool {
 	}
 	if input != first && !s.warned[callID] {
 		s.warned[callID] = true
-		s.rt.log.Warn("upstream sent a call twice in one response with another input; the first one stands", "call_id", callID)
+		s.deps.log.Warn("upstream sent a call twice in one response with another input; the first one stands", "call_id", callID)
 	}
 	return true
 }
@@ -140,11 +156,11 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 	case toolHPatch:
 		carrier = s.hpatchCarrier(callID, input)
 	case request.ExecTool:
-		annotated, changed := s.rt.cfg.translator.AnnotateExec(input)
+		annotated, changed := s.deps.translator.AnnotateExec(input)
 		if !changed {
 			return nil
 		}
-		s.rt.metrics.execAnnotated()
+		s.deps.metrics.execAnnotated()
 		carrier = annotated
 	default:
 		t := s.offeredTool(item.Get("name").String())
@@ -155,9 +171,9 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 	}
 	out := s.carrierOf(item, callID, carrier)
 	if out != nil && s.thread != "" && callID != "" {
-		if err := s.rt.replay.Put(s.thread, callID, carrier, []byte(item.Raw)); err != nil {
-			s.rt.metrics.replay("store_error")
-			s.rt.log.Error("cannot store the replay entry", "call_id", callID, "err", err)
+		if err := s.deps.store.Put(s.thread, callID, carrier, []byte(item.Raw)); err != nil {
+			s.deps.metrics.replay("store_error")
+			s.deps.log.Error("cannot store the replay entry", "call_id", callID, "err", err)
 		}
 	}
 	return out
@@ -172,10 +188,10 @@ func (s *rewriteSession) sentBefore(callID string, item gjson.Result) (string, b
 	if s.thread == "" || callID == "" {
 		return "", false
 	}
-	carrier, ok := s.rt.replay.Sent(s.thread, callID, item)
+	carrier, ok := s.deps.store.Sent(s.thread, callID, item)
 	if ok {
-		s.rt.metrics.replay("resent")
-		s.rt.log.Info("call sent again; answering with the carrier sent before", "call_id", callID)
+		s.deps.metrics.replay("resent")
+		s.deps.log.Info("call sent again; answering with the carrier sent before", "call_id", callID)
 	}
 	return carrier, ok
 }
@@ -194,10 +210,10 @@ func (s *rewriteSession) carrierOf(item gjson.Result, callID, carrier string) []
 		out, err = s.setOwnerNamespace(out, item)
 	}
 	if err != nil {
-		s.rt.log.Error("cannot build the carrier item: the model's item is not valid JSON", "call_id", callID)
+		s.deps.log.Error("cannot build the carrier item: the model's item is not valid JSON", "call_id", callID)
 		return nil
 	}
-	s.rt.metrics.carrier()
+	s.deps.metrics.carrier()
 	if callID != "" {
 		s.carriers[callID] = out
 	}
@@ -225,7 +241,7 @@ func (s *rewriteSession) setOwnerNamespace(c []byte, item gjson.Result) ([]byte,
 func (s *rewriteSession) shellCarrier(callID, input string) string {
 	ev := CallEvent{Thread: s.thread, CallID: callID, ModelBytes: len(input), Body: input}
 	carrier := s.translateShell(callID, input, &ev)
-	if obs := &s.rt.cfg.observers; obs.active() && ev.Kind != kindRejected {
+	if obs := s.deps.observers; obs.active() && ev.Kind != kindRejected {
 		ev.Time = time.Now()
 		ev.Duration = ev.Time.Sub(s.start)
 		ev.CarrierBytes = len(carrier)
@@ -235,7 +251,7 @@ func (s *rewriteSession) shellCarrier(callID, input string) string {
 }
 
 func (s *rewriteSession) translateShell(callID, input string, ev *CallEvent) string {
-	tr := s.rt.cfg.translator
+	tr := s.deps.translator
 	content := input
 	rerun := false
 	if id, ok := tr.ScriptReference(input); ok {
@@ -257,14 +273,14 @@ func (s *rewriteSession) translateShell(callID, input string, ev *CallEvent) str
 	if rerun {
 		plan.Kind = shebang.KindRerun
 	}
-	s.rt.metrics.shellCall(string(plan.Kind), plan.Interpreter, len(plan.Warnings))
+	s.deps.metrics.shellCall(string(plan.Kind), plan.Interpreter, len(plan.Warnings))
 	var ret shebang.Retention
-	if plan.Retainable && s.rt.cfg.scripts != nil && s.thread != "" && callID != "" {
-		ref, err := s.rt.cfg.scripts.Stage(s.ctx, s.thread, callID, content)
+	if plan.Retainable && s.deps.scripts != nil && s.thread != "" && callID != "" {
+		ref, err := s.deps.scripts.Stage(s.ctx, s.thread, callID, content)
 		if err == nil {
 			ret = shebang.Retention{Retained: true, ScriptRef: ref}
 		} else {
-			s.rt.log.Info("script not retained", "call_id", callID, "err", err)
+			s.deps.log.Info("script not retained", "call_id", callID, "err", err)
 		}
 	}
 	ev.Kind, ev.Interpreter, ev.Warnings, ev.ScriptRef = string(plan.Kind), plan.Interpreter, plan.Warnings, ret.ScriptRef
@@ -278,28 +294,20 @@ const kindRejected = "rejected"
 // quotesScript says the diagnostic may quote the model's script (see
 // callRejection).
 func (s *rewriteSession) reject(ev *CallEvent, code string, err error, quotesScript bool) string {
-	s.rt.metrics.rejection(code)
+	s.deps.metrics.rejection(code)
 	ev.Kind = kindRejected
-	s.rt.observe(callRejection(s.thread, ev.CallID, code, "shell", err, quotesScript))
-	return s.rt.cfg.translator.Rejection(err)
-}
-
-// observe reports a refused call or request to the observers.
-func (rt *Router) observe(e RejectionEvent) {
-	if obs := &rt.cfg.observers; obs.active() {
-		e.Time = time.Now()
-		obs.rejection(e)
-	}
+	s.deps.observers.observe(callRejection(s.thread, ev.CallID, code, "shell", err, quotesScript))
+	return s.deps.translator.Rejection(err)
 }
 
 func (s *rewriteSession) resolve(id string) (string, error) {
 	switch {
-	case s.rt.cfg.scripts == nil:
+	case s.deps.scripts == nil:
 		return "", errors.New("retained scripts are not available in this router")
 	case s.thread == "":
 		return "", errors.New("no thread id, so " + scriptref.FormatRef(id) + " cannot be resolved")
 	}
-	return s.rt.cfg.scripts.Resolve(s.ctx, s.thread, scriptref.FormatRef(id))
+	return s.deps.scripts.Resolve(s.ctx, s.thread, scriptref.FormatRef(id))
 }
 
 // prepareRuntime makes sure of the thread's runtime once per response,
@@ -307,13 +315,13 @@ func (s *rewriteSession) resolve(id string) (string, error) {
 // (runtimeReady).
 func (s *rewriteSession) prepareRuntime() error {
 	if !s.prepared {
-		s.runtimeReady(s.rt.ensureRuntime(s.ctx, s.thread))
+		s.runtimeReady(s.deps.runtime.ensure(s.ctx, s.thread))
 	}
 	return s.prepErr
 }
 
 // runtimeReady records a check of the thread's runtime, the request's own
-// (ensureRuntime, moments before its response starts): the worker
+// (threadRuntime.ensure, moments before its response starts): the worker
 // carriers of the response rely on it rather than checking again.
 func (s *rewriteSession) runtimeReady(err error) {
 	s.prepared = true
@@ -326,17 +334,17 @@ func (s *rewriteSession) runtimeReady(err error) {
 // that only prints the report (or the one-line error). The edit is written
 // when a later request shows that the carrier ran (settle).
 func (s *rewriteSession) hpatchCarrier(callID, input string) string {
-	s.rt.metrics.hpatchCall()
+	s.deps.metrics.hpatchCall()
 	if p, err := retain.ParsePatch(input); err == nil && p.Workspace {
 		return s.workspaceCarrier(callID, input, p)
 	}
 	switch {
-	case s.rt.cfg.scripts == nil:
+	case s.deps.scripts == nil:
 		return s.hpatchFailed(callID, errors.New("retained scripts are not available in this router, so there is nothing to edit"), false)
 	case s.thread == "":
 		return s.hpatchFailed(callID, errors.New("the request carried no thread id, so no retained script can be edited"), false)
 	}
-	report, err := s.rt.cfg.scripts.StageEdit(s.ctx, s.thread, callID, input)
+	report, err := s.deps.scripts.StageEdit(s.ctx, s.thread, callID, input)
 	if err != nil {
 		// A stale or mismatched row is reported with its current text.
 		return s.hpatchFailed(callID, err, true)
@@ -373,16 +381,16 @@ func (s *rewriteSession) workspaceCarrier(callID, input string, p *hpatch.Patch)
 		return s.hpatchFailed(callID, err, false)
 	}
 	s.edits.Add(callID, plan)
-	s.rt.log.Info("workspace hpatch resolved", "call_id", callID, "files", len(plan.Files), "after_calls", len(plan.After), "sandbox_mode", tw.sandbox)
+	s.deps.log.Info("workspace hpatch resolved", "call_id", callID, "files", len(plan.Files), "after_calls", len(plan.After), "sandbox_mode", tw.sandbox)
 	return call.OutputCarrier()
 }
 
 // hpatchFailed is the carrier for a refused edit: the edge that adds
 // "hpatch: " to the error's one line (callRejection's Detail).
 func (s *rewriteSession) hpatchFailed(callID string, err error, quotesScript bool) string {
-	s.rt.metrics.rejection("hpatch")
+	s.deps.metrics.rejection("hpatch")
 	e := callRejection(s.thread, callID, "hpatch", "hpatch", err, quotesScript)
-	s.rt.observe(e)
+	s.deps.observers.observe(e)
 	return printCarrier(e.Detail)
 }
 
@@ -410,7 +418,7 @@ func (s *rewriteSession) offeredTool(name string) *registry.Tool {
 // a shell call whose shebang is the tool's run; it is never retained and
 // gets no A16 warnings. A rejection prints "NAME: why" and runs nothing.
 func (s *rewriteSession) toolCarrier(callID, input string, t *registry.Tool) string {
-	s.rt.metrics.toolCall(t.Name)
+	s.deps.metrics.toolCall(t.Name)
 	plan, err := shebang.TranslateTool(t.Spec, input, shebang.Options{Params: s.facts.Params})
 	code, quotes := "tool", true
 	if err == nil {
@@ -419,12 +427,12 @@ func (s *rewriteSession) toolCarrier(callID, input string, t *registry.Tool) str
 		}
 	}
 	if err != nil {
-		s.rt.metrics.rejection(code)
-		s.rt.observe(callRejection(s.thread, callID, code, t.Name, err, quotes))
+		s.deps.metrics.rejection(code)
+		s.deps.observers.observe(callRejection(s.thread, callID, code, t.Name, err, quotes))
 		return shebang.ToolRejectionCarrier(t.Name, err)
 	}
-	carrier := s.rt.cfg.translator.Carrier(plan, shebang.Retention{})
-	if obs := &s.rt.cfg.observers; obs.active() {
+	carrier := s.deps.translator.Carrier(plan, shebang.Retention{})
+	if obs := s.deps.observers; obs.active() {
 		ev := CallEvent{Thread: s.thread, CallID: callID, Tool: t.Name, Kind: string(plan.Kind), Interpreter: plan.Interpreter,
 			ModelBytes: len(input), CarrierBytes: len(carrier), Body: input}
 		ev.Time = time.Now()

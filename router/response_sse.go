@@ -131,7 +131,7 @@ func (w *sseRewriter) annotateInputDone(data []byte) ([]byte, bool) {
 	if input.Type != gjson.String {
 		return data, false
 	}
-	annotated, ok := w.s.rt.cfg.translator.AnnotateExec(input.String())
+	annotated, ok := w.s.deps.translator.AnnotateExec(input.String())
 	if !ok {
 		return data, false
 	}

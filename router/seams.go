@@ -16,7 +16,7 @@ import (
 
 // Runtime prepares the per-thread runtime directory that the `shell` helper
 // resolves (package worker implements it). Every request that names a
-// thread prepares it (ensureRuntime), and so does a response before its
+// thread prepares it (threadRuntime.ensure), and so does a response before its
 // first worker carrier; once verified it costs two lstats.
 type Runtime interface {
 	PrepareThread(ctx context.Context, thread string) error

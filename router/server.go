@@ -35,6 +35,9 @@ type Router struct {
 	streams threadStreams
 	held    heldBytes // request body bytes in memory (see MaxRequestMemory)
 	sse     *sse.Pool
+	runtime threadRuntime
+	// rewrite is what every response's rewrite session uses of the router.
+	rewrite rewriteDeps
 }
 
 // New builds a Router. Upstream is required.
@@ -80,7 +83,10 @@ func New(opts ...Option) (*Router, error) {
 		rewriter:  request.NewRewriter(0),
 		held:      heldBytes{limit: cfg.maxRequestMemory},
 		sse:       sse.NewPool(cfg.maxEventSize),
+		runtime:   threadRuntime{runtime: cfg.runtime, log: cfg.logger},
 	}
+	rt.rewrite = rewriteDeps{store: store, translator: cfg.translator, scripts: cfg.scripts, runtime: rt.runtime,
+		metrics: rt.metrics, observers: &rt.cfg.observers, log: rt.log}
 	rt.metrics.gauge("hpatch_router_request_bytes_held", "Request body bytes held in memory now.", rt.held.used.Load)
 	rt.metrics.gauge("hpatch_router_request_bytes_limit", "Bound on the request body bytes held in memory at once (beyond it: 503).",
 		func() int64 { return rt.held.limit })

@@ -29,7 +29,7 @@ import (
 // response is relayed as it is.
 func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact bool) {
 	thread := rt.threadID(r)
-	created, runtimeErr := rt.prepareThread(r.Context(), thread)
+	created, runtimeErr := rt.runtime.prepare(r.Context(), thread)
 	if rt.cfg.mode == ModePassthrough || rt.encodedRequest(r) {
 		rt.forward(w, r, nil)
 		return
@@ -162,7 +162,7 @@ func (rt *Router) threadID(r *http.Request) string {
 func (rt *Router) answerError(w http.ResponseWriter, thread string, err error) {
 	e := requestError(err)
 	rt.metrics.routerError(e.Code)
-	rt.observe(RejectionEvent{Thread: thread, Code: e.Code, Reason: rows.OneLineSpaced(e.Error())})
+	rt.cfg.observers.observe(RejectionEvent{Thread: thread, Code: e.Code, Reason: rows.OneLineSpaced(e.Error())})
 	rt.log.Info("request refused", "status", e.Status, "code", e.Code, "msg", e.Message)
 	writeErrorBody(w, e.Status, e.Body())
 }

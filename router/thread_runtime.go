@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"hpatch-router/retain"
@@ -13,7 +14,14 @@ import (
 // of that thread is expected to outlive the response that sent it.
 const recentThreadWindow = retain.DefaultTTL
 
-// ensureRuntime makes sure the runtime of thread (a valid thread id from
+// threadRuntime prepares a thread's runtime (the Runtime seam), for a
+// request and for a response's worker carriers (rewriteDeps).
+type threadRuntime struct {
+	runtime Runtime // nil: no runtime to prepare
+	log     *slog.Logger
+}
+
+// ensure makes sure the runtime of thread (a valid thread id from
 // the request's thread-id header, or "") exists and links to this router.
 // Every request does it, not only one whose response carries a worker
 // carrier: Codex may run a carrier this thread got earlier (a cell that
@@ -22,27 +30,27 @@ const recentThreadWindow = retain.DefaultTTL
 // runtime two lstats. A failure is logged and returned; the request goes
 // on, and a worker carrier of its response reports the cause to the model
 // (rewriteSession.runtimeReady).
-func (rt *Router) ensureRuntime(ctx context.Context, thread string) error {
-	_, err := rt.prepareThread(ctx, thread)
+func (tr threadRuntime) ensure(ctx context.Context, thread string) error {
+	_, err := tr.prepare(ctx, thread)
 	return err
 }
 
-// prepareThread is ensureRuntime, and also reports whether the runtime
+// prepare is ensure, and also reports whether the runtime
 // created the thread's directory (a runtime that cannot tell says no):
 // then its retained scripts are restored from the journal
 // (restoreScripts), since a directory removed while the router ran, alone
 // or with the runtime root, took them with it.
-func (rt *Router) prepareThread(ctx context.Context, thread string) (created bool, err error) {
-	if thread == "" || rt.cfg.runtime == nil {
+func (tr threadRuntime) prepare(ctx context.Context, thread string) (created bool, err error) {
+	if thread == "" || tr.runtime == nil {
 		return false, nil
 	}
-	if c, ok := rt.cfg.runtime.(threadCreator); ok {
+	if c, ok := tr.runtime.(threadCreator); ok {
 		created, err = c.PrepareThreadCreated(ctx, thread)
 	} else {
-		err = rt.cfg.runtime.PrepareThread(ctx, thread)
+		err = tr.runtime.PrepareThread(ctx, thread)
 	}
 	if err != nil {
-		rt.log.Warn("cannot prepare the thread runtime", "err", err)
+		tr.log.Warn("cannot prepare the thread runtime", "err", err)
 	}
 	return created, err
 }
