@@ -41,7 +41,10 @@
 // with its exact bytes, and render the ones the rewrite makes),
 // response_sse.go and response_json.go (rewrite a stream or a whole
 // response) and response_carrier.go (the carriers, recorded in the
-// thread's state). thread_runtime.go also prepares, at start, the
+// thread's state); a response's rewrite session reaches the rest of the
+// router only through rewriteDeps (the thread state store, translation,
+// the scripts, the thread's runtime, metrics, observers, log).
+// thread_runtime.go also prepares, at start, the
 // runtimes of the threads threadstate says were recent.
 //
 // Rules it applies but does not own come from their owners: thread ids
