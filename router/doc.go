@@ -3,12 +3,9 @@
 // It owns the server and its upstream client, calls the request stage
 // (package request: the body is parsed once with gjson, the Code Mode exec
 // owner found, its exec_command section trimmed, the `shell` and `hpatch`
-// tools injected), owns the streaming SSE and
-// JSON response rewrite (replace model `shell`/`hpatch` calls with exec
-// carriers; an event is read with gjson for its type and item_id and
-// passes byte for byte unless it concerns a call or its sequence_number
-// must move; a carrier item is the model's item with its members set by
-// sjson), and the restore of the model's original calls in later
+// tools injected), calls the response stage
+// (package response: replace model `shell`/`hpatch` calls with exec
+// carriers, event by event), and owns the restore of the model's original calls in later
 // requests from the per-thread state that package threadstate keeps
 // (replay entries, written changes, their journals). Bytes it does not mean to
 // change pass through untouched (A14). It also
@@ -39,11 +36,12 @@
 // the body with the restore's edits, package request) and proxy.go
 // (forward). The response: package sse (read the upstream's events, each
 // with its exact bytes, and render the ones the rewrite makes),
-// response_sse.go and response_json.go (rewrite a stream or a whole
-// response) and response_carrier.go (the carriers, recorded in the
-// thread's state); a response's rewrite session reaches the rest of the
-// router only through rewriteDeps (the thread state store, translation,
-// the scripts, the thread's runtime, metrics, observers, log).
+// server_relay.go (relaySSE, relayJSON: write a stream or a whole
+// response to the client) and package response (its Session rewrites
+// each event or the whole output, makes the carriers and records them in
+// the thread's state); a session reaches the rest of the router only
+// through response.Deps (the thread state store, translation, the
+// scripts, the thread's runtime, metrics, observers, log).
 // thread_runtime.go also prepares, at start, the
 // runtimes of the threads threadstate says were recent.
 //

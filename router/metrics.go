@@ -118,16 +118,16 @@ func (m *metrics) request(route string) {
 	m.add("hpatch_router_requests_total", 1, labelPair{"route", route})
 }
 func (m *metrics) rewrite()    { m.add("hpatch_router_request_rewrites_total", 1) }
-func (m *metrics) carrier()    { m.add("hpatch_router_carriers_total", 1) }
-func (m *metrics) hpatchCall() { m.add("hpatch_router_hpatch_calls_total", 1) }
-func (m *metrics) toolCall(name string) {
+func (m *metrics) Carrier()    { m.add("hpatch_router_carriers_total", 1) }
+func (m *metrics) HpatchCall() { m.add("hpatch_router_hpatch_calls_total", 1) }
+func (m *metrics) ToolCall(name string) {
 	m.add("hpatch_router_tool_calls_total", 1, labelPair{"tool", name})
 }
-func (m *metrics) execAnnotated() { m.add("hpatch_router_exec_annotations_total", 1) }
-func (m *metrics) rejection(reason string) {
+func (m *metrics) ExecAnnotated() { m.add("hpatch_router_exec_annotations_total", 1) }
+func (m *metrics) Rejection(reason string) {
 	m.add("hpatch_router_rejections_total", 1, labelPair{"reason", reason})
 }
-func (m *metrics) replay(outcome string) {
+func (m *metrics) Replay(outcome string) {
 	m.add("hpatch_router_replay_total", 1, labelPair{"outcome", outcome})
 }
 func (m *metrics) restoredScripts(n int) {
@@ -141,7 +141,7 @@ func (m *metrics) routerError(code string) {
 	m.add("hpatch_router_errors_total", 1, labelPair{"code", code})
 }
 
-func (m *metrics) shellCall(kind, interpreter string, warnings int) {
+func (m *metrics) ShellCall(kind, interpreter string, warnings int) {
 	interp := m.interpreterLabel(interpreter)
 	m.add("hpatch_router_shell_calls_total", 1, labelPair{"kind", kind}, labelPair{"interpreter", interp})
 	if warnings > 0 {

@@ -2,53 +2,18 @@ package router
 
 import (
 	"errors"
-	"strconv"
 	"time"
 
-	"hpatch-router/hpatch"
-	"hpatch-router/rows"
-	"hpatch-router/shebang"
+	"hpatch-router/router/response"
 )
 
-// CallEvent describes one model `shell` call the router answered with an
-// exec carrier. It is what an Observer (e.g. the dashboard) sees; it never
-// carries credentials, and carries the script body only when the router was
-// built with bodies enabled (see WithObserverBodies).
-type CallEvent struct {
-	Time        time.Time     // when the carrier was emitted
-	Thread      string        // the request's thread id ("" when absent)
-	CallID      string        // the model's call_id
-	Kind        string        // direct, worker, template, rerun or recovered
-	Interpreter string        // interpreter named by the shebang ("" for none); its sanitized basename unless bodies are enabled
-	Duration    time.Duration // from the upstream response start until the carrier was emitted
-	Warnings    []string      // shell warnings placed in the carrier
-	ScriptRef   string        // "@shell/<id>" when the script was retained
-	// ModelBytes is the size of the shell input the model wrote;
-	// CarrierBytes the size of the exec JavaScript that replaced it.
-	ModelBytes, CarrierBytes int
-	Body                     string // the model's shell input; only filled when bodies are enabled
-	// Tool names the declared tool called ("" for shell).
-	Tool string
-}
-
-// RejectionEvent describes a call or request the router refused: a request
-// layout it cannot rewrite (Code is one of the Code* constants) or a shell
-// or hpatch call answered with a diagnostic carrier (Code is the rejection
-// reason, e.g. "translate", "script_reference", "runtime", "hpatch"). A
-// rejected call is reported only here, never as a CallEvent.
-type RejectionEvent struct {
-	Time   time.Time
-	Thread string
-	CallID string // the model's call_id for a rejected call; "" for a request
-	Code   string
-	// Reason is one line that never quotes the model's script: for a
-	// diagnostic that may (a stale hpatch row, a shebang field), only the
-	// tool, the line it concerns and that it was rejected.
-	Reason string
-	// Detail is the whole one-line diagnostic as the model read it; only
-	// filled when bodies are enabled and it differs from Reason.
-	Detail string
-}
+// CallEvent and RejectionEvent are the events of package response, where
+// the rewrite makes them; the router reports its own refusals of a request
+// as RejectionEvents too.
+type (
+	CallEvent      = response.CallEvent
+	RejectionEvent = response.RejectionEvent
+)
 
 // Observer receives the router's call and rejection events. Methods are
 // called synchronously on the request path, so they must return quickly
@@ -74,12 +39,12 @@ func (s *observerSet) add(o Observer) error {
 	return nil
 }
 
-// active reports whether any observer listens, so callers can skip
+// Active reports whether any observer listens, so callers can skip
 // building events nobody reads.
-func (s *observerSet) active() bool { return s != nil && len(s.list) > 0 }
+func (s *observerSet) Active() bool { return s != nil && len(s.list) > 0 }
 
-func (s *observerSet) shellCall(e CallEvent) {
-	if !s.active() {
+func (s *observerSet) ShellCall(e CallEvent) {
+	if !s.Active() {
 		return
 	}
 	if !s.bodies {
@@ -91,17 +56,17 @@ func (s *observerSet) shellCall(e CallEvent) {
 	}
 }
 
-// observe reports a refused call or request to the observers, stamped
+// Observe reports a refused call or request to the observers, stamped
 // with the time now.
-func (s *observerSet) observe(e RejectionEvent) {
-	if s.active() {
+func (s *observerSet) Observe(e RejectionEvent) {
+	if s.Active() {
 		e.Time = time.Now()
 		s.rejection(e)
 	}
 }
 
 func (s *observerSet) rejection(e RejectionEvent) {
-	if !s.active() {
+	if !s.Active() {
 		return
 	}
 	if !s.bodies || e.Detail == e.Reason {
@@ -127,41 +92,4 @@ func WithObserver(o Observer) Option {
 // Off by default: bodies may hold anything the model wrote.
 func WithObserverBodies(on bool) Option {
 	return func(c *config) error { c.observers.bodies = on; return nil }
-}
-
-// callRejection is the event of a model call answered with the diagnostic
-// err. Detail is the diagnostic as the model reads it, one line starting
-// with tool ("shell"/"hpatch"). When it may quote the script (quotesScript:
-// a translation, script reference or hpatch diagnostic), Reason keeps only
-// what is script-free; otherwise (the router's own messages) Reason is the
-// diagnostic itself.
-func callRejection(thread, callID, code, tool string, err error, quotesScript bool) RejectionEvent {
-	detail := tool + ": " + rows.OneLineSpaced(err.Error()) // errors never carry the prefix
-	e := RejectionEvent{Thread: thread, CallID: callID, Code: code, Reason: detail, Detail: detail}
-	if quotesScript {
-		e.Reason = scriptFreeReason(tool, err)
-	}
-	return e
-}
-
-// scriptFreeReason says that a call of tool was rejected, and on which
-// line of its input when the diagnostic tells, without any of its text.
-func scriptFreeReason(tool string, err error) string {
-	line, habit := 0, shebang.HabitNone
-	var d *shebang.Diagnostic
-	var p *hpatch.Error
-	switch {
-	case errors.As(err, &d):
-		line, habit = d.Line, d.Habit
-	case errors.As(err, &p):
-		line = p.Line
-	}
-	at := ""
-	if line > 0 {
-		at = "line " + strconv.Itoa(line) + ": "
-	}
-	if habit != shebang.HabitNone { // a fixed name, never the model's text
-		at += string(habit) + " "
-	}
-	return tool + ": " + at + "rejected (the diagnostic may quote the script, so it is shown only with bodies enabled)"
 }

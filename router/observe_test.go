@@ -41,9 +41,9 @@ func TestObserverSetDropsBodiesUnlessEnabled(t *testing.T) {
 	if err := s.add(rec); err != nil {
 		t.Fatal(err)
 	}
-	s.shellCall(CallEvent{CallID: "c1", Body: "#!/usr/bin/env python3\nprint(1)\n"})
+	s.ShellCall(CallEvent{CallID: "c1", Body: "#!/usr/bin/env python3\nprint(1)\n"})
 	s.bodies = true
-	s.shellCall(CallEvent{CallID: "c2", Body: "echo hi"})
+	s.ShellCall(CallEvent{CallID: "c2", Body: "echo hi"})
 	s.rejection(RejectionEvent{Code: "translate", Reason: "shell: bad selector"})
 	if len(rec.calls) != 2 || rec.calls[0].Body != "" || rec.calls[1].Body != "echo hi" {
 		t.Fatalf("calls = %+v", rec.calls)
@@ -55,15 +55,15 @@ func TestObserverSetDropsBodiesUnlessEnabled(t *testing.T) {
 
 func TestObserverSetZeroAndNil(t *testing.T) {
 	var nilSet *observerSet
-	if nilSet.active() {
+	if nilSet.Active() {
 		t.Fatal("nil set is active")
 	}
-	nilSet.shellCall(CallEvent{}) // must not panic
+	nilSet.ShellCall(CallEvent{}) // must not panic
 	nilSet.rejection(RejectionEvent{})
 	if err := nilSet.add(&recordingObserver{}); err == nil {
 		t.Fatal("adding to a nil set should fail")
 	}
-	if (&observerSet{}).active() {
+	if (&observerSet{}).Active() {
 		t.Fatal("empty set is active")
 	}
 }
@@ -167,7 +167,7 @@ func TestObserverBodiesOption(t *testing.T) {
 	if err := WithObserverBodies(true)(&c); err != nil {
 		t.Fatal(err)
 	}
-	c.observers.shellCall(CallEvent{Body: "echo hi"})
+	c.observers.ShellCall(CallEvent{Body: "echo hi"})
 	if rec.calls[0].Body != "echo hi" {
 		t.Fatalf("%+v", rec.calls)
 	}

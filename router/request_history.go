@@ -3,7 +3,6 @@ package router
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"hpatch-router/retain"
 	"hpatch-router/router/request"
+	"hpatch-router/router/response"
 	"hpatch-router/router/threadstate"
 	"hpatch-router/scriptref"
 )
@@ -26,11 +26,6 @@ import (
 // older changes first) and the scripts are made those versions
 // (retain.Store.Reconcile). A thread whose changes are all known costs a
 // map lookup per carrier of a changing call.
-
-// reportPrefix starts the carrier of an hpatch call on retained scripts
-// whose edit was checked: printCarrier of a report, which begins with its
-// first script's header. A refused edit prints "hpatch: …".
-const reportPrefix = `text("` + scriptref.RefPrefix
 
 // reconcileHistory brings the thread's scripts to what the request's
 // history told the model, when the request shows a change that ran and is
@@ -64,7 +59,7 @@ func (rt *Router) reconcileHistory(ctx context.Context, thread string, req *requ
 	// the next request does not look at it again.
 	rt.replay.MarkKnown(thread, done)
 	if len(unknown) > 0 {
-		rt.metrics.replay("version_unknown")
+		rt.metrics.Replay("version_unknown")
 	}
 }
 
@@ -81,7 +76,7 @@ func (rt *Router) unknownChanges(thread string, req *request.Parsed) []string {
 				continue
 			}
 			carrier := c.Get("input").String()
-			if strings.HasPrefix(carrier, reportPrefix) || tr.Retains(carrier, scriptref.FormatRef(id)) {
+			if strings.HasPrefix(carrier, response.ReportPrefix) || tr.Retains(carrier, scriptref.FormatRef(id)) {
 				out = append(out, strings.Clone(id))
 			} else {
 				v.MarkQuiet(id)
@@ -160,11 +155,11 @@ func changeOf(tr translator, item gjson.Result, id, carrier string, at time.Time
 	}
 	input := item.Get("input").String()
 	switch item.Get("name").String() {
-	case toolShell:
+	case response.ToolShell:
 		if tr.Retains(carrier, scriptref.FormatRef(id)) {
 			return retain.Committed{Call: strings.Clone(id), At: at, Retain: strings.Clone(id), Content: input}, true
 		}
-	case toolHPatch:
+	case response.ToolHPatch:
 		if report, ok := printedText(carrier); ok && strings.HasPrefix(report, scriptref.RefPrefix) {
 			return retain.Committed{Call: strings.Clone(id), At: at, Patch: input, Report: report}, true
 		}
@@ -172,17 +167,13 @@ func changeOf(tr translator, item gjson.Result, id, carrier string, at time.Time
 	return retain.Committed{}, false
 }
 
-// errRestagedReport: an edit sent again, checked again, gives another
-// report than the carrier sent before.
-var errRestagedReport = errors.New("checked again, the edit gives another report than the one sent")
-
 // isReference reports whether a shell input is a sole rerun reference.
 func isReference(input string) bool {
 	_, ok := scriptref.ScriptReference(input)
 	return ok
 }
 
-// printedText is the text a printCarrier carrier prints.
+// printedText is the text a response.PrintCarrier carrier prints.
 func printedText(carrier string) (string, bool) {
 	s, ok := strings.CutPrefix(carrier, "text(")
 	if !ok {
@@ -220,54 +211,7 @@ func (rt *Router) journalApplied(thread string, applied []retain.Committed) {
 		return
 	}
 	if err := rt.replay.Commit(thread, missing); err != nil {
-		rt.metrics.replay("store_error")
+		rt.metrics.Replay("store_error")
 		rt.log.Error("cannot journal the changes written", "err", err)
-	}
-}
-
-// restage stages again the change of a call sent again (same call_id,
-// name, namespace and input) that is answered with its earlier carrier,
-// when nothing is staged for it and the thread does not know it ran: a
-// cut stream or an aborted output discarded what was staged, and the call
-// is about to run. A retention is staged as its carrier said; an edit is
-// kept only if it gives the report its carrier prints, or else the
-// history decides once the call ran.
-func (s *rewriteSession) restage(callID string, item gjson.Result, carrier string) {
-	sc := s.deps.scripts
-	if sc == nil || s.thread == "" || sc.StagedCall(s.thread, callID) || s.deps.store.Knows(s.thread, callID) {
-		return
-	}
-	input := item.Get("input").String()
-	switch item.Get("name").String() {
-	case toolShell:
-		if s.deps.translator.Retains(carrier, scriptref.FormatRef(callID)) {
-			content, err := input, error(nil)
-			if id, ok := s.deps.translator.ScriptReference(input); ok {
-				content, err = s.resolve(id) // a rerun retains the body it runs
-			}
-			if err == nil {
-				_, err = sc.Stage(s.ctx, s.thread, callID, content)
-			}
-			if err != nil {
-				s.deps.log.Info("a retention sent again could not be staged again", "call_id", callID, "err", err)
-			}
-		}
-	case toolHPatch:
-		if !strings.HasPrefix(carrier, reportPrefix) {
-			return
-		}
-		report, err := sc.StageEdit(s.ctx, s.thread, callID, input)
-		if err == nil && printCarrier(report) != carrier {
-			sc.Settle(s.ctx, s.thread, func(id string) retain.CallState {
-				if id == callID {
-					return retain.CallGone
-				}
-				return retain.CallPending
-			})
-			err = errRestagedReport
-		}
-		if err != nil {
-			s.deps.log.Info("an edit sent again could not be staged again; its history decides once it ran", "call_id", callID, "err", err)
-		}
 	}
 }

@@ -1,8 +1,12 @@
 package router
 
-import "testing"
+import (
+	"testing"
 
-// FuzzPrintedText: the text a printCarrier carrier prints reads back
+	"hpatch-router/router/response"
+)
+
+// FuzzPrintedText: the text a response.PrintCarrier carrier prints reads back
 // exactly, so a report compared at reconcile time is the one the model
 // read.
 func FuzzPrintedText(f *testing.F) {
@@ -10,12 +14,12 @@ func FuzzPrintedText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := printedText(printCarrier(s))
+		got, ok := printedText(response.PrintCarrier(s))
 		if !ok {
-			t.Fatalf("printedText refused printCarrier(%q)", s)
+			t.Fatalf("printedText refused response.PrintCarrier(%q)", s)
 		}
 		if want := string([]rune(s)); got != want { // invalid UTF-8 is replaced by encoding/json
-			t.Fatalf("printedText(printCarrier(%q)) = %q", s, got)
+			t.Fatalf("printedText(response.PrintCarrier(%q)) = %q", s, got)
 		}
 	})
 }

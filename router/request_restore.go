@@ -53,12 +53,12 @@ func (rt *Router) restoreEdits(thread string, req *request.Parsed) ([]request.Ed
 		}
 	})
 	for _, id := range lost {
-		rt.metrics.replay("unrestorable")
+		rt.metrics.Replay("unrestorable")
 		rt.log.Warn("a carrier this router sent cannot be restored (its replay journal entry is gone); the model sees the exec carrier",
 			"thread", thread, "call_id", id)
 	}
 	if mismatch != "" {
-		rt.metrics.replay("mismatch")
+		rt.metrics.Replay("mismatch")
 		return nil, &Error{
 			Status: http.StatusConflict,
 			Type:   "invalid_request_error",
@@ -73,7 +73,7 @@ func (rt *Router) restoreEdits(thread string, req *request.Parsed) ([]request.Ed
 		}
 	}
 	for range edits {
-		rt.metrics.replay("restored")
+		rt.metrics.Replay("restored")
 	}
 	return edits, nil
 }

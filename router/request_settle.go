@@ -50,7 +50,7 @@ func (rt *Router) settle(ctx context.Context, thread string, req *request.Parsed
 	rt.replay.MarkKnown(thread, ids)
 	rt.metrics.committed(len(committed))
 	if err := rt.replay.Commit(thread, committed); err != nil {
-		rt.metrics.replay("store_error")
+		rt.metrics.Replay("store_error")
 		rt.log.Error("cannot journal the changes written", "err", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"hpatch-router/router/request"
+	"hpatch-router/router/response"
 )
 
 // benchStream is a realistic model turn: reasoning, a streamed message and
@@ -43,13 +44,13 @@ func BenchmarkSSERewrite(b *testing.B) {
 	b.ReportAllocs()
 	var out []byte
 	for b.Loop() {
-		w := newSSERewriter(rt.newRewriteSession(context.Background(), "bench", facts))
+		w := response.NewStream(response.New(context.Background(), &rt.rewrite, "bench", facts, response.Turn{}))
 		r := rt.sse.Get(strings.NewReader(in))
 		out = out[:0]
 		for {
 			ev, err := r.Next()
 			if ev != nil {
-				out = w.handle(ev, out)
+				out = w.Handle(ev, out)
 			}
 			if err == io.EOF {
 				break

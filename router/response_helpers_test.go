@@ -19,6 +19,7 @@ import (
 	"hpatch-router/shebang"
 
 	"hpatch-router/router/request"
+	"hpatch-router/router/response"
 	"hpatch-router/router/sse"
 )
 
@@ -321,13 +322,13 @@ func newTestRouter(t testing.TB, opts ...Option) *Router {
 // rewriteStream runs the SSE rewrite over in, as one response.
 func rewriteStream(t testing.TB, rt *Router, thread string, facts request.Info, in string) []byte {
 	t.Helper()
-	w := newSSERewriter(rt.newRewriteSession(context.Background(), thread, facts))
+	w := response.NewStream(response.New(context.Background(), &rt.rewrite, thread, facts, response.Turn{}))
 	r := sse.NewReader(strings.NewReader(in), 1<<20)
 	var out []byte
 	for {
 		ev, err := r.Next()
 		if ev != nil {
-			out = w.handle(ev, out)
+			out = w.Handle(ev, out)
 		}
 		if err == io.EOF {
 			return out

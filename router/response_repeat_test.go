@@ -9,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"hpatch-router/router/request"
+	"hpatch-router/router/response"
 )
 
 // TestOneCarrierPerCall (issue 33 case 9): an upstream that sends a
@@ -42,8 +43,8 @@ func TestOneCarrierPerCall(t *testing.T) {
 			second := callItem(secondID, "call_1", "shell", "functions", tc.second, "completed")
 			var out []byte
 			if tc.json {
-				s := rt.newRewriteSession(t.Context(), "th", facts)
-				out, _ = s.rewriteOutput([]byte(`{"id":"resp_1","output":[`+first+`,`+second+`]}`), "output")
+				s := response.New(t.Context(), &rt.rewrite, "th", facts, response.Turn{})
+				out, _ = s.RewriteOutput([]byte(`{"id":"resp_1","output":[`+first+`,`+second+`]}`), "output")
 			} else {
 				s := &stream{}
 				s.created()

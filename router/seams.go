@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"hpatch-router/retain"
+	"hpatch-router/router/response"
 	"hpatch-router/scriptref"
 	"hpatch-router/shebang"
 )
@@ -16,7 +17,7 @@ import (
 
 // Runtime prepares the per-thread runtime directory that the `shell` helper
 // resolves (package worker implements it). Every request that names a
-// thread prepares it (threadRuntime.ensure), and so does a response before its
+// thread prepares it (threadRuntime.Ensure), and so does a response before its
 // first worker carrier; once verified it costs two lstats.
 type Runtime interface {
 	PrepareThread(ctx context.Context, thread string) error
@@ -62,26 +63,9 @@ type Scripts interface {
 	Restore(ctx context.Context, thread string, history []retain.Committed) int
 }
 
-// translator is the part of package shebang the response rewrite uses. It
-// is an interface so tests can pin carrier text and so the rewrite does not
-// depend on how translation is spelled.
-type translator interface {
-	// Translate turns one shell input into a plan (errors: rejection),
-	// given the request's exec_command arguments (nil: none recognized).
-	Translate(input string, params []shebang.Param) (*shebang.Plan, error)
-	// Carrier renders the exec JavaScript for a plan.
-	Carrier(p *shebang.Plan, r shebang.Retention) string
-	// Rejection renders the carrier that only prints why nothing ran.
-	Rejection(err error) string
-	// Retains reports whether a carrier Carrier rendered told the model
-	// that its input is retained as ref.
-	Retains(carrier, ref string) bool
-	// ScriptReference recognises a `#!script=@shell/<id>` rerun.
-	ScriptReference(input string) (id string, ok bool)
-	// AnnotateExec adds the one-time notice to model exec JavaScript that
-	// calls tools.exec_command directly.
-	AnnotateExec(js string) (string, bool)
-}
+// translator is the part of package shebang the rewrite uses (package
+// response owns its definition); tests pin carrier text through it.
+type translator = response.Translator
 
 // shebangTranslator is the production translator.
 type shebangTranslator struct{}

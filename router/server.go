@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hpatch-router/router/request"
+	"hpatch-router/router/response"
 	"hpatch-router/router/sse"
 	"hpatch-router/router/threadstate"
 )
@@ -37,7 +38,7 @@ type Router struct {
 	sse     *sse.Pool
 	runtime threadRuntime
 	// rewrite is what every response's rewrite session uses of the router.
-	rewrite rewriteDeps
+	rewrite response.Deps
 }
 
 // New builds a Router. Upstream is required.
@@ -85,8 +86,8 @@ func New(opts ...Option) (*Router, error) {
 		sse:       sse.NewPool(cfg.maxEventSize),
 		runtime:   threadRuntime{runtime: cfg.runtime, log: cfg.logger},
 	}
-	rt.rewrite = rewriteDeps{store: store, translator: cfg.translator, scripts: cfg.scripts, runtime: rt.runtime,
-		metrics: rt.metrics, observers: &rt.cfg.observers, log: rt.log}
+	rt.rewrite = response.Deps{Store: store, Translator: cfg.translator, Scripts: cfg.scripts, Runtime: rt.runtime,
+		Metrics: rt.metrics, Observers: &rt.cfg.observers, Log: rt.log}
 	rt.metrics.gauge("hpatch_router_request_bytes_held", "Request body bytes held in memory now.", rt.held.used.Load)
 	rt.metrics.gauge("hpatch_router_request_bytes_limit", "Bound on the request body bytes held in memory at once (beyond it: 503).",
 		func() int64 { return rt.held.limit })

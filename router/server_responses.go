@@ -10,6 +10,7 @@ import (
 
 	"hpatch-router/ident"
 	"hpatch-router/router/request"
+	"hpatch-router/router/response"
 	"hpatch-router/rows"
 )
 
@@ -86,9 +87,8 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 		rt.relayRaw(w, r, resp)
 		return
 	}
-	s := rt.newRewriteSession(r.Context(), thread, facts)
-	s.runtimeReady(runtimeErr)
-	s.turn = readTurnWorkspace(req, r.Header)
+	s := response.New(r.Context(), &rt.rewrite, thread, facts, readTurnWorkspace(req, r.Header))
+	s.RuntimeReady(runtimeErr)
 	if thread != "" {
 		rt.streams.begin(thread)
 		defer rt.streams.end(thread)
@@ -162,7 +162,7 @@ func (rt *Router) threadID(r *http.Request) string {
 func (rt *Router) answerError(w http.ResponseWriter, thread string, err error) {
 	e := requestError(err)
 	rt.metrics.routerError(e.Code)
-	rt.cfg.observers.observe(RejectionEvent{Thread: thread, Code: e.Code, Reason: rows.OneLineSpaced(e.Error())})
+	rt.cfg.observers.Observe(RejectionEvent{Thread: thread, Code: e.Code, Reason: rows.OneLineSpaced(e.Error())})
 	rt.log.Info("request refused", "status", e.Status, "code", e.Code, "msg", e.Message)
 	writeErrorBody(w, e.Status, e.Body())
 }

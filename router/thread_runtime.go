@@ -30,7 +30,7 @@ type threadRuntime struct {
 // runtime two lstats. A failure is logged and returned; the request goes
 // on, and a worker carrier of its response reports the cause to the model
 // (rewriteSession.runtimeReady).
-func (tr threadRuntime) ensure(ctx context.Context, thread string) error {
+func (tr threadRuntime) Ensure(ctx context.Context, thread string) error {
 	_, err := tr.prepare(ctx, thread)
 	return err
 }

@@ -13,6 +13,7 @@ import (
 	"hpatch-router/workspace"
 
 	"hpatch-router/router/request"
+	"hpatch-router/router/response"
 )
 
 // envRequest is a /responses body whose input declares cwd and roots the
@@ -35,7 +36,7 @@ func TestReadTurnWorkspace(t *testing.T) {
 	h := http.Header{}
 	h.Set("x-codex-turn-metadata", `{"thread_id":"t","sandbox_mode":"workspace-write"}`)
 	got := readTurnWorkspace(req, h)
-	want := turnWorkspace{env: workspace.Env{Cwd: "/codex/src", Roots: []string{"/codex"}}, sandbox: "workspace-write"}
+	want := response.Turn{Env: workspace.Env{Cwd: "/codex/src", Roots: []string{"/codex"}}, Sandbox: "workspace-write"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}

@@ -60,7 +60,8 @@ func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, 
 
 // TestDependenciesPointOneWay holds DESIGN §2's arrows: cmd → router →
 // {plugins, shebang, retain, workspace}, router → router/threadstate →
-// retain, router → router/sse (the SSE framing, nothing of ours), plugins → shebang (a declared
+// retain, router → router/sse (the SSE framing, nothing of ours), router →
+// router/response (the response rewrite, never back to router), plugins → shebang (a declared
 // tool's run, cmd and params follow the shebang rules), cmd → worker →
 // {retain, workspace},
 // workspace → retain; shebang imports nothing of ours but the leaves and
@@ -99,6 +100,11 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		// The server-sent event framing knows nothing of the rewrite: it
 		// imports nothing of ours.
 		{"router/sse", nil},
+		// The response rewrite sits below the router's proxy core: the
+		// router calls it per response and per event, it never imports
+		// router; it records carriers in the thread state and reads the
+		// request stage's facts.
+		{"router/response", []string{"plugins", "retain", "shebang", "workspace", "router/request", "router/sse", "router/threadstate"}},
 		{"worker/snapshot", []string{"ident"}},
 		{"worker", []string{"retain", "shebang", "workspace", "worker", "internal"}},
 		{"cmd/shell-helper", []string{"shebang/oneline", "internal"}},

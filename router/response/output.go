@@ -1,20 +1,17 @@
-package router
+package response
 
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"net/http"
-	"strconv"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
 
-// rewriteOutput replaces every in-scope call of the output array at path in
+// RewriteOutput replaces every in-scope call of the output array at path in
 // doc by its carrier, splicing the carrier bytes in place so the rest of
 // the document stays byte-identical. It reports whether anything changed.
-func (s *rewriteSession) rewriteOutput(doc []byte, path string) ([]byte, bool) {
+func (s *Session) RewriteOutput(doc []byte, path string) ([]byte, bool) {
 	arr := gjson.GetBytes(doc, path)
 	if !arr.IsArray() {
 		return doc, false
@@ -96,29 +93,4 @@ func spliceCarriers(doc []byte, path string, arr gjson.Result, sp []carrierSplic
 		prev = p.end
 	}
 	return append(out, doc[prev:]...), true
-}
-
-// relayJSON rewrites a non-streaming response object: its output array
-// gets the same carriers the stream would have.
-func (rt *Router) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.Response, s *rewriteSession) {
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(rt.cfg.maxEventSize)+1))
-	if err != nil {
-		rt.failed(w, r, streaming, err)
-		writeRouterError(w, http.StatusBadGateway, "upstream_error", "upstream_reset",
-			"upstream response ended early: "+redactURLError(err))
-		return
-	}
-	if len(body) > rt.cfg.maxEventSize {
-		rt.metrics.fault("response_too_large")
-		writeRouterError(w, http.StatusBadGateway, "upstream_error", "response_too_large",
-			fmt.Sprintf("upstream JSON response exceeds %d bytes", rt.cfg.maxEventSize))
-		return
-	}
-	if nb, ok := s.rewriteOutput(body, "output"); ok {
-		body = nb
-	}
-	copyResponseHeaders(w.Header(), resp.Header)
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(resp.StatusCode)
-	_, _ = w.Write(body)
 }

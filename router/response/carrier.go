@@ -1,4 +1,4 @@
-package router
+package response
 
 import (
 	"context"
@@ -23,12 +23,12 @@ import (
 	"hpatch-router/workspace"
 )
 
-// rewriteSession holds what one upstream response's rewrite needs: the
-// request facts, the thread, and the carriers already made (by call_id), so
-// a call seen in output_item.done and again in response.completed gets the
-// same carrier and is translated, retained and stored once.
-type rewriteSession struct {
-	deps     *rewriteDeps
+// Session holds what one upstream response's rewrite needs: the request
+// facts, the thread, and the carriers already made (by call_id), so a call
+// seen in output_item.done and again in response.completed gets the same
+// carrier and is translated, retained and stored once.
+type Session struct {
+	deps     *Deps
 	ctx      context.Context
 	thread   string // a valid thread id, or "" (then nothing is retained or stored)
 	facts    request.Info
@@ -40,41 +40,46 @@ type rewriteSession struct {
 	prepared bool
 	prepErr  error
 	start    time.Time // when the upstream response started
-	// turn is where the request's turn runs, for workspace hpatch calls
-	// (the zero value: the request is not at hand, so no workspace is
-	// known).
-	turn turnWorkspace
+	// turn is where the request's turn runs, for workspace hpatch calls.
+	turn Turn
 	// edits holds what the workspace hpatch calls of this response
 	// will write, in order: Codex runs them in order, so each later call
 	// is resolved on top of the earlier ones.
 	edits workspace.Pending
 }
 
-// rewriteDeps is what the response rewrite uses of the router, each part
-// named: the thread state it records carriers in, translation, the
-// retained scripts, the thread's runtime, the metrics, the observers and
-// the log. New builds it once; every response's session shares it.
-type rewriteDeps struct {
-	store      *threadstate.Store
-	translator translator
-	scripts    Scripts // nil: no retained scripts in this router
-	runtime    threadRuntime
-	metrics    *metrics
-	observers  *observerSet
-	log        *slog.Logger
+// Deps is what the response rewrite uses of the router, each part named:
+// the thread state it records carriers in, translation, the retained
+// scripts, the thread's runtime, the metrics, the observers and the log.
+// The router builds it once; every response's session shares it.
+type Deps struct {
+	Store      *threadstate.Store
+	Translator Translator
+	Scripts    Scripts // nil: no retained scripts in this router
+	Runtime    Runtime
+	Metrics    Metrics
+	Observers  Observers
+	Log        *slog.Logger
 }
 
-func (rt *Router) newRewriteSession(ctx context.Context, thread string, facts request.Info) *rewriteSession {
-	return &rewriteSession{deps: &rt.rewrite, ctx: ctx, thread: thread, facts: facts, carriers: map[string][]byte{},
+// New starts the rewrite of one upstream response to a request of thread
+// with facts, whose turn runs in turn.
+func New(ctx context.Context, deps *Deps, thread string, facts request.Info, turn Turn) *Session {
+	return &Session{deps: deps, ctx: ctx, thread: thread, facts: facts, turn: turn, carriers: map[string][]byte{},
 		calls: map[string]string{}, warned: map[string]bool{}, start: time.Now()}
 }
 
 // Model tool names the router owns; the owner it turns them into is
 // request.ExecTool.
 const (
-	toolShell  = "shell"
-	toolHPatch = "hpatch"
+	ToolShell  = "shell"
+	ToolHPatch = "hpatch"
 )
+
+// ReportPrefix starts the carrier of an hpatch call on retained scripts
+// whose edit was checked: PrintCarrier of a report, which begins with its
+// first script's header. A refused edit prints "hpatch: …".
+const ReportPrefix = `text("` + scriptref.RefPrefix
 
 // routerNamespace is the namespace a model may put the router's own tools
 // in whatever the layout: the flat 0.144–0.146 layout has no namespace, but
@@ -87,13 +92,13 @@ const routerNamespace = "functions"
 // the router's whatever the model called their container); exec in the
 // owner's namespace or in none (another namespace's exec is not this
 // owner's).
-func (s *rewriteSession) inScope(item gjson.Result) bool {
+func (s *Session) inScope(item gjson.Result) bool {
 	if !s.facts.Owned || item.Get("type").String() != "custom_tool_call" {
 		return false
 	}
 	ns := item.Get("namespace")
 	switch name := item.Get("name").String(); {
-	case name == toolShell || name == toolHPatch || s.offeredTool(name) != nil:
+	case name == ToolShell || name == ToolHPatch || s.offeredTool(name) != nil:
 		if ns.String() == routerNamespace {
 			return true
 		}
@@ -116,7 +121,7 @@ func withholds(item gjson.Result) bool {
 // (output_item.done twice) must not make Codex run it twice, so the first
 // one stands. A repeat with another input is logged once per call_id,
 // since the model was never shown what that one would run.
-func (s *rewriteSession) repeatedCall(item gjson.Result) bool {
+func (s *Session) repeatedCall(item gjson.Result) bool {
 	callID, input := item.Get("call_id").String(), item.Get("input").String()
 	if callID == "" {
 		return false
@@ -128,7 +133,7 @@ func (s *rewriteSession) repeatedCall(item gjson.Result) bool {
 	}
 	if input != first && !s.warned[callID] {
 		s.warned[callID] = true
-		s.deps.log.Warn("upstream sent a call twice in one response with another input; the first one stands", "call_id", callID)
+		s.deps.Log.Warn("upstream sent a call twice in one response with another input; the first one stands", "call_id", callID)
 	}
 	return true
 }
@@ -139,7 +144,7 @@ func (s *rewriteSession) repeatedCall(item gjson.Result) bool {
 // shell/hpatch carrier names the owner's namespace (none on the flat
 // layout, where Codex refuses "functionsexec"), and every other field (id,
 // call_id, status) is kept. A model exec keeps its namespace.
-func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
+func (s *Session) carrierItem(item gjson.Result) []byte {
 	callID := item.Get("call_id").String()
 	if c, ok := s.carriers[callID]; ok && callID != "" {
 		return c
@@ -151,16 +156,16 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 	input := item.Get("input").String()
 	var carrier string
 	switch item.Get("name").String() {
-	case toolShell:
+	case ToolShell:
 		carrier = s.shellCarrier(callID, input)
-	case toolHPatch:
+	case ToolHPatch:
 		carrier = s.hpatchCarrier(callID, input)
 	case request.ExecTool:
-		annotated, changed := s.deps.translator.AnnotateExec(input)
+		annotated, changed := s.deps.Translator.AnnotateExec(input)
 		if !changed {
 			return nil
 		}
-		s.deps.metrics.execAnnotated()
+		s.deps.Metrics.ExecAnnotated()
 		carrier = annotated
 	default:
 		t := s.offeredTool(item.Get("name").String())
@@ -171,9 +176,9 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 	}
 	out := s.carrierOf(item, callID, carrier)
 	if out != nil && s.thread != "" && callID != "" {
-		if err := s.deps.store.Put(s.thread, callID, carrier, []byte(item.Raw)); err != nil {
-			s.deps.metrics.replay("store_error")
-			s.deps.log.Error("cannot store the replay entry", "call_id", callID, "err", err)
+		if err := s.deps.Store.Put(s.thread, callID, carrier, []byte(item.Raw)); err != nil {
+			s.deps.Metrics.Replay("store_error")
+			s.deps.Log.Error("cannot store the replay entry", "call_id", callID, "err", err)
 		}
 	}
 	return out
@@ -184,14 +189,14 @@ func (s *rewriteSession) carrierItem(item gjson.Result) []byte {
 // thread: an upstream, a retrying proxy or a replayed stream that sends a
 // call again gets the same carrier, with no new translation, retention
 // or edit.
-func (s *rewriteSession) sentBefore(callID string, item gjson.Result) (string, bool) {
+func (s *Session) sentBefore(callID string, item gjson.Result) (string, bool) {
 	if s.thread == "" || callID == "" {
 		return "", false
 	}
-	carrier, ok := s.deps.store.Sent(s.thread, callID, item)
+	carrier, ok := s.deps.Store.Sent(s.thread, callID, item)
 	if ok {
-		s.deps.metrics.replay("resent")
-		s.deps.log.Info("call sent again; answering with the carrier sent before", "call_id", callID)
+		s.deps.Metrics.Replay("resent")
+		s.deps.Log.Info("call sent again; answering with the carrier sent before", "call_id", callID)
 	}
 	return carrier, ok
 }
@@ -201,7 +206,7 @@ func (s *rewriteSession) sentBefore(callID string, item gjson.Result) (string, b
 // item with its name, input and, for a withheld call, namespace set to
 // the owner's (sjson edits the members in place; the rest stays as the
 // model sent it).
-func (s *rewriteSession) carrierOf(item gjson.Result, callID, carrier string) []byte {
+func (s *Session) carrierOf(item gjson.Result, callID, carrier string) []byte {
 	out, err := sjson.SetBytes([]byte(item.Raw), "name", request.ExecTool)
 	if err == nil {
 		out, err = sjson.SetBytes(out, "input", carrier)
@@ -210,10 +215,10 @@ func (s *rewriteSession) carrierOf(item gjson.Result, callID, carrier string) []
 		out, err = s.setOwnerNamespace(out, item)
 	}
 	if err != nil {
-		s.deps.log.Error("cannot build the carrier item: the model's item is not valid JSON", "call_id", callID)
+		s.deps.Log.Error("cannot build the carrier item: the model's item is not valid JSON", "call_id", callID)
 		return nil
 	}
-	s.deps.metrics.carrier()
+	s.deps.Metrics.Carrier()
 	if callID != "" {
 		s.carriers[callID] = out
 	}
@@ -222,7 +227,7 @@ func (s *rewriteSession) carrierOf(item gjson.Result, callID, carrier string) []
 
 // setOwnerNamespace gives the carrier item c the owner's namespace, or
 // none for a flat owner, unless item has it already.
-func (s *rewriteSession) setOwnerNamespace(c []byte, item gjson.Result) ([]byte, error) {
+func (s *Session) setOwnerNamespace(c []byte, item gjson.Result) ([]byte, error) {
 	ns := item.Get("namespace")
 	switch {
 	case s.facts.Namespace == "" && !ns.Exists():
@@ -238,20 +243,20 @@ func (s *rewriteSession) setOwnerNamespace(c []byte, item gjson.Result) ([]byte,
 // shellCarrier translates one shell input into its carrier JavaScript and
 // reports the call to the observers: a translated call as a CallEvent, a
 // rejected one only as a RejectionEvent (it counts once).
-func (s *rewriteSession) shellCarrier(callID, input string) string {
+func (s *Session) shellCarrier(callID, input string) string {
 	ev := CallEvent{Thread: s.thread, CallID: callID, ModelBytes: len(input), Body: input}
 	carrier := s.translateShell(callID, input, &ev)
-	if obs := s.deps.observers; obs.active() && ev.Kind != kindRejected {
+	if obs := s.deps.Observers; obs.Active() && ev.Kind != kindRejected {
 		ev.Time = time.Now()
 		ev.Duration = ev.Time.Sub(s.start)
 		ev.CarrierBytes = len(carrier)
-		obs.shellCall(ev)
+		obs.ShellCall(ev)
 	}
 	return carrier
 }
 
-func (s *rewriteSession) translateShell(callID, input string, ev *CallEvent) string {
-	tr := s.deps.translator
+func (s *Session) translateShell(callID, input string, ev *CallEvent) string {
+	tr := s.deps.Translator
 	content := input
 	rerun := false
 	if id, ok := tr.ScriptReference(input); ok {
@@ -273,14 +278,14 @@ func (s *rewriteSession) translateShell(callID, input string, ev *CallEvent) str
 	if rerun {
 		plan.Kind = shebang.KindRerun
 	}
-	s.deps.metrics.shellCall(string(plan.Kind), plan.Interpreter, len(plan.Warnings))
+	s.deps.Metrics.ShellCall(string(plan.Kind), plan.Interpreter, len(plan.Warnings))
 	var ret shebang.Retention
-	if plan.Retainable && s.deps.scripts != nil && s.thread != "" && callID != "" {
-		ref, err := s.deps.scripts.Stage(s.ctx, s.thread, callID, content)
+	if plan.Retainable && s.deps.Scripts != nil && s.thread != "" && callID != "" {
+		ref, err := s.deps.Scripts.Stage(s.ctx, s.thread, callID, content)
 		if err == nil {
 			ret = shebang.Retention{Retained: true, ScriptRef: ref}
 		} else {
-			s.deps.log.Info("script not retained", "call_id", callID, "err", err)
+			s.deps.Log.Info("script not retained", "call_id", callID, "err", err)
 		}
 	}
 	ev.Kind, ev.Interpreter, ev.Warnings, ev.ScriptRef = string(plan.Kind), plan.Interpreter, plan.Warnings, ret.ScriptRef
@@ -292,38 +297,38 @@ const kindRejected = "rejected"
 
 // reject counts a diagnostic carrier, tells the observers and renders it.
 // quotesScript says the diagnostic may quote the model's script (see
-// callRejection).
-func (s *rewriteSession) reject(ev *CallEvent, code string, err error, quotesScript bool) string {
-	s.deps.metrics.rejection(code)
+// CallRejection).
+func (s *Session) reject(ev *CallEvent, code string, err error, quotesScript bool) string {
+	s.deps.Metrics.Rejection(code)
 	ev.Kind = kindRejected
-	s.deps.observers.observe(callRejection(s.thread, ev.CallID, code, "shell", err, quotesScript))
-	return s.deps.translator.Rejection(err)
+	s.deps.Observers.Observe(CallRejection(s.thread, ev.CallID, code, "shell", err, quotesScript))
+	return s.deps.Translator.Rejection(err)
 }
 
-func (s *rewriteSession) resolve(id string) (string, error) {
+func (s *Session) resolve(id string) (string, error) {
 	switch {
-	case s.deps.scripts == nil:
+	case s.deps.Scripts == nil:
 		return "", errors.New("retained scripts are not available in this router")
 	case s.thread == "":
 		return "", errors.New("no thread id, so " + scriptref.FormatRef(id) + " cannot be resolved")
 	}
-	return s.deps.scripts.Resolve(s.ctx, s.thread, scriptref.FormatRef(id))
+	return s.deps.Scripts.Resolve(s.ctx, s.thread, scriptref.FormatRef(id))
 }
 
 // prepareRuntime makes sure of the thread's runtime once per response,
 // before the first carrier that runs the worker, unless the request did
-// (runtimeReady).
-func (s *rewriteSession) prepareRuntime() error {
+// (RuntimeReady).
+func (s *Session) prepareRuntime() error {
 	if !s.prepared {
-		s.runtimeReady(s.deps.runtime.ensure(s.ctx, s.thread))
+		s.RuntimeReady(s.deps.Runtime.Ensure(s.ctx, s.thread))
 	}
 	return s.prepErr
 }
 
-// runtimeReady records a check of the thread's runtime, the request's own
-// (threadRuntime.ensure, moments before its response starts): the worker
+// RuntimeReady records a check of the thread's runtime, the request's own
+// (the router's, moments before its response starts): the worker
 // carriers of the response rely on it rather than checking again.
-func (s *rewriteSession) runtimeReady(err error) {
+func (s *Session) RuntimeReady(err error) {
 	s.prepared = true
 	if err != nil {
 		s.prepErr = fmt.Errorf("the router could not prepare this thread's runtime: %w", err)
@@ -333,23 +338,23 @@ func (s *rewriteSession) runtimeReady(err error) {
 // hpatchCarrier checks and stages one hpatch edit and returns a carrier
 // that only prints the report (or the one-line error). The edit is written
 // when a later request shows that the carrier ran (settle).
-func (s *rewriteSession) hpatchCarrier(callID, input string) string {
-	s.deps.metrics.hpatchCall()
+func (s *Session) hpatchCarrier(callID, input string) string {
+	s.deps.Metrics.HpatchCall()
 	if p, err := retain.ParsePatch(input); err == nil && p.Workspace {
 		return s.workspaceCarrier(callID, input, p)
 	}
 	switch {
-	case s.deps.scripts == nil:
+	case s.deps.Scripts == nil:
 		return s.hpatchFailed(callID, errors.New("retained scripts are not available in this router, so there is nothing to edit"), false)
 	case s.thread == "":
 		return s.hpatchFailed(callID, errors.New("the request carried no thread id, so no retained script can be edited"), false)
 	}
-	report, err := s.deps.scripts.StageEdit(s.ctx, s.thread, callID, input)
+	report, err := s.deps.Scripts.StageEdit(s.ctx, s.thread, callID, input)
 	if err != nil {
 		// A stale or mismatched row is reported with its current text.
 		return s.hpatchFailed(callID, err, true)
 	}
-	return printCarrier(report)
+	return PrintCarrier(report)
 }
 
 // workspaceCarrier resolves a workspace edit against the files as they
@@ -360,14 +365,13 @@ func (s *rewriteSession) hpatchCarrier(callID, input string) string {
 // the digest of what was resolved here. Nothing is written or staged by
 // the router. A refusal (no workspace root, a path out of the workspace, a
 // stale row, …) is a carrier that only prints it.
-func (s *rewriteSession) workspaceCarrier(callID, input string, p *hpatch.Patch) string {
-	tw := s.turn
-	plan, err := s.edits.Resolve(s.ctx, tw.env, p)
+func (s *Session) workspaceCarrier(callID, input string, p *hpatch.Patch) string {
+	plan, err := s.edits.Resolve(s.ctx, s.turn.Env, p)
 	if err != nil {
 		return s.hpatchFailed(callID, err, true)
 	}
-	argv := []string{privname.HpatchWrite, "--expect", plan.Digest(), "--cwd", tw.env.Cwd}
-	for _, r := range tw.env.Roots {
+	argv := []string{privname.HpatchWrite, "--expect", plan.Digest(), "--cwd", s.turn.Env.Cwd}
+	for _, r := range s.turn.Env.Roots {
 		argv = append(argv, "--root", r)
 	}
 	for _, prior := range plan.After {
@@ -381,21 +385,21 @@ func (s *rewriteSession) workspaceCarrier(callID, input string, p *hpatch.Patch)
 		return s.hpatchFailed(callID, err, false)
 	}
 	s.edits.Add(callID, plan)
-	s.deps.log.Info("workspace hpatch resolved", "call_id", callID, "files", len(plan.Files), "after_calls", len(plan.After), "sandbox_mode", tw.sandbox)
+	s.deps.Log.Info("workspace hpatch resolved", "call_id", callID, "files", len(plan.Files), "after_calls", len(plan.After), "sandbox_mode", s.turn.Sandbox)
 	return call.OutputCarrier()
 }
 
 // hpatchFailed is the carrier for a refused edit: the edge that adds
-// "hpatch: " to the error's one line (callRejection's Detail).
-func (s *rewriteSession) hpatchFailed(callID string, err error, quotesScript bool) string {
-	s.deps.metrics.rejection("hpatch")
-	e := callRejection(s.thread, callID, "hpatch", "hpatch", err, quotesScript)
-	s.deps.observers.observe(e)
-	return printCarrier(e.Detail)
+// "hpatch: " to the error's one line (CallRejection's Detail).
+func (s *Session) hpatchFailed(callID string, err error, quotesScript bool) string {
+	s.deps.Metrics.Rejection("hpatch")
+	e := CallRejection(s.thread, callID, "hpatch", "hpatch", err, quotesScript)
+	s.deps.Observers.Observe(e)
+	return PrintCarrier(e.Detail)
 }
 
-// printCarrier is Code Mode JavaScript that prints s and runs nothing.
-func printCarrier(s string) string {
+// PrintCarrier is Code Mode JavaScript that prints s and runs nothing.
+func PrintCarrier(s string) string {
 	b, _ := json.Marshal(s)
 	return "text(" + string(b) + ");"
 }
@@ -405,7 +409,7 @@ func oneLineText(s string) string {
 }
 
 // offeredTool returns the tool of this request named name, or nil.
-func (s *rewriteSession) offeredTool(name string) *registry.Tool {
+func (s *Session) offeredTool(name string) *registry.Tool {
 	for _, t := range s.facts.Tools {
 		if t.Name == name {
 			return t
@@ -417,8 +421,8 @@ func (s *rewriteSession) offeredTool(name string) *registry.Tool {
 // toolCarrier translates one call of a declared tool into its carrier, as
 // a shell call whose shebang is the tool's run; it is never retained and
 // gets no A16 warnings. A rejection prints "NAME: why" and runs nothing.
-func (s *rewriteSession) toolCarrier(callID, input string, t *registry.Tool) string {
-	s.deps.metrics.toolCall(t.Name)
+func (s *Session) toolCarrier(callID, input string, t *registry.Tool) string {
+	s.deps.Metrics.ToolCall(t.Name)
 	plan, err := shebang.TranslateTool(t.Spec, input, shebang.Options{Params: s.facts.Params})
 	code, quotes := "tool", true
 	if err == nil {
@@ -427,17 +431,17 @@ func (s *rewriteSession) toolCarrier(callID, input string, t *registry.Tool) str
 		}
 	}
 	if err != nil {
-		s.deps.metrics.rejection(code)
-		s.deps.observers.observe(callRejection(s.thread, callID, code, t.Name, err, quotes))
+		s.deps.Metrics.Rejection(code)
+		s.deps.Observers.Observe(CallRejection(s.thread, callID, code, t.Name, err, quotes))
 		return shebang.ToolRejectionCarrier(t.Name, err)
 	}
-	carrier := s.deps.translator.Carrier(plan, shebang.Retention{})
-	if obs := s.deps.observers; obs.active() {
+	carrier := s.deps.Translator.Carrier(plan, shebang.Retention{})
+	if obs := s.deps.Observers; obs.Active() {
 		ev := CallEvent{Thread: s.thread, CallID: callID, Tool: t.Name, Kind: string(plan.Kind), Interpreter: plan.Interpreter,
 			ModelBytes: len(input), CarrierBytes: len(carrier), Body: input}
 		ev.Time = time.Now()
 		ev.Duration = ev.Time.Sub(s.start)
-		obs.shellCall(ev)
+		obs.ShellCall(ev)
 	}
 	return carrier
 }

@@ -1,10 +1,7 @@
-package router
+package response
 
 import (
 	"bytes"
-	"errors"
-	"io"
-	"net/http"
 	"strconv"
 
 	"github.com/tidwall/gjson"
@@ -13,14 +10,14 @@ import (
 	"hpatch-router/router/sse"
 )
 
-// sseRewriter rewrites one upstream event stream, event by event (DESIGN
+// Stream rewrites one upstream event stream, event by event (DESIGN
 // §4). A model shell/hpatch call is withheld from its output_item.added to
 // its output_item.done, which is replaced by the carrier's added,
 // custom_tool_call_input.done and output_item.done events. Every other
 // event passes byte for byte unless its sequence_number has to move to stay
 // strictly increasing.
-type sseRewriter struct {
-	s        *rewriteSession
+type Stream struct {
+	s        *Session
 	withheld map[string]withheldCall // by item id
 	execs    map[string]bool         // item ids of in-scope model exec calls
 	lastSeq  int64
@@ -32,17 +29,17 @@ type withheldCall struct {
 	hasSeq bool
 }
 
-func newSSERewriter(s *rewriteSession) *sseRewriter {
-	return &sseRewriter{s: s, withheld: map[string]withheldCall{}, execs: map[string]bool{}}
+func NewStream(s *Session) *Stream {
+	return &Stream{s: s, withheld: map[string]withheldCall{}, execs: map[string]bool{}}
 }
 
 // pending is the number of calls withheld and not completed yet.
-func (w *sseRewriter) pending() int { return len(w.withheld) }
+func (w *Stream) Pending() int { return len(w.withheld) }
 
 // handle appends what the client receives for ev to out. An event of a
 // type the rewrite leaves alone (most are text deltas) is read once, for
 // its head, and passes byte for byte.
-func (w *sseRewriter) handle(ev *sse.Event, out []byte) []byte {
+func (w *Stream) Handle(ev *sse.Event, out []byte) []byte {
 	if !ev.HasData || len(ev.Data) == 0 || ev.Data[0] != '{' {
 		return append(out, ev.Raw...)
 	}
@@ -55,7 +52,7 @@ func (w *sseRewriter) handle(ev *sse.Event, out []byte) []byte {
 	if !ev.Complete {
 		// The stream ended inside this event; the client would discard it.
 		// Pass it as it is unless it may belong to a withheld call.
-		if w.pending() > 0 || w.touches(typ, itemID, data) {
+		if w.Pending() > 0 || w.touches(typ, itemID, data) {
 			return out
 		}
 		return append(out, ev.Raw...)
@@ -98,7 +95,7 @@ func (w *sseRewriter) handle(ev *sse.Event, out []byte) []byte {
 			}
 		}
 	case "response.completed", "response.incomplete":
-		if nd, ok := w.s.rewriteOutput(data, "response.output"); ok {
+		if nd, ok := w.s.RewriteOutput(data, "response.output"); ok {
 			data, changed = nd, true
 		}
 	}
@@ -110,7 +107,7 @@ func (w *sseRewriter) handle(ev *sse.Event, out []byte) []byte {
 }
 
 // touches reports whether an event concerns a withheld call.
-func (w *sseRewriter) touches(typ, itemID string, data []byte) bool {
+func (w *Stream) touches(typ, itemID string, data []byte) bool {
 	switch typ {
 	case "response.output_item.added", "response.output_item.done":
 		item := gjson.GetBytes(data, "item")
@@ -126,12 +123,12 @@ func (w *sseRewriter) touches(typ, itemID string, data []byte) bool {
 
 // annotateInputDone gives a model exec call's input.done the annotated
 // input when AnnotateExec changes it (the item done event follows suit).
-func (w *sseRewriter) annotateInputDone(data []byte) ([]byte, bool) {
+func (w *Stream) annotateInputDone(data []byte) ([]byte, bool) {
 	input := gjson.GetBytes(data, "input")
 	if input.Type != gjson.String {
 		return data, false
 	}
-	annotated, ok := w.s.deps.translator.AnnotateExec(input.String())
+	annotated, ok := w.s.deps.Translator.AnnotateExec(input.String())
 	if !ok {
 		return data, false
 	}
@@ -145,7 +142,7 @@ func (w *sseRewriter) annotateInputDone(data []byte) ([]byte, bool) {
 // renumber keeps sequence_number strictly increasing: an event keeps the
 // upstream number (when it has one) unless an inserted event already used
 // it; the number is replaced in place.
-func (w *sseRewriter) renumber(data []byte) ([]byte, bool) {
+func (w *Stream) renumber(data []byte) ([]byte, bool) {
 	seq := gjson.GetBytes(data, "sequence_number")
 	if seq.Type != gjson.Number {
 		return data, false
@@ -161,7 +158,7 @@ func (w *sseRewriter) renumber(data []byte) ([]byte, bool) {
 	return nd, true
 }
 
-func (w *sseRewriter) nextSeq(want int64) int64 {
+func (w *Stream) nextSeq(want int64) int64 {
 	if w.seqSeen && want <= w.lastSeq {
 		want = w.lastSeq + 1
 	}
@@ -171,7 +168,7 @@ func (w *sseRewriter) nextSeq(want int64) int64 {
 
 // carrierEvents emits the carrier for a withheld call whose
 // output_item.done is data.
-func (w *sseRewriter) carrierEvents(ev *sse.Event, data []byte, item gjson.Result, out []byte) []byte {
+func (w *Stream) carrierEvents(ev *sse.Event, data []byte, item gjson.Result, out []byte) []byte {
 	id := item.Get("id")
 	held, wasAdded := w.withheld[id.String()]
 	delete(w.withheld, id.String())
@@ -227,53 +224,3 @@ func (w *sseRewriter) carrierEvents(ev *sse.Event, data []byte, item gjson.Resul
 	})
 	return out
 }
-
-// relaySSE streams the rewritten events. Events that arrived together
-// leave together: what the rewrite makes of them is collected and written
-// and flushed once no whole event waits to be parsed (or maxRelayBatch
-// bytes are collected), so no event waits for bytes still to come and a
-// burst costs one write instead of one per event. The header is not
-// flushed on its own: it leaves with the first event (as with
-// httputil.ReverseProxy), which saves a write and a client wake-up per
-// response; the upstream sends its first event at once.
-func (rt *Router) relaySSE(w http.ResponseWriter, r *http.Request, resp *http.Response, s *rewriteSession) {
-	writeResponseHeader(w, resp, true)
-	rc := http.NewResponseController(w)
-	events := rt.sse.Get(resp.Body)
-	defer rt.sse.Put(events)
-	rw := newSSERewriter(s)
-	batch := events.Out[:0]
-	defer func() { events.Out = batch }() // before the put above
-	for {
-		ev, err := events.Next()
-		if ev != nil {
-			batch = rw.handle(ev, batch)
-		}
-		if err == nil && events.Buffered() && len(batch) < maxRelayBatch {
-			continue
-		}
-		if len(batch) > 0 {
-			if _, werr := w.Write(batch); werr != nil {
-				rt.metrics.fault("client_gone")
-				rt.log.Debug("client closed the connection mid-stream", "path", r.URL.Path)
-				return
-			}
-			batch = batch[:0]
-			_ = rc.Flush()
-		}
-		if err == nil {
-			continue
-		}
-		if n := rw.pending(); n > 0 {
-			rt.log.Warn("stream ended while calls were withheld; they are dropped", "calls", n)
-		}
-		if !errors.Is(err, io.EOF) {
-			rt.failed(w, r, streaming, err)
-		}
-		return
-	}
-}
-
-// maxRelayBatch bounds the bytes relaySSE collects before it writes them,
-// whatever else has arrived.
-const maxRelayBatch = 64 << 10
