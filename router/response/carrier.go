@@ -404,10 +404,6 @@ func PrintCarrier(s string) string {
 	return "text(" + string(b) + ");"
 }
 
-func oneLineText(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
-}
-
 // offeredTool returns the tool of this request named name, or nil.
 func (s *Session) offeredTool(name string) *registry.Tool {
 	for _, t := range s.facts.Tools {
