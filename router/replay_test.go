@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"hpatch-router/router/request"
+	"hpatch-router/router/routertest"
 	"hpatch-router/router/threadstate"
 )
 
@@ -227,9 +228,9 @@ func TestRestoreLongThread(t *testing.T) {
 			}
 		}
 	}
-	base := compactJSON(t, readCapture(t, "cli-lite-exec/001-post.json"))
+	base := routertest.CompactJSON(t, readCapture(t, "cli-lite-exec/001-post.json"))
 	k := 0
-	body := conversation(t, base, 0, func(int) bool { k++; return k <= 23 })
+	body := routertest.Conversation(t, base, 0, func(int) bool { k++; return k <= 23 })
 	rt := newTestRouter(t)
 	put(rt, carrier, 0, 2, 4, 21)
 	restored := func() int {

@@ -3,12 +3,12 @@
 package request
 
 import (
-	"bytes"
 	"encoding/json"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
+
+	"hpatch-router/router/routertest"
 )
 
 // cpuTime is the process's user+system CPU time. Benchmarks report it per
@@ -55,7 +55,7 @@ func benchBodies(b *testing.B) []struct {
 		out = append(out, struct {
 			name string
 			body []byte
-		}{f.name, compactJSON(b, readCapture(b, f.file))})
+		}{f.name, routertest.CompactJSON(b, readCapture(b, f.file))})
 	}
 	out = append(out, struct {
 		name string
@@ -68,34 +68,8 @@ func benchBodies(b *testing.B) []struct {
 // conversation of exec calls and outputs after the tools item, the shape a
 // long Codex session reaches.
 func synthetic1MB(b testing.TB) []byte {
-	base := compactJSON(b, readCapture(b, "cli-lite-exec/001-post.json"))
-	return conversation(b, base, 0, func(n int) bool { return n < 1<<20 })
-}
-
-// conversation appends exec calls and their outputs, numbered from first,
-// to the input array of the compact request base while more(size so far)
-// holds, each turn's output 2.3 KB, as a Codex session grows.
-func conversation(tb testing.TB, base []byte, first int, more func(int) bool) []byte {
-	end := bytes.LastIndex(base, []byte(`],"tool_choice"`))
-	if end < 0 {
-		tb.Fatal("capture shape changed")
-	}
-	var buf bytes.Buffer
-	buf.Write(base[:end])
-	out := bytes.Repeat([]byte("line of command output with some text\\n"), 60)
-	for i := first; more(buf.Len()); i++ {
-		id := strconv.Itoa(i)
-		buf.WriteString(`,{"type":"custom_tool_call","id":"ctc_` + id + `","status":"completed","call_id":"call_` + id +
-			`","name":"exec","namespace":"functions","input":"const r = await tools.exec_command({cmd: \"ls -la\"});\ntext(JSON.stringify(r));"}`)
-		buf.WriteString(`,{"type":"custom_tool_call_output","id":"ctco_` + id + `","call_id":"call_` + id + `","output":[{"type":"input_text","text":"Script completed\nWall time 0.1 seconds\nOutput:\n"},{"type":"input_text","text":"`)
-		buf.Write(out)
-		buf.WriteString(`"}]}`)
-	}
-	buf.Write(base[end:])
-	if !json.Valid(buf.Bytes()) {
-		tb.Fatal("synthetic body is not valid JSON")
-	}
-	return buf.Bytes()
+	base := routertest.CompactJSON(b, readCapture(b, "cli-lite-exec/001-post.json"))
+	return routertest.Conversation(b, base, 0, func(n int) bool { return n < 1<<20 })
 }
 
 func BenchmarkRequestRewrite(b *testing.B) {

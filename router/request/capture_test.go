@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"hpatch-router/plugins"
+	"hpatch-router/router/routertest"
 )
 
 // -update rewrites the golden files under testdata/codex/golden from the
@@ -72,17 +73,6 @@ func readCapture(t testing.TB, file string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// compactJSON is the capture as Codex sends it on the wire (the stored
-// captures are pretty-printed for reading).
-func compactJSON(t testing.TB, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 func goldenPath(file, suffix string) string {
@@ -161,12 +151,12 @@ func TestRequestCaptures(t *testing.T) {
 
 			// The wire form is compact; rewriting it must give the compact
 			// form of the pretty rewrite.
-			cin := compactJSON(t, in)
+			cin := routertest.CompactJSON(t, in)
 			cout, _, err := rewriteBody(nil, cin)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(cout, compactJSON(t, out)) {
+			if !bytes.Equal(cout, routertest.CompactJSON(t, out)) {
 				t.Fatal("A14: compact wire form rewrites differently from the pretty capture")
 			}
 		})

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"hpatch-router/router/routertest"
 )
 
 // FuzzRewriteRequest checks the rewrite never panics, rejects only with an
@@ -15,7 +17,7 @@ import (
 func FuzzRewriteRequest(f *testing.F) {
 	// One real capture; the Go fuzzer slows down badly with many large
 	// seeds, and the small synthetic ones below reach the same branches.
-	f.Add(compactJSON(f, readCapture(f, "flat-0.144.0-cli/000-post.json")))
+	f.Add(routertest.CompactJSON(f, readCapture(f, "flat-0.144.0-cli/000-post.json")))
 	f.Add(req(execTool(execDesc)))
 	f.Add(req(shellFunc, item("at_1", execTool(execDesc))))
 	f.Add(req("", item("at_1", ns("functions", execTool(execDesc), shellFunc))))
