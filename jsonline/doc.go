@@ -7,5 +7,11 @@
 // A file's path in a listing row (package rows), a value in a #!params
 // diagnostic (package shebang), a declared tool's definition (package
 // plugins/registry) and inspect_file's answer are all written this way.
+//
+// AppendSerdeString is the second meaning, kept beside the first so one
+// package owns JSON text: a string as serde_json (Codex) writes it, byte
+// for byte, for the request bytes the router re-encodes and its error
+// bodies.
+//
 // The package is a leaf (standard library only) so that each can import it.
 package jsonline

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"hpatch-router/jsonline"
 	"hpatch-router/router/request"
 )
 
@@ -55,11 +56,11 @@ func (e *Error) Respond(w http.ResponseWriter) { writeErrorBody(w, e.Status, e.B
 func (e *Error) Body() []byte {
 	b := make([]byte, 0, len(e.Message)+96)
 	b = append(b, `{"error":{"message":`...)
-	b = request.AppendJSONString(b, e.Error())
+	b = jsonline.AppendSerdeString(b, e.Error())
 	b = append(b, `,"type":`...)
-	b = request.AppendJSONString(b, e.Type)
+	b = jsonline.AppendSerdeString(b, e.Type)
 	b = append(b, `,"code":`...)
-	b = request.AppendJSONString(b, e.Code)
+	b = jsonline.AppendSerdeString(b, e.Code)
 	return append(b, "}}"...)
 }
 

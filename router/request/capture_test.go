@@ -12,6 +12,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"hpatch-router/jsonline"
 	"hpatch-router/plugins"
 	"hpatch-router/router/routertest"
 )
@@ -323,7 +324,7 @@ func TestRequestEncoderMatchesCodex(t *testing.T) {
 			continue
 		}
 		for _, d := range execDescriptions(readCapture(t, tc.file)) {
-			if got := string(AppendJSONString(nil, d.String())); got != d.Raw {
+			if got := string(jsonline.AppendSerdeString(nil, d.String())); got != d.Raw {
 				t.Fatalf("A14: %s: re-encoded description differs from Codex's encoding", tc.file)
 			}
 		}

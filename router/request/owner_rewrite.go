@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"hpatch-router/jsonline"
 	"hpatch-router/plugins"
 	"hpatch-router/shebang"
 )
@@ -45,7 +46,7 @@ func newOwnerRewrite(tool gjson.Result, tools plugins.Tools) (*ownerRewrite, err
 		}
 		if t.Description != desc {
 			rw.descStart, rw.descEnd = s, s+len(d.Raw)
-			rw.descRepl = AppendJSONString(nil, t.Description)
+			rw.descRepl = jsonline.AppendSerdeString(nil, t.Description)
 		}
 	}
 	shell, err := shellTool(rw.shape, tools)
@@ -75,5 +76,5 @@ func shellTool(shape shebang.ParamsShape, tools plugins.Tools) ([]byte, error) {
 	}
 	desc := tools.ShellDescription + plugins.ParamsSection(shape.Fields, shape.TypeScript)
 	// sjson gets its own copy: the shared bytes are never written to.
-	return sjson.SetRawBytes(slices.Clone(tools.Shell), "description", AppendJSONString(nil, desc))
+	return sjson.SetRawBytes(slices.Clone(tools.Shell), "description", jsonline.AppendSerdeString(nil, desc))
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"hpatch-router/jsonline"
 	"hpatch-router/plugins"
 )
 
@@ -42,7 +43,7 @@ func rewriteBody(rw *Rewriter, body []byte) ([]byte, Info, error) {
 }
 
 func execTool(desc string) string {
-	return `{"type":"custom","name":"exec","description":` + string(AppendJSONString(nil, desc)) + `,"format":{"type":"grammar","syntax":"lark","definition":"start: /.+/"}}`
+	return `{"type":"custom","name":"exec","description":` + string(jsonline.AppendSerdeString(nil, desc)) + `,"format":{"type":"grammar","syntax":"lark","definition":"start: /.+/"}}`
 }
 
 func ns(name string, tools ...string) string {
