@@ -26,24 +26,23 @@
 // Files are named for the stages a request passes; serveResponses
 // (server_responses.go) runs them in this order. The request:
 // thread_runtime.go (prepare the thread's runtime), request_read.go (read
-// the body, bounded), request.Parse (parse it once, package request),
-// request_settle.go (restore the thread's scripts after a restart, and
-// write the staged changes whose calls ran), request_history.go (bring the
-// thread's scripts to the versions the request's history told the model,
-// when it shows a change the thread does not know: DESIGN §8),
-// request_restore.go (restore the carriers Codex echoes, as edits),
-// request.Rewriter.Rewrite (find the exec owners and rewrite, as pieces of
-// the body with the restore's edits, package request) and proxy.go
-// (forward). The response: package sse (read the upstream's events, each
-// with its exact bytes, and render the ones the rewrite makes),
-// server_relay.go (relaySSE, relayJSON: write a stream or a whole
-// response to the client) and package response (its Session rewrites
-// each event or the whole output, makes the carriers and records them in
-// the thread's state); a session reaches the rest of the router only
-// through response.Deps (the thread state store, translation, the
-// scripts, the thread's runtime, metrics, observers, log).
-// thread_runtime.go also prepares, at start, the
-// runtimes of the threads threadstate says were recent.
+// the body, bounded), then the request hook rewriteRequest: request.Parse
+// (parse it once, package request), history.Stage.Apply (package history:
+// put back the scripts a restart took, settle the staged changes whose
+// calls ran or did not, bring the thread's scripts to the versions the
+// request's history told the model, DESIGN §8, and return the edits that
+// restore the carriers Codex echoes) and request.Rewriter.Rewrite (find
+// the exec owners and rewrite, as pieces of the body with the history
+// stage's edits); then proxy.go (forward). The response: package sse
+// (read the upstream's events, each with its exact bytes, and render the
+// ones the rewrite makes), server_relay.go (relaySSE, relayJSON: write a
+// stream or a whole response to the client) and package response (its
+// Session rewrites each event or the whole output, makes the carriers and
+// records them in the thread's state); a session reaches the rest of the
+// router only through response.Deps (the thread state store, translation,
+// the scripts, the thread's runtime, metrics, observers, log).
+// thread_runtime.go also prepares, at start, the runtimes of the threads
+// threadstate says were recent.
 //
 // Rules it applies but does not own come from their owners: thread ids
 // from package ident, the #!params shape parser and the script-reference

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"hpatch-router/jsonline"
+	"hpatch-router/router/history"
 	"hpatch-router/router/request"
 )
 
@@ -65,12 +66,16 @@ func (e *Error) Body() []byte {
 }
 
 // requestError is err as the router answers it: the request stage's
-// *request.Error is a 400 invalid_request_error with its code; an *Error
-// is itself; any other error is a 400 invalid_request.
+// *request.Error is a 400 invalid_request_error with its code, the
+// history stage's *history.MismatchError a 409; an *Error is itself; any other error is a 400 invalid_request.
 func requestError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
+	}
+	var mismatch *history.MismatchError
+	if errors.As(err, &mismatch) {
+		return &Error{Status: http.StatusConflict, Type: "invalid_request_error", Code: history.CodeReplayMismatch, Message: mismatch.Error()}
 	}
 	var re *request.Error
 	if errors.As(err, &re) {

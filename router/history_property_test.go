@@ -15,7 +15,9 @@ import (
 	"hpatch-router/retain"
 	"hpatch-router/rows"
 
+	"hpatch-router/router/history"
 	"hpatch-router/router/request"
+	"hpatch-router/router/response"
 )
 
 // The property of DESIGN §8 "The model's history is the truth": whatever
@@ -155,10 +157,7 @@ func (p *historyPlayer) request() {
 		p.t.Fatal(err)
 	}
 	ctx := context.Background()
-	p.rt.restoreScripts(ctx, historyThread)
-	p.rt.settle(ctx, historyThread, req)
-	p.rt.reconcileHistory(ctx, historyThread, req)
-	if _, err := p.rt.restoreEdits(historyThread, req); err != nil {
+	if _, err := p.rt.history.Apply(ctx, history.Turn{Thread: historyThread, Req: req}); err != nil {
 		p.t.Fatalf("restore: %v", err)
 	}
 }
@@ -214,7 +213,7 @@ func (p *historyPlayer) respond(calls []playedCall, m *told) {
 		c.retained = strings.HasSuffix(c.carrier, "|true|@shell/"+c.id+")")
 		p.events = append(p.events, fmt.Sprintf("sent %s %s %s: %.90q", c.kind, c.id, c.target, c.carrier))
 		if c.kind == "edit" {
-			c.report, c.applied = printedText(c.carrier)
+			c.report, c.applied = response.PrintedText(c.carrier)
 			c.applied = c.applied && strings.HasPrefix(c.report, "@shell/")
 		}
 		if c.kind == "rerun" && c.retained {

@@ -130,10 +130,10 @@ func (m *metrics) Rejection(reason string) {
 func (m *metrics) Replay(outcome string) {
 	m.add("hpatch_router_replay_total", 1, labelPair{"outcome", outcome})
 }
-func (m *metrics) restoredScripts(n int) {
+func (m *metrics) RestoredScripts(n int) {
 	m.add("hpatch_router_restored_scripts_total", uint64(n))
 }
-func (m *metrics) committed(n int) {
+func (m *metrics) Committed(n int) {
 	m.add("hpatch_router_committed_changes_total", uint64(n))
 }
 func (m *metrics) fault(kind string) { m.add("hpatch_router_faults_total", 1, labelPair{"kind", kind}) }

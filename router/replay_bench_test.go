@@ -1,9 +1,11 @@
 package router
 
 import (
+	"context"
 	"strconv"
 	"testing"
 
+	"hpatch-router/router/history"
 	"hpatch-router/router/request"
 )
 
@@ -28,7 +30,7 @@ func BenchmarkReplayRestore(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := rt.restoreEdits("01a23618-3154-7773-b8cb-233739215f5f", req); err != nil {
+		if _, err := rt.history.Apply(context.Background(), history.Turn{Thread: "01a23618-3154-7773-b8cb-233739215f5f", Req: req}); err != nil {
 			b.Fatal(err)
 		}
 	})

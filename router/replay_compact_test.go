@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"hpatch-router/router/history"
 )
 
 // Codex's remote compaction (POST /v1/responses/compact) sends the
@@ -63,7 +65,7 @@ func TestReplayRestoresCompactRequest(t *testing.T) {
 
 	// A carrier that does not match is refused, as in /v1/responses.
 	bad := `{"input":[` + echoOf("ctc_1", "call_1", "functions", "other") + `]}`
-	wantRouterError(t, post(bad, "Thread-Id", "thread-1"), http.StatusConflict, codeReplayMismatch)
+	wantRouterError(t, post(bad, "Thread-Id", "thread-1"), http.StatusConflict, history.CodeReplayMismatch)
 	// Without a thread nothing is known: the body passes unchanged.
 	readAll(t, post(body))
 	mu.Lock()

@@ -1,13 +1,18 @@
 package router
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"maps"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"hpatch-router/retain"
 
+	"hpatch-router/router/history"
 	"hpatch-router/router/request"
 )
 
@@ -97,8 +102,8 @@ func TestEveryCarrierOfACallIDRestores(t *testing.T) {
 			}
 		}
 		body := `{"input":[` + echoOf("ctc_x", "call_1", "functions", "not a carrier the router sent") + `]}`
-		if _, err := r.restoreReplay("thread-1", []byte(body)); errCode(err) != codeReplayMismatch {
-			t.Fatalf("an input the router never sent: %v, want %s", err, codeReplayMismatch)
+		if _, err := r.restoreReplay("thread-1", []byte(body)); errCode(err) != history.CodeReplayMismatch {
+			t.Fatalf("an input the router never sent: %v, want %s", err, history.CodeReplayMismatch)
 		}
 	}
 	if !strings.Contains(carriers[2], "echo three") {
@@ -132,22 +137,20 @@ func TestSettleReadsTheInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt.settle(context.Background(), "thread-1", req)
+	rt.history.Apply(context.Background(), history.Turn{Thread: "thread-1", Req: req})
 	if !maps.Equal(scripts.settled, want) {
 		t.Fatalf("settled %v, want %v", scripts.settled, want)
 	}
-	rt.streams.begin("thread-1")
-	rt.settle(context.Background(), "thread-1", req)
+	rt.history.Apply(context.Background(), history.Turn{Thread: "thread-1", Req: req, Streaming: true})
 	if scripts.settled["call_gone"] != retain.CallPending {
 		t.Fatalf("a call missing while the thread streams is %v, want pending", scripts.settled["call_gone"])
 	}
-	rt.streams.end("thread-1")
 	scripts.settled = nil
-	rt.settle(context.Background(), "", req)
+	rt.history.Apply(context.Background(), history.Turn{Req: req})
 	if scripts.settled != nil {
 		t.Fatal("a request without a thread settled something")
 	}
-	rt.settle(context.Background(), "thread-1", nil)
+	rt.history.Apply(context.Background(), history.Turn{Thread: "thread-1"})
 	if scripts.settled != nil {
 		t.Fatal("a body that did not parse settled something")
 	}
@@ -172,5 +175,54 @@ func TestUnrestorableCarrierIsCounted(t *testing.T) {
 	rt.metrics.write(&out)
 	if !strings.Contains(out.String(), `hpatch_router_replay_total{outcome="unrestorable"} 1`+"\n") {
 		t.Fatalf("unrestorable not counted once:\n%s", out.String())
+	}
+}
+
+// A request that arrives while a response of its thread still streams
+// takes no staged call as gone (the streaming response's calls are in no
+// request yet); once that response has ended, the next request does.
+func TestSettleWaitsWhileTheThreadStreams(t *testing.T) {
+	s := &stream{}
+	s.created()
+	s.message("msg_1", "hello")
+	release := make(chan struct{})
+	var first atomic.Bool
+	h := newHarness(t, func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		if first.CompareAndSwap(false, true) {
+			io.WriteString(w, s.frames[0])
+			w.(http.Flusher).Flush()
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		io.WriteString(w, strings.Join(s.frames, ""))
+	}, WithScripts(newFakeScripts()))
+	scripts := h.router.cfg.scripts.(*fakeScripts)
+	scripts.staged = []string{"call_gone"}
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	streaming := h.post(ownedRequest(), "Thread-Id", "thread-1")
+	defer streaming.Body.Close()
+	if _, err := readEvent(bufio.NewReader(streaming.Body)); err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, h.post(ownedRequest(), "Thread-Id", "thread-1"))
+	if got := scripts.settled["call_gone"]; got != retain.CallPending {
+		t.Fatalf("a call missing while its thread streams is %v, want pending", got)
+	}
+	close(release)
+	readAll(t, streaming)
+	readAll(t, h.post(ownedRequest(), "Thread-Id", "thread-1"))
+	if got := scripts.settled["call_gone"]; got != retain.CallGone {
+		t.Fatalf("a call missing once its thread's response ended is %v, want gone", got)
 	}
 }

@@ -2,7 +2,7 @@ package router
 
 import (
 	"bytes"
-	"errors"
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"hpatch-router/router/history"
 	"hpatch-router/router/request"
 	"hpatch-router/router/routertest"
 	"hpatch-router/router/threadstate"
@@ -88,7 +89,7 @@ func TestReplayMismatchIsAnError(t *testing.T) {
 	h := newHarness(t, up.handler)
 	readAll(t, h.post(ownedRequest(), "Thread-Id", "thread-1"))
 	next := `{"input":[` + echoOf("ctc_1", "call_1", "functions", "something else") + `]}`
-	msg := wantRouterError(t, h.post(next, "Thread-Id", "thread-1"), http.StatusConflict, codeReplayMismatch)
+	msg := wantRouterError(t, h.post(next, "Thread-Id", "thread-1"), http.StatusConflict, history.CodeReplayMismatch)
 	if !strings.Contains(msg, `"call_1"`) {
 		t.Fatalf("message does not name the call: %s", msg)
 	}
@@ -180,14 +181,14 @@ func TestReplaySpacedEcho(t *testing.T) {
 	}
 }
 
-// restoreReplay is the restored body restoreEdits' edits describe, joined
+// restoreReplay is the restored body the history stage's edits describe, joined
 // (the router sends them as pieces of the body instead).
 func (rt *Router) restoreReplay(thread string, body []byte) ([]byte, error) {
 	req, err := request.Parse(body)
 	if err != nil {
 		return body, nil // nothing is restored in what is not a JSON object
 	}
-	edits, err := rt.restoreEdits(thread, req)
+	edits, err := rt.history.Apply(context.Background(), history.Turn{Thread: thread, Req: req})
 	if err != nil || len(edits) == 0 {
 		return body, err
 	}
@@ -200,17 +201,12 @@ func stored(rt *Router, thread, callID string) (e threadstate.Entry, ok bool) {
 	return e, ok
 }
 
-// errCode is the code of the router *Error err, its text for another
-// error, or "" for none.
+// errCode is the code the router answers err with, or "" for none.
 func errCode(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
+	if err == nil {
+		return ""
 	}
-	if err != nil {
-		return err.Error()
-	}
-	return ""
+	return requestError(err).Code
 }
 
 // TestRestoreLongThread follows a thread's conversation of exec turns:
@@ -248,7 +244,7 @@ func TestRestoreLongThread(t *testing.T) {
 		t.Fatalf("after the store learned call_5: %d calls restored, want 5", n)
 	}
 	put(rt, "something else", 7)
-	if _, err := rt.restoreReplay(thread, body); errCode(err) != codeReplayMismatch {
-		t.Fatalf("a call whose carrier the store does not match: %v, want %s", err, codeReplayMismatch)
+	if _, err := rt.restoreReplay(thread, body); errCode(err) != history.CodeReplayMismatch {
+		t.Fatalf("a call whose carrier the store does not match: %v, want %s", err, history.CodeReplayMismatch)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"hpatch-router/router/history"
 	"hpatch-router/router/request"
 )
 
@@ -26,11 +27,11 @@ func BenchmarkHistoryReconcile(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	p.rt.reconcileHistory(ctx, historyThread, req) // the first request after a start reconciles once
+	p.rt.history.Apply(ctx, history.Turn{Thread: historyThread, Req: req}) // the first request after a start reconciles once
 	b.Logf("%d calls, %d bytes", len(req.ExecCalls), len(body))
 	b.Run("reconcile", func(b *testing.B) {
 		for b.Loop() {
-			p.rt.reconcileHistory(ctx, historyThread, req)
+			p.rt.history.Apply(ctx, history.Turn{Thread: historyThread, Req: req})
 		}
 	})
 	b.Run("parse", func(b *testing.B) {

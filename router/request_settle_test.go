@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"hpatch-router/retain"
+	"hpatch-router/router/history"
 )
 
 // A thread's first request restores its scripts from the history, once.
@@ -16,8 +17,8 @@ func TestRestoreScriptsOncePerThread(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		rt.restoreScripts(context.Background(), "thread-1")
-		rt.restoreScripts(context.Background(), "thread-2")
+		rt.history.Apply(context.Background(), history.Turn{Thread: "thread-1"})
+		rt.history.Apply(context.Background(), history.Turn{Thread: "thread-2"})
 	}
 	if len(scripts.restores) != 1 || scripts.restores[0][0].Call != "c" {
 		t.Fatalf("restores %+v, want one with the thread's history", scripts.restores)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"hpatch-router/router/history"
 	"hpatch-router/router/request"
 	"hpatch-router/router/response"
 	"hpatch-router/router/sse"
@@ -29,6 +30,9 @@ type Router struct {
 	transport http.RoundTripper
 	metrics   *metrics
 	replay    *threadstate.Store
+	// history is the history stage: the request's input read against
+	// the thread's state.
+	history *history.Stage
 	// rewriter is the request stage's rewrite, with its memo of the
 	// additional_tools items a thread repeats.
 	rewriter *request.Rewriter
@@ -86,6 +90,7 @@ func New(opts ...Option) (*Router, error) {
 		sse:       sse.NewPool(cfg.maxEventSize),
 		runtime:   threadRuntime{runtime: cfg.runtime, log: cfg.logger},
 	}
+	rt.history = history.New(store, cfg.scripts, cfg.translator, rt.metrics, rt.log)
 	rt.rewrite = response.Deps{Store: store, Translator: cfg.translator, Scripts: cfg.scripts, Runtime: rt.runtime,
 		Metrics: rt.metrics, Observers: &rt.cfg.observers, Log: rt.log}
 	rt.metrics.gauge("hpatch_router_request_bytes_held", "Request body bytes held in memory now.", rt.held.used.Load)

@@ -9,23 +9,22 @@ import (
 	"strings"
 
 	"hpatch-router/ident"
+	"hpatch-router/router/history"
 	"hpatch-router/router/request"
 	"hpatch-router/router/response"
 	"hpatch-router/rows"
 )
 
-// serveResponses handles POST /v1/responses, and with compact POST
-// /v1/responses/compact (Codex's remote compaction), in one pass, each
-// stage once and in this order: prepare the thread's runtime
-// (thread_runtime.go), read the body, bounded (request_read.go), parse it
-// once (request.Parse), settle the thread's staged changes and bring its
-// scripts to the request's history (request_settle.go,
-// request_history.go), restore the carriers Codex echoes to the model's
-// original calls (request_restore.go), then, for a response, rewrite the
-// request (request.Rewriter), forward it (proxy.go) and rewrite the
-// response (response_carrier.go, through response_sse.go or
-// response_json.go). A compaction's input is the conversation too, so it
-// is restored the same way (the compaction model must see what the model
+// serveResponses is the proxy core of POST /v1/responses and, with
+// compact, of POST /v1/responses/compact (Codex's remote compaction). As
+// httputil.ReverseProxy has Rewrite and ModifyResponse, it has two hooks,
+// named methods that call the stages directly: rewriteRequest, once per
+// request, and the response session (package response), once per
+// upstream event (relaySSE) or on the whole output (relayJSON). Around
+// them it only proxies: prepare the thread's runtime (thread_runtime.go),
+// read the body, bounded (request_read.go), forward (proxy.go) and relay.
+// A compaction's input is the conversation too, so its carriers are
+// restored the same way (the compaction model must see what the model
 // emitted, not carriers), but its tools are not rewritten and its
 // response is relayed as it is.
 func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact bool) {
@@ -42,40 +41,17 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 		rt.failed(w, r, readingBody, err)
 		return
 	}
-	req, err := request.Parse(body)
-	if err != nil && !compact {
-		rt.answerError(w, thread, err)
-		return
-	}
-	if created {
-		rt.restoreCreatedThread(r.Context(), thread)
-	}
-	rt.restoreScripts(r.Context(), thread)
-	rt.settle(r.Context(), thread, req)
-	rt.reconcileHistory(r.Context(), thread, req)
-	if err != nil {
-		// A compaction body that is not a JSON object has nothing to
-		// restore: the upstream answers it.
-		rt.forward(w, r, net.Buffers{body})
-		return
-	}
-	restored, err := rt.restoreEdits(thread, req)
+	out, err := rt.rewriteRequest(r.Context(), turn{thread: thread, body: body, created: created, compact: compact})
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
 	}
-	if compact {
-		rt.forward(w, r, request.Splice(body, restored))
+	if out.req == nil {
+		rt.forward(w, r, out.body)
 		return
 	}
-	out, facts, err := rt.rewriter.Rewrite(req, rt.currentTools(), restored)
-	if err != nil {
-		rt.answerError(w, thread, err)
-		return
-	}
-	rt.noteRewrite(facts)
 	resp, cancel, err := rt.roundTrip(r.Context(), func(ctx context.Context) (*http.Request, error) {
-		return rt.outboundRequest(ctx, r, out, facts.Owned)
+		return rt.outboundRequest(ctx, r, out.body, out.facts.Owned)
 	})
 	if err != nil {
 		rt.failed(w, r, startingUpstream, err)
@@ -83,11 +59,11 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 	}
 	defer cancel(nil)
 	defer resp.Body.Close()
-	if !facts.Owned || !rt.rewritable(resp) {
+	if !out.facts.Owned || !rt.rewritable(resp) {
 		rt.relayRaw(w, r, resp)
 		return
 	}
-	s := response.New(r.Context(), &rt.rewrite, thread, facts, readTurnWorkspace(req, r.Header))
+	s := response.New(r.Context(), &rt.rewrite, thread, out.facts, readTurnWorkspace(out.req, r.Header))
 	s.RuntimeReady(runtimeErr)
 	if thread != "" {
 		rt.streams.begin(thread)
@@ -102,6 +78,52 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 	default:
 		rt.relayRaw(w, r, resp)
 	}
+}
+
+// turn is one request as the request hook reads it.
+type turn struct {
+	thread  string
+	body    []byte
+	created bool // the runtime just made the thread's directory again
+	compact bool
+}
+
+// outbound is what the request hook makes of a request: the body to
+// send, as pieces of the one read, and, for a request whose response is
+// rewritten, the parsed request and what its rewrite found.
+type outbound struct {
+	body  net.Buffers
+	req   *request.Parsed // nil: forward body and relay the answer as it is
+	facts request.Info
+}
+
+// rewriteRequest is the request hook: parse the body once
+// (request.Parse), read its history against the thread's state
+// (history.Stage.Apply: restore what a restart took, settle, reconcile,
+// and the edits that restore the carriers Codex echoes), then rewrite it
+// (request.Rewriter: find the exec owners, offer shell, hpatch and the
+// declared tools) with those edits. Its error is the router's answer.
+func (rt *Router) rewriteRequest(ctx context.Context, t turn) (outbound, error) {
+	req, err := request.Parse(t.body) // req is nil when err is not
+	if err != nil && !t.compact {
+		return outbound{}, err
+	}
+	restored, herr := rt.history.Apply(ctx, history.Turn{Thread: t.thread, Req: req, Created: t.created,
+		Streaming: t.thread != "" && rt.streams.active(t.thread)})
+	switch {
+	case req == nil: // a compaction body that is not a JSON object: the upstream answers it
+		return outbound{body: net.Buffers{t.body}}, nil
+	case herr != nil:
+		return outbound{}, herr
+	case t.compact:
+		return outbound{body: request.Splice(t.body, restored)}, nil
+	}
+	body, facts, err := rt.rewriter.Rewrite(req, rt.currentTools(), restored)
+	if err != nil {
+		return outbound{}, err
+	}
+	rt.noteRewrite(facts)
+	return outbound{body: body, req: req, facts: facts}, nil
 }
 
 // rewritable reports an upstream response the response rewrite may read:

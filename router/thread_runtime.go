@@ -38,7 +38,7 @@ func (tr threadRuntime) Ensure(ctx context.Context, thread string) error {
 // prepare is ensure, and also reports whether the runtime
 // created the thread's directory (a runtime that cannot tell says no):
 // then its retained scripts are restored from the journal
-// (restoreScripts), since a directory removed while the router ran, alone
+// (the history stage), since a directory removed while the router ran, alone
 // or with the runtime root, took them with it.
 func (tr threadRuntime) prepare(ctx context.Context, thread string) (created bool, err error) {
 	if thread == "" || tr.runtime == nil {
@@ -53,26 +53,6 @@ func (tr threadRuntime) prepare(ctx context.Context, thread string) (created boo
 		tr.log.Warn("cannot prepare the thread runtime", "err", err)
 	}
 	return created, err
-}
-
-// restoreCreatedThread puts back the retained scripts of a thread whose
-// directory the runtime just created, whose hour has not passed, from
-// the journal (retain.Store.Restore): a directory removed while the
-// router ran, alone or with the runtime root, took them with it. It runs
-// before restoreScripts, which then finds the journal read and does not
-// restore a second time.
-func (rt *Router) restoreCreatedThread(ctx context.Context, thread string) {
-	if rt.cfg.scripts == nil || thread == "" {
-		return
-	}
-	history, _ := rt.replay.History(thread)
-	if len(history) == 0 {
-		return
-	}
-	if n := rt.cfg.scripts.Restore(ctx, thread, history); n > 0 {
-		rt.metrics.restoredScripts(n)
-		rt.log.Info("restored the retained scripts of a thread whose directory was made again", "thread", thread, "scripts", n)
-	}
 }
 
 // prepareRecentThreads prepares, when the router starts, the runtime of

@@ -105,6 +105,11 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		// router; it records carriers in the thread state and reads the
 		// request stage's facts.
 		{"router/response", []string{"plugins", "retain", "shebang", "workspace", "router/request", "router/sse", "router/threadstate"}},
+		// The history stage reads a request's input against the thread
+		// state between the request stage's parse and its rewrite: it
+		// returns the restore's edits to the router, never imports it;
+		// it reads the carriers the response stage made.
+		{"router/history", []string{"retain", "router/request", "router/response", "router/threadstate"}},
 		{"worker/snapshot", []string{"ident"}},
 		{"worker", []string{"retain", "shebang", "workspace", "worker", "internal"}},
 		{"cmd/shell-helper", []string{"shebang/oneline", "internal"}},

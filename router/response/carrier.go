@@ -404,6 +404,22 @@ func PrintCarrier(s string) string {
 	return "text(" + string(b) + ");"
 }
 
+// PrintedText is the text a PrintCarrier carrier prints; ok is false for
+// any other carrier.
+func PrintedText(carrier string) (text string, ok bool) {
+	s, ok := strings.CutPrefix(carrier, "text(")
+	if !ok {
+		return "", false
+	}
+	if s, ok = strings.CutSuffix(s, ");"); !ok {
+		return "", false
+	}
+	if json.Unmarshal([]byte(s), &text) != nil {
+		return "", false
+	}
+	return text, true
+}
+
 // offeredTool returns the tool of this request named name, or nil.
 func (s *Session) offeredTool(name string) *registry.Tool {
 	for _, t := range s.facts.Tools {

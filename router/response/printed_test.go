@@ -1,12 +1,10 @@
-package router
+package response
 
 import (
 	"testing"
-
-	"hpatch-router/router/response"
 )
 
-// FuzzPrintedText: the text a response.PrintCarrier carrier prints reads back
+// FuzzPrintedText: the text a PrintCarrier carrier prints reads back
 // exactly, so a report compared at reconcile time is the one the model
 // read.
 func FuzzPrintedText(f *testing.F) {
@@ -14,12 +12,12 @@ func FuzzPrintedText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := printedText(response.PrintCarrier(s))
+		got, ok := PrintedText(PrintCarrier(s))
 		if !ok {
-			t.Fatalf("printedText refused response.PrintCarrier(%q)", s)
+			t.Fatalf("PrintedText refused PrintCarrier(%q)", s)
 		}
 		if want := string([]rune(s)); got != want { // invalid UTF-8 is replaced by encoding/json
-			t.Fatalf("printedText(response.PrintCarrier(%q)) = %q", s, got)
+			t.Fatalf("PrintedText(PrintCarrier(%q)) = %q", s, got)
 		}
 	})
 }
