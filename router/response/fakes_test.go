@@ -81,15 +81,16 @@ func (tr translator) AnnotateExec(js string) (string, bool) {
 }
 
 // scripts is an in-memory retained-script store: Stage keeps content by
-// call id, StageEdit reports on any edit but one starting "stale".
+// call id, StageEdit reports report on any edit but one starting "stale".
 type scripts struct {
 	j        *journal
 	retained map[string]string // call id → content
 	edits    map[string]string // call id → patch
+	report   string
 }
 
 func newScripts(j *journal) *scripts {
-	return &scripts{j: j, retained: map[string]string{}, edits: map[string]string{}}
+	return &scripts{j: j, retained: map[string]string{}, edits: map[string]string{}, report: editReport}
 }
 
 func (s *scripts) Stage(_ context.Context, thread, id, content string) (string, error) {
@@ -107,7 +108,8 @@ func (s *scripts) Resolve(_ context.Context, thread, ref string) (string, error)
 	return c, nil
 }
 
-// editReport is what the fake StageEdit reports for a checked edit.
+// editReport is what the fake StageEdit reports for a checked edit
+// unless a test says otherwise.
 const editReport = "@shell/call_0 1:ab12 edited\n<new> & \"quoted\""
 
 func (s *scripts) StageEdit(_ context.Context, thread, callID, patch string) (string, error) {
@@ -116,7 +118,7 @@ func (s *scripts) StageEdit(_ context.Context, thread, callID, patch string) (st
 		return "", errors.New("line 3: the row changed\nnow: x = 1")
 	}
 	s.edits[callID] = patch
-	return editReport, nil
+	return s.report, nil
 }
 
 func (s *scripts) StagedCall(_, callID string) bool {
@@ -174,6 +176,7 @@ const thread = "thread-1"
 // store in a temporary directory.
 type rig struct {
 	j       *journal
+	dir     string // the store's state directory
 	scripts *scripts
 	runtime *runtime
 	obs     *observers
@@ -183,7 +186,8 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	store, err := threadstate.Open(t.TempDir(), threadstate.DefaultLimits(), slog.New(slog.DiscardHandler))
+	dir := t.TempDir()
+	store, err := threadstate.Open(dir, threadstate.DefaultLimits(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +197,7 @@ func newRig(t *testing.T) *rig {
 		}
 	})
 	j := &journal{}
-	r := &rig{j: j, scripts: newScripts(j), runtime: &runtime{j: j}, obs: &observers{active: true}, store: store}
+	r := &rig{j: j, dir: dir, scripts: newScripts(j), runtime: &runtime{j: j}, obs: &observers{active: true}, store: store}
 	r.deps = &response.Deps{Store: store, Translator: translator{j}, Scripts: r.scripts, Runtime: r.runtime,
 		Metrics: metrics{j}, Observers: r.obs, Log: slog.New(slog.DiscardHandler)}
 	return r

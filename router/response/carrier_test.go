@@ -1,0 +1,56 @@
+package response_test
+
+import (
+	"strings"
+	"testing"
+
+	"hpatch-router/router/response"
+	"hpatch-router/scriptref"
+)
+
+// PrintCarrier is `text(<s as encoding/json writes it>);`: one line, and
+// the HTML characters <, > and & as \u escapes. That is by design, not
+// an accident to tidy up: the JavaScript string reads back as the same
+// text, and the carrier's bytes are recorded in the thread state and
+// compared when a call is sent again (restage compares PrintCarrier of
+// the report with the carrier sent), so another spelling of the same text
+// would make every earlier hpatch carrier look like another report.
+func TestPrintCarrierExactBytes(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"", `text("");`},
+		{"hpatch: no", `text("hpatch: no");`},
+		{"two\nlines\r\tand a tab", `text("two\nlines\r\tand a tab");`},
+		{`a "quote" and a \ backslash`, `text("a \"quote\" and a \\ backslash");`},
+		{"<script>&amp;</script>", `text("\u003cscript\u003e\u0026amp;\u003c/script\u003e");`},
+		{"line\u2028para\u2029end", `text("line\u2028para\u2029end");`},
+		{"bad \xff byte", `text("bad \ufffd byte");`},
+		{"\x00\x1f", `text("\u0000\u001f");`},
+		{"é ✓ 𝄞", `text("é ✓ 𝄞");`},
+		{"@shell/x 1:ab12 edited", `text("@shell/x 1:ab12 edited");`},
+	}
+	for _, c := range cases {
+		if got := response.PrintCarrier(c.in); got != c.want {
+			t.Errorf("PrintCarrier(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+// ReportPrefix starts exactly the carriers that print a checked edit's
+// report, whose first line is a script's reference; a refusal, which
+// PrintCarrier writes as "hpatch: …", never does.
+func TestReportPrefix(t *testing.T) {
+	if response.ReportPrefix != `text("`+scriptref.RefPrefix {
+		t.Fatalf("ReportPrefix %q", response.ReportPrefix)
+	}
+	for in, report := range map[string]bool{
+		"@shell/call_1 1:ab12 edited":    true,
+		"@shell/a\n@shell/b":             true,
+		"hpatch: @shell/call_1 is stale": false,
+		" @shell/call_1":                 false,
+		"":                               false,
+	} {
+		if got := strings.HasPrefix(response.PrintCarrier(in), response.ReportPrefix); got != report {
+			t.Errorf("PrintCarrier(%q) starts ReportPrefix: %v", in, got)
+		}
+	}
+}
