@@ -1,11 +1,13 @@
 package response_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"hpatch-router/router/response"
 	"hpatch-router/scriptref"
+	"hpatch-router/shebang"
 )
 
 // PrintCarrier is `text(<s as encoding/json writes it>);`: one line, and
@@ -51,6 +53,32 @@ func TestReportPrefix(t *testing.T) {
 	} {
 		if got := strings.HasPrefix(response.PrintCarrier(in), response.ReportPrefix); got != report {
 			t.Errorf("PrintCarrier(%q) starts ReportPrefix: %v", in, got)
+		}
+	}
+}
+
+// PrintedText reads back the text of a carrier that is one text() call
+// of one JSON string, and refuses any other carrier. It takes any such
+// carrier, not only PrintCarrier's spelling: a declared tool's rejection
+// (shebang.ToolRejectionCarrier) reads back too, with its newline.
+func TestPrintedText(t *testing.T) {
+	cases := []struct {
+		carrier, text string
+		ok            bool
+	}{
+		{response.PrintCarrier("<b>\"x\"</b>\n"), "<b>\"x\"</b>\n", true},
+		{response.PrintCarrier("bad \xff"), "bad \ufffd", true},
+		{`text("a\u0026b");`, "a&b", true},
+		{shebang.ToolRejectionCarrier("fmt", errors.New("no")), "fmt: no\n", true},
+		{`text("a")`, "", false},
+		{`text("a");text("b");`, "", false},
+		{`text('a');`, "", false},
+		{` text("a");`, "", false},
+		{"run(direct|ls\n|false|)", "", false},
+	}
+	for _, c := range cases {
+		if text, ok := response.PrintedText(c.carrier); text != c.text || ok != c.ok {
+			t.Errorf("PrintedText(%q) = %q, %v; want %q, %v", c.carrier, text, ok, c.text, c.ok)
 		}
 	}
 }
