@@ -1,19 +1,31 @@
 // Package router is the HTTP proxy between Codex and the model API.
 //
-// It owns the server and its upstream client, calls the request stage
-// (package request: the body is parsed once with gjson, the Code Mode exec
-// owner found, its exec_command section trimmed, the `shell` and `hpatch`
-// tools injected), calls the response stage
-// (package response: replace model `shell`/`hpatch` calls with exec
-// carriers, event by event), and owns the restore of the model's original calls in later
-// requests from the per-thread state that package threadstate keeps
-// (replay entries, written changes, their journals). Bytes it does not mean to
-// change pass through untouched (A14). It also
-// owns what the proxy itself must never do: forward a path outside /v1/
-// (paths are cleaned before routing), pass an upstream's Access-Control-*
-// headers to a client, or hold more request body bytes in memory at once
-// than MaxRequestMemory allows (503 beyond it). Who may send requests at
-// all is package access's rule; serve puts its Guard in front.
+// It is a small proxy core with two hooks, as httputil.ReverseProxy is
+// with Rewrite and ModifyResponse; here the hooks are named methods that
+// call the stages directly, so a reader can follow them. The core
+// (proxy*.go, type proxy) forwards a request, relays the answer and
+// applies what the proxy itself must never do: forward a path outside
+// /v1/ (paths are cleaned before routing, server.go), pass hop-by-hop
+// headers or an upstream's Access-Control-* headers (proxy_headers.go),
+// wait past the response start or stream idle timeouts, or hold more
+// request body bytes in memory at once than MaxRequestMemory allows (503
+// beyond it, request_read.go); every failure is counted, logged and
+// answered by one rule (proxy_failed.go). Bytes the router does not mean
+// to change pass through untouched (A14). Who may send requests at all is
+// package access's rule; serve puts its Guard in front.
+//
+// The request hook, rewriteRequest, runs the request stages once per
+// request; the response hook is package response's Session, once per
+// upstream event (Stream.Handle, from relaySSE) or on a whole JSON output
+// (RewriteOutput, from relayJSON). The stages are packages below the
+// core: request (parse the body once, find the Code Mode exec owners,
+// offer `shell`, `hpatch` and the declared tools), history (the model's
+// history is the truth, DESIGN §8: what the request's input says of the
+// calls the model was shown, held against what the thread remembers, and
+// the edits that restore the model's original calls), response (replace
+// the model's calls with exec carriers and record them) and, below them,
+// threadstate (what a thread remembers: replay entries, written changes,
+// their journals) and sse (event framing).
 //
 // A workspace hpatch call is resolved against the cwd and workspace roots
 // of the request it answers (request.Parse reads it from the last
@@ -23,34 +35,31 @@
 // exec_command, so the write is Codex's, in its sandbox. The router never
 // writes a workspace file.
 //
-// Files are named for the stages a request passes; serveResponses
-// (server_responses.go) runs them in this order. The request:
-// thread_runtime.go (prepare the thread's runtime), request_read.go (read
-// the body, bounded), then the request hook rewriteRequest: request.Parse
-// (parse it once, package request), history.Stage.Apply (package history:
-// put back the scripts a restart took, settle the staged changes whose
-// calls ran or did not, bring the thread's scripts to the versions the
-// request's history told the model, DESIGN §8, and return the edits that
-// restore the carriers Codex echoes) and request.Rewriter.Rewrite (find
-// the exec owners and rewrite, as pieces of the body with the history
-// stage's edits); then proxy.go (forward). The response: package sse
-// (read the upstream's events, each with its exact bytes, and render the
-// ones the rewrite makes), server_relay.go (relaySSE, relayJSON: write a
-// stream or a whole response to the client) and package response (its
-// Session rewrites each event or the whole output, makes the carriers and
-// records them in the thread's state); a session reaches the rest of the
-// router only through response.Deps (the thread state store, translation,
-// the scripts, the thread's runtime, metrics, observers, log).
-// thread_runtime.go also prepares, at start, the runtimes of the threads
-// threadstate says were recent.
+// Files are named for what a request passes; serveResponses
+// (server_responses.go) runs it in this order: thread_runtime.go
+// (prepare the thread's runtime), request_read.go (read the body,
+// bounded), the request hook rewriteRequest (request.Parse, then
+// history.Stage.Apply: put back the scripts a restart took, settle the
+// staged changes whose calls ran or did not, bring the thread's scripts to
+// the versions the request's history told the model, and return the
+// edits that restore the carriers Codex echoes; then
+// request.Rewriter.Rewrite, which sends them as pieces of the body with
+// its own), proxy_forward.go (send it upstream), proxy_relay.go (relay the
+// answer through the response hook; package sse reads the events, each
+// with its exact bytes). A response session reaches the rest of the
+// router only through response.Deps (the thread state store,
+// translation, the scripts, the thread's runtime, metrics, observers,
+// log), the history stage through the small interfaces of history.New.
+// router.go builds the Router; thread_runtime.go also prepares, at
+// start, the runtimes of the threads threadstate says were recent.
 //
 // Rules it applies but does not own come from their owners: thread ids
-// from package ident, the #!params shape parser and the script-reference
-// grammar from package shebang, workspace confinement from package
+// from package ident, the #!params shape parser from package shebang, the
+// script-reference grammar from package scriptref, workspace confinement from package
 // workspace, what a thread remembers (and its journal's format and
 // checks) from package threadstate. seams.go lists what the router calls
 // through interfaces (the worker's runtime, retain's store, translation);
-// the request stage is called directly.
+// the stages are called directly.
 //
 // Declared tools (tools.go, DESIGN §12): package registry says which
 // tools are in service; a request takes the set once, package request

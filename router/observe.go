@@ -76,20 +76,3 @@ func (s *observerSet) rejection(e RejectionEvent) {
 		o.Rejection(e)
 	}
 }
-
-// WithObserver adds an Observer of shell calls and rejections. It may be
-// given more than once; every observer sees every event.
-func WithObserver(o Observer) Option {
-	return func(c *config) error {
-		if o == nil {
-			return errors.New("observer must not be nil")
-		}
-		return c.observers.add(o)
-	}
-}
-
-// WithObserverBodies lets observers see script bodies (CallEvent.Body).
-// Off by default: bodies may hold anything the model wrote.
-func WithObserverBodies(on bool) Option {
-	return func(c *config) error { c.observers.bodies = on; return nil }
-}

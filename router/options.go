@@ -3,6 +3,7 @@ package router
 import (
 	"errors"
 	"fmt"
+	"hpatch-router/plugins/registry"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -54,7 +55,7 @@ type config struct {
 	maxRequestMemory     int64
 	maxEventSize         int
 	transport            http.RoundTripper
-	observers            observerSet // see WithObserver (observe.go)
+	observers            observerSet // see WithObserver
 	tools                ToolSource  // declared tools (Tools)
 
 	// The seam for tests and for the package this one is built with.
@@ -168,4 +169,36 @@ func positive[T int | int64 | time.Duration](what string, v T, dst *T) error {
 	}
 	*dst = v
 	return nil
+}
+
+// ToolSource gives the declared tools in service; the router reads it
+// once per request. Package registry's Registry implements it.
+type ToolSource interface {
+	Current() *registry.Set
+}
+
+// Tools makes the router offer src's tools (none without it, and none in
+// passthrough mode).
+func Tools(src ToolSource) Option {
+	return func(c *config) error {
+		c.tools = src
+		return nil
+	}
+}
+
+// WithObserver adds an Observer of shell calls and rejections. It may be
+// given more than once; every observer sees every event.
+func WithObserver(o Observer) Option {
+	return func(c *config) error {
+		if o == nil {
+			return errors.New("observer must not be nil")
+		}
+		return c.observers.add(o)
+	}
+}
+
+// WithObserverBodies lets observers see script bodies (CallEvent.Body).
+// Off by default: bodies may hold anything the model wrote.
+func WithObserverBodies(on bool) Option {
+	return func(c *config) error { c.observers.bodies = on; return nil }
 }

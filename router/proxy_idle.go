@@ -2,9 +2,16 @@ package router
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync/atomic"
 	"time"
+)
+
+// Causes attached to the upstream request context when the router gives up.
+var (
+	errResponseStart = errors.New("upstream did not start a response in time")
+	errStreamIdle    = errors.New("upstream stream went idle")
 )
 
 // idleBody ends an upstream body that stays silent longer than d: the

@@ -2,9 +2,7 @@ package router
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"net/http"
 	"sync/atomic"
 )
 
@@ -103,12 +101,4 @@ func readBounded(r io.Reader, size, limit int64, l *lease) ([]byte, error) {
 			return nil, err
 		}
 	}
-}
-
-// memoryExhausted answers a request refused for the held-bytes bound.
-func (rt *Router) memoryExhausted(w http.ResponseWriter) {
-	rt.metrics.fault("request_memory")
-	w.Header().Set("Retry-After", "1")
-	writeRouterError(w, http.StatusServiceUnavailable, "server_error", "request_memory_exhausted",
-		fmt.Sprintf("the router already holds close to its limit of %d bytes of request bodies in memory; retry shortly", rt.held.limit))
 }

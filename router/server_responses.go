@@ -36,12 +36,12 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 	}
 	held := &lease{h: &rt.held}
 	defer held.release()
-	body, err := readBounded(r.Body, r.ContentLength, rt.cfg.maxRequestBody, held)
+	body, err := readBounded(r.Body, r.ContentLength, rt.maxRequestBody, held)
 	if err != nil {
 		rt.failed(w, r, readingBody, err)
 		return
 	}
-	out, err := rt.rewriteRequest(r.Context(), turn{thread: thread, body: body, created: created, compact: compact})
+	out, err := rt.rewriteRequest(r.Context(), inbound{thread: thread, body: body, created: created, compact: compact})
 	if err != nil {
 		rt.answerError(w, thread, err)
 		return
@@ -80,8 +80,8 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 	}
 }
 
-// turn is one request as the request hook reads it.
-type turn struct {
+// inbound is one request as the request hook reads it.
+type inbound struct {
 	thread  string
 	body    []byte
 	created bool // the runtime just made the thread's directory again
@@ -103,7 +103,7 @@ type outbound struct {
 // and the edits that restore the carriers Codex echoes), then rewrite it
 // (request.Rewriter: find the exec owners, offer shell, hpatch and the
 // declared tools) with those edits. Its error is the router's answer.
-func (rt *Router) rewriteRequest(ctx context.Context, t turn) (outbound, error) {
+func (rt *Router) rewriteRequest(ctx context.Context, t inbound) (outbound, error) {
 	req, err := request.Parse(t.body) // req is nil when err is not
 	if err != nil && !t.compact {
 		return outbound{}, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"hpatch-router/retain"
+	"hpatch-router/router/threadstate"
 )
 
 // recentThreadWindow is how long after its journal was last written a
@@ -55,27 +56,27 @@ func (tr threadRuntime) prepare(ctx context.Context, thread string) (created boo
 	return created, err
 }
 
-// prepareRecentThreads prepares, when the router starts, the runtime of
-// every thread whose replay journal was written since the window before
-// now: a carrier sent before a restart (graceful, kill -9 or an upgrade)
+// prepareRecent prepares, when the router starts, the runtime of
+// every thread whose replay journal in store was written since the window
+// before now: a carrier sent before a restart (graceful, kill -9 or an upgrade)
 // then finds its runtime even when Codex runs it before the thread's next
 // request reaches this router. The journals are the router's only record
 // of which threads it served; without a state directory there is nothing
 // to prepare.
-func (rt *Router) prepareRecentThreads(ctx context.Context, now time.Time) {
-	if rt.cfg.runtime == nil {
+func (tr threadRuntime) prepareRecent(ctx context.Context, store *threadstate.Store, now time.Time) {
+	if tr.runtime == nil {
 		return
 	}
-	threads := rt.replay.RecentThreads(now.Add(-recentThreadWindow))
+	threads := store.RecentThreads(now.Add(-recentThreadWindow))
 	prepared := 0
 	for _, thread := range threads {
-		if err := rt.cfg.runtime.PrepareThread(ctx, thread); err != nil {
-			rt.log.Warn("cannot prepare the runtime of a recent thread", "thread", thread, "err", err)
+		if err := tr.runtime.PrepareThread(ctx, thread); err != nil {
+			tr.log.Warn("cannot prepare the runtime of a recent thread", "thread", thread, "err", err)
 			continue
 		}
 		prepared++
 	}
 	if len(threads) > 0 {
-		rt.log.Info("prepared the runtime of recent threads", "threads", prepared, "window", recentThreadWindow)
+		tr.log.Info("prepared the runtime of recent threads", "threads", prepared, "window", recentThreadWindow)
 	}
 }

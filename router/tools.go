@@ -7,23 +7,7 @@ import "hpatch-router/plugins/registry"
 // owner's container (request.Rewriter.Rewrite), given the set current
 // when the request arrived (currentTools); the response turns a call of
 // one the request offered (request.Info.Tools) into a carrier like a
-// shell call whose shebang is the tool's run (toolCarrier, in
-// response_carrier.go).
-
-// ToolSource gives the declared tools in service; the router reads it
-// once per request. Package registry's Registry implements it.
-type ToolSource interface {
-	Current() *registry.Set
-}
-
-// Tools makes the router offer src's tools (none without it, and none in
-// passthrough mode).
-func Tools(src ToolSource) Option {
-	return func(c *config) error {
-		c.tools = src
-		return nil
-	}
-}
+// shell call whose shebang is the tool's run (package response).
 
 // ToolsReloaded counts a reload of the tools directory by its outcome
 // ("ok" or "invalid") in hpatch_router_tools_reloads_total.

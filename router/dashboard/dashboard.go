@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"hpatch-router/router"
+	"hpatch-router/router/response"
 )
 
 // Defaults for the bounds set by Options.
@@ -163,8 +163,6 @@ type Dashboard struct {
 	closed  bool
 }
 
-var _ router.Observer = (*Dashboard)(nil)
-
 // New builds a Dashboard.
 func New(opts ...Option) *Dashboard {
 	d := &Dashboard{
@@ -186,8 +184,8 @@ func New(opts ...Option) *Dashboard {
 	return d
 }
 
-// ShellCall implements router.Observer.
-func (d *Dashboard) ShellCall(e router.CallEvent) {
+// ShellCall implements router.Observer: it records a shell call.
+func (d *Dashboard) ShellCall(e response.CallEvent) {
 	c := Call{
 		Time: e.Time, Thread: clip(e.Thread, maxFieldBytes), CallID: clip(e.CallID, maxFieldBytes),
 		Kind: clip(e.Kind, 32), Tool: clip(e.Tool, 64), Interpreter: clip(e.Interpreter, 128),
@@ -237,8 +235,8 @@ func (d *Dashboard) ShellCall(e router.CallEvent) {
 	d.publish("call", callMessage{Call: c, Totals: d.totalsCopy(), Hour: copyHour(h)})
 }
 
-// Rejection implements router.Observer.
-func (d *Dashboard) Rejection(e router.RejectionEvent) {
+// Rejection implements router.Observer: it records a refusal.
+func (d *Dashboard) Rejection(e response.RejectionEvent) {
 	r := Rejection{Time: e.Time, Thread: clip(e.Thread, maxFieldBytes), CallID: clip(e.CallID, maxFieldBytes),
 		Code: clip(e.Code, 64), Reason: clip(e.Reason, 2*maxFieldBytes)}
 	if d.bodies {
