@@ -140,7 +140,7 @@ func (s *Stage) changeOf(item gjson.Result, id, carrier string, at time.Time) (r
 			return retain.Committed{Call: strings.Clone(id), At: at, Retain: strings.Clone(id), Content: input}, true
 		}
 	case response.ToolHPatch:
-		if report, ok := response.PrintedText(carrier); ok && strings.HasPrefix(report, scriptref.RefPrefix) {
+		if report, ok := response.EditReport(carrier); ok {
 			return retain.Committed{Call: strings.Clone(id), At: at, Patch: input, Report: report}, true
 		}
 	}

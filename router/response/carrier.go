@@ -404,6 +404,16 @@ func PrintCarrier(s string) string {
 	return "text(" + string(b) + ");"
 }
 
+// EditReport is the report a carrier of a checked hpatch edit on retained
+// scripts prints (it starts with ReportPrefix); ok is false for any other
+// carrier, a refused edit's among them.
+func EditReport(carrier string) (report string, ok bool) {
+	if !strings.HasPrefix(carrier, ReportPrefix) {
+		return "", false
+	}
+	return PrintedText(carrier)
+}
+
 // PrintedText is the text a PrintCarrier carrier prints; ok is false for
 // any other carrier.
 func PrintedText(carrier string) (text string, ok bool) {

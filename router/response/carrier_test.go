@@ -82,3 +82,23 @@ func TestPrintedText(t *testing.T) {
 		}
 	}
 }
+
+// EditReport reads the report of a checked edit's carrier and nothing
+// else: not a refusal, not another print, not a carrier that is no print.
+func TestEditReport(t *testing.T) {
+	report := scriptref.RefPrefix + "call_1\n2:abcd x\n"
+	for _, c := range []struct {
+		carrier, report string
+		ok              bool
+	}{
+		{response.PrintCarrier(report), report, true},
+		{response.PrintCarrier("hpatch: line 1: stale"), "", false},
+		{response.PrintCarrier("Script completed"), "", false},
+		{`text("@shell/x") + 1;`, "", false},
+		{`await tools.exec_command({"cmd":"shell x"});`, "", false},
+	} {
+		if got, ok := response.EditReport(c.carrier); got != c.report || ok != c.ok {
+			t.Errorf("EditReport(%q) = %q, %v; want %q, %v", c.carrier, got, ok, c.report, c.ok)
+		}
+	}
+}
