@@ -31,7 +31,8 @@ type Router struct {
 	// rewriter is the request stage's rewrite, with its memo of the
 	// additional_tools items a thread repeats.
 	rewriter *request.Rewriter
-	// streams counts each thread's responses being rewritten (settle).
+	// streams counts each thread's responses being rewritten (the
+	// history stage's settle takes no call as gone while one streams).
 	streams threadStreams
 	runtime threadRuntime
 	// rewrite is what every response's rewrite session uses of the router.

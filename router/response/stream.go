@@ -29,14 +29,16 @@ type withheldCall struct {
 	hasSeq bool
 }
 
+// NewStream starts the rewrite of one event stream of session s.
 func NewStream(s *Session) *Stream {
 	return &Stream{s: s, withheld: map[string]withheldCall{}, execs: map[string]bool{}}
 }
 
-// pending is the number of calls withheld and not completed yet.
+// Pending is the number of calls withheld and not completed yet: a
+// stream that ends with some drops them.
 func (w *Stream) Pending() int { return len(w.withheld) }
 
-// handle appends what the client receives for ev to out. An event of a
+// Handle appends what the client receives for ev to out. An event of a
 // type the rewrite leaves alone (most are text deltas) is read once, for
 // its head, and passes byte for byte.
 func (w *Stream) Handle(ev *sse.Event, out []byte) []byte {

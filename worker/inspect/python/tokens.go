@@ -321,15 +321,16 @@ func (l *pyLine) finish(src string) {
 // its prefix, which starts at s.i) and returns where it ends.
 func (s *pyScanner) string(q int) int {
 	prefix := s.src[s.i:q]
-	raw := containsFold(prefix, 'r')
 	format := containsFold(prefix, 'f') || containsFold(prefix, 't')
 	s.i = q
-	return s.stringBody(raw, format)
+	return s.stringBody(format)
 }
 
 // stringBody reads a string literal at s.i (its opening quote) and
 // returns the offset after it; an unterminated one marks the file broken.
-func (s *pyScanner) stringBody(raw, format bool) int {
+// A raw prefix changes nothing here: a backslash keeps the next character,
+// a quote among them, from ending the literal in a raw string too.
+func (s *pyScanner) stringBody(format bool) int {
 	quote := s.src[s.i]
 	triple := scan.At(s.src, s.i+1) == quote && scan.At(s.src, s.i+2) == quote
 	if !triple && !format {
@@ -410,7 +411,7 @@ func (s *pyScanner) replacementField() {
 			s.skipComment()
 		case c == '"' || c == '\'':
 			p := s.src[s.i-prefixLen(s.src, s.i) : s.i]
-			s.stringBody(containsFold(p, 'r'), containsFold(p, 'f') || containsFold(p, 't'))
+			s.stringBody(containsFold(p, 'f') || containsFold(p, 't'))
 		default:
 			s.i++
 		}
