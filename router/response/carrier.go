@@ -297,11 +297,11 @@ const kindRejected = "rejected"
 
 // reject counts a diagnostic carrier, tells the observers and renders it.
 // quotesScript says the diagnostic may quote the model's script (see
-// CallRejection).
+// callRejection).
 func (s *Session) reject(ev *CallEvent, code string, err error, quotesScript bool) string {
 	s.deps.Metrics.Rejection(code)
 	ev.Kind = kindRejected
-	s.deps.Observers.Observe(CallRejection(s.thread, ev.CallID, code, "shell", err, quotesScript))
+	s.deps.Observers.Observe(callRejection(s.thread, ev.CallID, code, "shell", err, quotesScript))
 	return s.deps.Translator.Rejection(err)
 }
 
@@ -390,10 +390,10 @@ func (s *Session) workspaceCarrier(callID, input string, p *hpatch.Patch) string
 }
 
 // hpatchFailed is the carrier for a refused edit: the edge that adds
-// "hpatch: " to the error's one line (CallRejection's Detail).
+// "hpatch: " to the error's one line (callRejection's Detail).
 func (s *Session) hpatchFailed(callID string, err error, quotesScript bool) string {
 	s.deps.Metrics.Rejection("hpatch")
-	e := CallRejection(s.thread, callID, "hpatch", "hpatch", err, quotesScript)
+	e := callRejection(s.thread, callID, "hpatch", "hpatch", err, quotesScript)
 	s.deps.Observers.Observe(e)
 	return PrintCarrier(e.Detail)
 }
@@ -454,7 +454,7 @@ func (s *Session) toolCarrier(callID, input string, t *registry.Tool) string {
 	}
 	if err != nil {
 		s.deps.Metrics.Rejection(code)
-		s.deps.Observers.Observe(CallRejection(s.thread, callID, code, t.Name, err, quotes))
+		s.deps.Observers.Observe(callRejection(s.thread, callID, code, t.Name, err, quotes))
 		return shebang.ToolRejectionCarrier(t.Name, err)
 	}
 	carrier := s.deps.Translator.Carrier(plan, shebang.Retention{})

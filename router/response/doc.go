@@ -9,7 +9,7 @@
 //
 // It owns the carriers' shapes it writes (PrintCarrier, ReportPrefix),
 // the router's model tool names (ToolShell, ToolHPatch), the observer
-// events a call makes (CallEvent, RejectionEvent, CallRejection) and
+// events a call makes (CallEvent, RejectionEvent, callRejection) and
 // where a request's turn runs for a workspace hpatch call (Turn). What
 // it uses of the router comes in Deps, each part as a small interface
 // (Translator, Scripts, Runtime, Metrics, Observers) the router's own

@@ -51,13 +51,13 @@ type RejectionEvent struct {
 	Detail string
 }
 
-// CallRejection is the event of a model call answered with the diagnostic
+// callRejection is the event of a model call answered with the diagnostic
 // err. Detail is the diagnostic as the model reads it, one line starting
 // with tool ("shell"/"hpatch"). When it may quote the script (quotesScript:
 // a translation, script reference or hpatch diagnostic), Reason keeps only
 // what is script-free; otherwise (the router's own messages) Reason is the
 // diagnostic itself.
-func CallRejection(thread, callID, code, tool string, err error, quotesScript bool) RejectionEvent {
+func callRejection(thread, callID, code, tool string, err error, quotesScript bool) RejectionEvent {
 	detail := tool + ": " + rows.OneLineSpaced(err.Error()) // errors never carry the prefix
 	e := RejectionEvent{Thread: thread, CallID: callID, Code: code, Reason: detail, Detail: detail}
 	if quotesScript {
