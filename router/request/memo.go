@@ -57,6 +57,20 @@ func (r *Rewriter) injectedTools() plugins.Tools {
 	return r.tools
 }
 
+// analysis returns the analysis of the additional_tools item raw at input
+// index idx: the one remembered for its bytes, or a new one, remembered.
+func (r *Rewriter) analysis(idx int64, raw string) (*itemAnalysis, error) {
+	if an := r.lookup(raw); an != nil {
+		return an, nil
+	}
+	an, err := analyzeItem(idx, raw, r.injectedTools())
+	if err != nil {
+		return nil, err
+	}
+	r.store(raw, an)
+	return an, nil
+}
+
 // lookup returns the analysis remembered for the item raw, or nil.
 func (r *Rewriter) lookup(raw string) *itemAnalysis {
 	if r == nil {
