@@ -30,36 +30,37 @@
 // A workspace hpatch call is resolved against the cwd and workspace roots
 // of the request it answers (request.Parse reads it from the last
 // environment_context item Codex wrote, never one a user or a tool pasted;
-// turn_workspace.go adds the sandbox mode) by package workspace, which owns where a path may
-// point; its carrier runs the private command hpatch-write through
-// exec_command, so the write is Codex's, in its sandbox. The router never
-// writes a workspace file.
+// turn_workspace.go adds the sandbox mode) by package workspace, which
+// owns where a path may point; its carrier runs the private command
+// hpatch-write through exec_command, so the write is Codex's, in its
+// sandbox. The router never writes a workspace file.
 //
 // Files are named for what a request passes; serveResponses
-// (server_responses.go) runs it in this order: thread_runtime.go
-// (prepare the thread's runtime), request_read.go (read the body,
-// bounded), the request hook rewriteRequest (request.Parse, then
+// (server_responses.go) runs it in this order: request_head.go (read its
+// thread id and encoding), thread_runtime.go (prepare the thread's
+// runtime), request_read.go (read the body, bounded), the request hook
+// rewriteRequest (request_hook.go: request.Parse, then
 // history.Stage.Apply: put back the scripts a restart took, settle the
 // staged changes whose calls ran or did not, bring the thread's scripts to
-// the versions the request's history told the model, and return the
-// edits that restore the carriers Codex echoes; then
-// request.Rewriter.Rewrite, which sends them as pieces of the body with
-// its own), proxy_forward.go (send it upstream), proxy_relay.go (relay the
-// answer through the response hook; package sse reads the events, each
-// with its exact bytes). A response session reaches the rest of the
-// router only through response.Deps (the thread state store,
-// translation, the scripts, the thread's runtime, metrics, observers,
-// log), the history stage through the small interfaces of history.New.
-// router.go builds the Router; thread_runtime.go also prepares, at
-// start, the runtimes of the threads threadstate says were recent.
+// the versions the request's history told the model, and return the edits
+// that restore the carriers Codex echoes; then request.Rewriter.Rewrite,
+// which sends them as pieces of the body with its own), proxy_forward.go
+// (send it upstream), proxy_relay.go (relay the answer through the
+// response hook; package sse reads the events, each with its exact bytes).
+// A response session reaches the rest of the router only through
+// response.Deps (the thread state store, translation, the scripts, the
+// thread's runtime, metrics, observers, log), the history stage through
+// the small interfaces of history.New. router.go builds the Router;
+// thread_runtime.go also prepares, at start, the runtimes of the threads
+// threadstate says were recent.
 //
 // Rules it applies but does not own come from their owners: thread ids
 // from package ident, the #!params shape parser from package shebang, the
-// script-reference grammar from package scriptref, workspace confinement from package
-// workspace, what a thread remembers (and its journal's format and
-// checks) from package threadstate. seams.go lists what the router calls
-// through interfaces (the worker's runtime, retain's store, translation);
-// the stages are called directly.
+// script-reference grammar from package scriptref, workspace confinement
+// from package workspace, what a thread remembers (and its journal's
+// format and checks) from package threadstate. seams.go lists what the
+// router calls through interfaces (the worker's runtime, retain's store,
+// translation); the stages are called directly.
 //
 // Declared tools (tools.go, DESIGN §12): package registry says which
 // tools are in service; a request takes the set once, package request
