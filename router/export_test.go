@@ -1,9 +1,6 @@
 package router
 
-// Test helpers the external benchmarks (package router_test) use: they
-// live there because they put package access's Guard in front of the
+// BenchStream is a test helper the external benchmarks (package
+// router_test) use: they live there because they put package access's Guard in front of the
 // router, the way serve runs it, and access imports this package.
-var (
-	BenchStream    = benchStream
-	ProcessCPUTime = cpuTime
-)
+var BenchStream = benchStream

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"hpatch-router/internal/testenv"
 	"hpatch-router/router/history"
 	"hpatch-router/router/request"
 )
@@ -25,7 +26,7 @@ func BenchmarkReplayRestore(b *testing.B) {
 	}
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
-	loopCPU(b, func() {
+	testenv.LoopCPU(b, func() {
 		req, err := request.Parse(body)
 		if err != nil {
 			b.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"hpatch-router/internal/testenv"
 	"hpatch-router/plugins/registry"
 	"hpatch-router/router"
 	"hpatch-router/router/access"
@@ -208,7 +209,7 @@ func runLatency(b *testing.B, target string, body []byte, conc int) {
 	)
 	n := int64(b.N)
 	b.ResetTimer()
-	cpuStart := router.ProcessCPUTime()
+	cpuStart := testenv.CPUTime()
 	for range conc {
 		wg.Add(1)
 		go func() {
@@ -255,7 +256,7 @@ func runLatency(b *testing.B, target string, body []byte, conc int) {
 	// the same client and upstream run for both proxies, so the difference
 	// is the proxy's own CPU, which the machine's load does not blur as it
 	// does latency.
-	b.ReportMetric(float64((router.ProcessCPUTime()-cpuStart).Microseconds())/float64(n), "proc-cpu-µs")
+	b.ReportMetric(float64((testenv.CPUTime()-cpuStart).Microseconds())/float64(n), "proc-cpu-µs")
 	report := func(name string, d []time.Duration) {
 		slices.Sort(d)
 		if len(d) == 0 {

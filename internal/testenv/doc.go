@@ -11,6 +11,9 @@
 //   - Build compiles one of the product's binaries as `make install` does
 //     (static), for tests that run the real router, helper or a stub.
 //   - Buffer collects a subprocess's output while the test reads it.
+//   - CPUTime and LoopCPU measure what a benchmark costs in the process's
+//     CPU time, which a shared machine's load disturbs less than wall
+//     time; Quantile and Paired summarise repeated measurements.
 //
 // It is imported by _test.go files only.
 package testenv

@@ -4,36 +4,12 @@ package request
 
 import (
 	"encoding/json"
-	"syscall"
 	"testing"
 	"time"
 
+	"hpatch-router/internal/testenv"
 	"hpatch-router/router/routertest"
 )
-
-// cpuTime is the process's user+system CPU time. Benchmarks report it per
-// op as cpu-ns/op because wall time on a shared CI machine mostly measures
-// the neighbours; CPU time (GC included) is what the rewrite really costs.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// loopCPU runs op in the benchmark loop and reports CPU ns per op.
-func loopCPU(b *testing.B, op func()) {
-	start := cpuTime()
-	n := 0
-	for b.Loop() {
-		op()
-		n++
-	}
-	if n > 0 {
-		b.ReportMetric(float64(cpuTime()-start)/float64(n), "cpu-ns/op")
-	}
-}
 
 // benchBodies are the request bodies the rewrite benchmarks run over: real
 // captures in their compact wire form and a ~1 MB synthetic conversation.
@@ -77,7 +53,7 @@ func BenchmarkRequestRewrite(b *testing.B) {
 		b.Run(bb.name, func(b *testing.B) {
 			b.SetBytes(int64(len(bb.body)))
 			b.ReportAllocs()
-			loopCPU(b, func() {
+			testenv.LoopCPU(b, func() {
 				if _, _, err := rewriteBody(nil, bb.body); err != nil {
 					b.Fatal(err)
 				}
@@ -97,7 +73,7 @@ func BenchmarkRequestRewriterMemo(b *testing.B) {
 			}
 			b.SetBytes(int64(len(bb.body)))
 			b.ReportAllocs()
-			loopCPU(b, func() {
+			testenv.LoopCPU(b, func() {
 				if _, _, err := rewriteBody(rr, bb.body); err != nil {
 					b.Fatal(err)
 				}
@@ -113,7 +89,7 @@ func BenchmarkRequestJSONRoundTrip(b *testing.B) {
 		b.Run(bb.name, func(b *testing.B) {
 			b.SetBytes(int64(len(bb.body)))
 			b.ReportAllocs()
-			loopCPU(b, func() {
+			testenv.LoopCPU(b, func() {
 				var v any
 				if err := json.Unmarshal(bb.body, &v); err != nil {
 					b.Fatal(err)
@@ -135,11 +111,11 @@ func BenchmarkRequestRewriteRatio(b *testing.B) {
 		b.Run(bb.name, func(b *testing.B) {
 			rr := NewRewriter(0)
 			measure := func(op func()) time.Duration {
-				start := cpuTime()
+				start := testenv.CPUTime()
 				for range 20 {
 					op()
 				}
-				return cpuTime() - start
+				return testenv.CPUTime() - start
 			}
 			var cold, memo, base time.Duration
 			for b.Loop() {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"hpatch-router/internal/testenv"
 	"hpatch-router/plugins/registry"
 )
 
@@ -49,11 +50,11 @@ format = { type = "grammar", syntax = "lark", definition = "start: PKG (\" \" RU
 				}
 			}
 			measure := func(set *registry.Set) time.Duration {
-				start := cpuTime()
+				start := testenv.CPUTime()
 				for range 20 {
 					rewrite(set)
 				}
-				return cpuTime() - start
+				return testenv.CPUTime() - start
 			}
 			rewrite(nil)
 			var none, tools time.Duration

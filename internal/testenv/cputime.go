@@ -1,6 +1,6 @@
 //go:build unix
 
-package router
+package testenv
 
 import (
 	"syscall"
@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// cpuTime is the process's user+system CPU time. Benchmarks report it per
+// CPUTime is the process's user+system CPU time. Benchmarks report it per
 // op as cpu-ns/op because wall time on a shared CI machine mostly measures
 // the neighbours; CPU time (GC included) is what the code really costs.
-func cpuTime() time.Duration {
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
@@ -19,15 +19,15 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// loopCPU runs op in the benchmark loop and reports CPU ns per op.
-func loopCPU(b *testing.B, op func()) {
-	start := cpuTime()
+// LoopCPU runs op in the benchmark loop and reports CPU ns per op.
+func LoopCPU(b *testing.B, op func()) {
+	start := CPUTime()
 	n := 0
 	for b.Loop() {
 		op()
 		n++
 	}
 	if n > 0 {
-		b.ReportMetric(float64(cpuTime()-start)/float64(n), "cpu-ns/op")
+		b.ReportMetric(float64(CPUTime()-start)/float64(n), "cpu-ns/op")
 	}
 }
