@@ -1,13 +1,12 @@
 package router
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"hpatch-router/plugins/registry"
+	"hpatch-router/plugins/registry/registrytest"
 )
 
 // toolBox is a ToolSource whose set a test swaps.
@@ -15,38 +14,12 @@ type toolBox struct{ p atomic.Pointer[registry.Set] }
 
 func (b *toolBox) Current() *registry.Set { return b.p.Load() }
 
-// loadTools loads a tools directory holding one file with content.
-func loadTools(t testing.TB, content string) *registry.Set {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "t.toml"), []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	set, probs := registry.Load(dir, registry.LoadOptions{})
-	if len(probs) > 0 {
-		t.Fatal(probs)
-	}
-	return set
-}
-
-const twoTools = `[[tool]]
-name = "sql"
-description = "Run SQL."
-run = ["sqlite3", "-bail"]
-input = "stdin"
-[[tool]]
-name = "py"
-description = "Run Python."
-run = ["python3"]
-params = { yield_time_ms = 5000 }
-`
-
 // A call of a declared tool becomes a carrier that runs its run with the
 // exact input; on the next request the model's own call is restored, also
 // after the tool was removed.
 func TestDeclaredToolCallAndReplay(t *testing.T) {
 	box := &toolBox{}
-	box.p.Store(loadTools(t, twoTools))
+	box.p.Store(registrytest.Load(t, registrytest.TwoTools))
 	input := "select 1;  \n" // trailing blanks kept
 	s := &stream{}
 	s.created()
@@ -72,7 +45,7 @@ func TestDeclaredToolCallAndReplay(t *testing.T) {
 	if !strings.Contains(carrier, `'<' sqlite3 -bail 'select 1;  \\n'`) || strings.Contains(out, `"delta":"select`) {
 		t.Fatalf("carrier %q\n%s", carrier, out)
 	}
-	box.p.Store(loadTools(t, "")) // the tool is removed
+	box.p.Store(registrytest.Load(t, "")) // the tool is removed
 	output := `{"type":"custom_tool_call_output","id":"ctco_1","call_id":"call_1","output":"1"}`
 	next := strings.Replace(first, `{"type":"message"`, echoOf("ctc_1", "call_1", "functions", carrier)+","+output+`,{"type":"message"`, 1)
 	readAll(t, h.post(next, "Thread-Id", "thread-1"))

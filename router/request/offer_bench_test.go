@@ -8,6 +8,7 @@ import (
 
 	"hpatch-router/internal/testenv"
 	"hpatch-router/plugins/registry"
+	"hpatch-router/plugins/registry/registrytest"
 )
 
 // BenchmarkRequestToolsRatio is what five declared tools cost the request
@@ -16,7 +17,7 @@ import (
 // in one run so machine load affects both alike. tools-x-none is the CPU
 // ratio (issue 34: within 5%).
 func BenchmarkRequestToolsRatio(b *testing.B) {
-	five := loadTools(b, twoTools+`
+	five := registrytest.Load(b, registrytest.TwoTools+`
 [[tool]]
 name = "jq"
 description = "Run a jq filter on ./data.json. Input: the filter."

@@ -1,48 +1,21 @@
 package request
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
 
 	"hpatch-router/plugins/registry"
+	"hpatch-router/plugins/registry/registrytest"
 )
-
-// loadTools loads a tools directory holding one file with content.
-func loadTools(t testing.TB, content string) *registry.Set {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "t.toml"), []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	set, probs := registry.Load(dir, registry.LoadOptions{})
-	if len(probs) > 0 {
-		t.Fatal(probs)
-	}
-	return set
-}
-
-const twoTools = `[[tool]]
-name = "sql"
-description = "Run SQL."
-run = ["sqlite3", "-bail"]
-input = "stdin"
-[[tool]]
-name = "py"
-description = "Run Python."
-run = ["python3"]
-params = { yield_time_ms = 5000 }
-`
 
 // Each declared tool is offered after shell and hpatch in the owner's
 // container, the same bytes for the same set; a name the request already
 // defines there is skipped for that request, not refused; the built-ins'
 // bytes are those of a router without tools.
 func TestRequestOffersDeclaredTools(t *testing.T) {
-	set := loadTools(t, twoTools)
+	set := registrytest.Load(t, registrytest.TwoTools)
 	rewrite := func(body []byte, set *registry.Set) (string, Info) {
 		r, err := Parse(body)
 		if err != nil {
