@@ -38,6 +38,9 @@ func mergeEdits(a, b []Edit) []Edit {
 	if len(b) == 0 {
 		return a
 	}
+	if len(a) == 0 {
+		return b
+	}
 	out := make([]Edit, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
 		if a[0].Start < b[0].Start {

@@ -70,10 +70,21 @@ func (info Info) ParamNames() []string {
 //
 // It reads the request in one pass of stages: find the owners
 // (findOwners, through the memo), check the layout rules in the order
-// they are given, then splice the owners' edits into the body.
+// they are given (ownerEdits), then splice the owners' edits and
+// restored into the body, once.
 func (rw *Rewriter) Rewrite(r *Parsed, offered *registry.Set, restored []Edit) (net.Buffers, Info, error) {
+	edits, info, err := rw.ownerEdits(r, offered)
+	if err != nil {
+		return nil, info, err
+	}
+	return Splice(r.Body, mergeEdits(edits, restored)), info, nil
+}
+
+// ownerEdits finds the owners and checks the layout rules in the order
+// they are given, and returns the owners' edits (none when the request
+// passes through) and what it found.
+func (rw *Rewriter) ownerEdits(r *Parsed, offered *registry.Set) ([]Edit, Info, error) {
 	var info Info
-	body := r.Body
 	req, err := findOwners(r, rw)
 	if err != nil {
 		return nil, info, err
@@ -97,13 +108,13 @@ func (rw *Rewriter) Rewrite(r *Parsed, offered *registry.Set, restored []Edit) (
 	// model switch in the thread: its additional_tools items are history,
 	// Codex refuses an exec call there, so nothing is offered.
 	if last == nil || req.hasTools {
-		return Splice(body, restored), info, nil
+		return nil, info, nil
 	}
 	// The latest exec definition wins, as in Codex: when it offers no
 	// exec_command, a carrier would call a tool the client does not have.
 	if last.lacksExecCommand {
 		info.NoExecCommand, info.OtherCommand = true, last.otherCommand
-		return Splice(body, restored), info, nil
+		return nil, info, nil
 	}
 	if err := taken.conflict(req.items); err != nil {
 		return nil, info, err
@@ -125,5 +136,5 @@ func (rw *Rewriter) Rewrite(r *Parsed, offered *registry.Set, restored []Edit) (
 	info.Params = slices.Clone(last.shape.Params)
 	info.ParamsShape = last.shape.Fields
 	info.Tools, info.SkippedTools = offer.tools, offer.skipped
-	return Splice(body, mergeEdits(edits, restored)), info, nil
+	return edits, info, nil
 }
