@@ -149,6 +149,33 @@ func TestServeJSONFaults(t *testing.T) {
 			t.Fatalf("got %q %v", got, resp.Header)
 		}
 	})
+	// The same stream of a shell call is rewritten when its encoding is
+	// identity and relayed byte for byte when it names any other.
+	for _, c := range []struct {
+		encoding  string
+		rewritten bool
+	}{{"", true}, {"identity", true}, {"Identity", true}, {"zstd", false}, {"br", false}} {
+		t.Run("a shell call with Content-Encoding "+c.encoding, func(t *testing.T) {
+			s := &stream{}
+			s.call("ctc_1", "call_1", "shell", "functions", "echo hi", 1)
+			s.completed()
+			h := newHarness(t, func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				if c.encoding != "" {
+					w.Header().Set("Content-Encoding", c.encoding)
+				}
+				io.WriteString(w, s.String())
+			})
+			got := readAll(t, h.post(ownedRequest()))
+			if rewritten := got != s.String(); rewritten != c.rewritten {
+				t.Fatalf("rewritten %v, want %v:\n%s", rewritten, c.rewritten, got)
+			}
+			if faults := strings.Contains(readAll(t, h.do(mustReq("GET", h.front.URL+"/metrics"))), `hpatch_router_faults_total{kind="encoded_response_passthrough"} 1`); faults == c.rewritten {
+				t.Fatalf("encoded_response_passthrough counted: %v, want %v", faults, !c.rewritten)
+			}
+		})
+	}
 }
 
 func TestSSERewriteAnnotatesOnlyOwnedExec(t *testing.T) {
