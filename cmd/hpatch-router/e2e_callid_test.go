@@ -20,60 +20,54 @@ import (
 // replay_mismatch and locking the thread.
 func TestE2ESameCallIDTwice(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		stop func(*routerProc)
-	}{{"sigterm", (*routerProc).stop}, {"kill", (*routerProc).kill}} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			first := "#!python3\nprint('first', 'version')\n"
-			res := runAcrossStop(t, codexBin(t), configCatalog, []routertest.Step{
-				shellStep("call_dup_1", 2, first),
-				{CustomToolCall: &routertest.CustomToolCall{Name: "shell", Namespace: "functions", CallID: "call_dup_1", ID: "ctc_dup_2",
-					Input: "#!python3\nprint('second', 'version')\n"}},
-				{Message: "turn one done"},
-				shellStep("call_dup_1", 1, first),
-				{Message: "turn two done"},
-			}, tc.stop)
-			posts := res.Upstream.Posts()
-			checkResumed(t, res, 3)
-			var emitted []string
-			for _, p := range posts {
-				for _, raw := range p.EmittedItems() {
-					if gjson.GetBytes(raw, "type").String() == "custom_tool_call" {
-						emitted = append(emitted, string(raw))
-					}
+	forEachRouterStop(t, func(t *testing.T, stop func(*routerProc)) {
+		first := "#!python3\nprint('first', 'version')\n"
+		res := runAcrossStop(t, codexBin(t), configCatalog, []routertest.Step{
+			shellStep("call_dup_1", 2, first),
+			{CustomToolCall: &routertest.CustomToolCall{Name: "shell", Namespace: "functions", CallID: "call_dup_1", ID: "ctc_dup_2",
+				Input: "#!python3\nprint('second', 'version')\n"}},
+			{Message: "turn one done"},
+			shellStep("call_dup_1", 1, first),
+			{Message: "turn two done"},
+		}, stop)
+		posts := res.Upstream.Posts()
+		checkResumed(t, res, 3)
+		var emitted []string
+		for _, p := range posts {
+			for _, raw := range p.EmittedItems() {
+				if gjson.GetBytes(raw, "type").String() == "custom_tool_call" {
+					emitted = append(emitted, string(raw))
 				}
 			}
-			if len(emitted) != 3 {
-				t.Fatalf("the upstream emitted %d calls, want 3", len(emitted))
+		}
+		if len(emitted) != 3 {
+			t.Fatalf("the upstream emitted %d calls, want 3", len(emitted))
+		}
+		// Each request holds the calls emitted before it, each restored.
+		for i, want := range []int{0, 1, 2, 2, 3} {
+			p := posts[i]
+			calls := p.FindItems("custom_tool_call", "call_dup_1")
+			if len(calls) != want {
+				t.Errorf("request %d: %d calls of call_dup_1, want %d", p.Index, len(calls), want)
+				continue
 			}
-			// Each request holds the calls emitted before it, each restored.
-			for i, want := range []int{0, 1, 2, 2, 3} {
-				p := posts[i]
-				calls := p.FindItems("custom_tool_call", "call_dup_1")
-				if len(calls) != want {
-					t.Errorf("request %d: %d calls of call_dup_1, want %d", p.Index, len(calls), want)
-					continue
-				}
-				for k, c := range calls {
-					if c.Raw != emitted[k] {
-						t.Errorf("request %d: call_dup_1 #%d is\n%.400s\nwant the model's item\n%s", p.Index, k+1, c.Raw, emitted[k])
-					}
-				}
-			}
-			outs := posts[len(posts)-1].FindItems("custom_tool_call_output", "call_dup_1")
-			wantOut := []string{"first version", "second version", "first version"}
-			if len(outs) != len(wantOut) {
-				t.Fatalf("%d outputs of call_dup_1, want %d", len(outs), len(wantOut))
-			}
-			for k, o := range outs {
-				if text := routertest.OutputText(o); !strings.Contains(text, wantOut[k]) {
-					t.Errorf("output #%d of call_dup_1 lacks %q:\n%s", k+1, wantOut[k], text)
+			for k, c := range calls {
+				if c.Raw != emitted[k] {
+					t.Errorf("request %d: call_dup_1 #%d is\n%.400s\nwant the model's item\n%s", p.Index, k+1, c.Raw, emitted[k])
 				}
 			}
-		})
-	}
+		}
+		outs := posts[len(posts)-1].FindItems("custom_tool_call_output", "call_dup_1")
+		wantOut := []string{"first version", "second version", "first version"}
+		if len(outs) != len(wantOut) {
+			t.Fatalf("%d outputs of call_dup_1, want %d", len(outs), len(wantOut))
+		}
+		for k, o := range outs {
+			if text := routertest.OutputText(o); !strings.Contains(text, wantOut[k]) {
+				t.Errorf("output #%d of call_dup_1 lacks %q:\n%s", k+1, wantOut[k], text)
+			}
+		}
+	})
 }
 
 // TestE2EResumeAfterJournalDropped: a conversation resumed after its

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,24 +19,10 @@ import (
 // runtime for this thread): a graceful stop removes the thread directory,
 // and after kill -9 the new router reclaims it as orphaned.
 func TestE2ECarrierRunsAfterRestart(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		stop func(*routerProc)
-	}{
-		{"SIGTERM", (*routerProc).stop},
-		{"kill -9", (*routerProc).kill},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			runCarrierAcrossRestart(t, c.stop)
-		})
-	}
+	forEachRouterStop(t, runCarrierAcrossRestart)
 }
 
 func runCarrierAcrossRestart(t *testing.T, stop func(*routerProc)) {
-	codex := codexBin(t)
-	binDir := e2eBins.binDir(t)
-	ws := workspace(t, nil)
 	// The template waits for "go" in the workspace (writable in
 	// workspace-write) before it runs the helper; yield_time_ms keeps
 	// exec_command from yielding meanwhile.
@@ -49,41 +32,7 @@ func runCarrierAcrossRestart(t *testing.T, stop func(*routerProc)) {
 		shellStep("call_late_1", 2, input),
 		{Message: "done"},
 	}})
-	addr, err := freeAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: t.TempDir(), stateDir: t.TempDir(), listen: addr}
-	r1 := startRouter(t, spec)
-	home := writeCodexHome(t, configCatalog, r1.URL+"/v1")
-
-	ctx, cancel := context.WithTimeout(context.Background(), codexRunBound)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "--sandbox", "workspace-write", "run it late")
-	cmd.Dir = ws
-	cmd.Env = codexEnv(t, home, binDir, spec.runtimeDir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	done := make(chan codexRun, 1)
-	go func() {
-		run, err := execCodex(ctx, cmd)
-		if err != nil {
-			run.ExitCode, run.Output = -1, run.Output+"\n("+err.Error()+")"
-		}
-		done <- run
-	}()
-
-	waitForFile(t, filepath.Join(ws, "started"), done)
-	stop(r1)
-	r2 := startRouter(t, spec)
-	if err := os.WriteFile(filepath.Join(ws, "go"), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	run := <-done
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("codex output (exit %d):\n%s\nrouter #1:\n%s", run.ExitCode, run.Output, r1.Output.String())
-		}
-	})
+	run, r2 := runAcrossRestartWhileWaiting(t, up, stop, "run it late")
 	if run.ExitCode != 0 {
 		t.Fatalf("codex exited %d", run.ExitCode)
 	}
@@ -97,6 +46,36 @@ func runCarrierAcrossRestart(t *testing.T, stop func(*routerProc)) {
 	if !strings.Contains(r2.Output.String(), "prepared the runtime of recent threads") {
 		t.Errorf("router #2 did not prepare the thread at start:\n%s", r2.Output.String())
 	}
+}
+
+// runAcrossRestartWhileWaiting runs one `codex exec` turn (workspace-write)
+// with prompt against a router on a fixed address; once a carrier that
+// waits for "go" in the workspace (see waitForGo) has touched "started",
+// it ends that router with stop, starts another on the same address,
+// runtime root and state directory, and writes "go" so the carrier
+// finishes. It returns Codex's run and the second router.
+func runAcrossRestartWhileWaiting(t *testing.T, up *routertest.Upstream, stop func(*routerProc), prompt string) (codexRun, *routerProc) {
+	t.Helper()
+	codex := codexBin(t)
+	binDir := e2eBins.binDir(t)
+	ws := workspace(t, nil)
+	spec := restartableRouterSpec(t, binDir, up.URL())
+	r1 := startRouter(t, spec)
+	home := writeCodexHome(t, configCatalog, r1.URL+"/v1")
+	done := startCodex(t, codex, home, binDir, spec.runtimeDir, ws, prompt, "--sandbox", "workspace-write")
+	waitForFile(t, filepath.Join(ws, "started"), done)
+	stop(r1)
+	r2 := startRouter(t, spec)
+	if err := os.WriteFile(filepath.Join(ws, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := <-done
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("codex output (exit %d):\n%s\nrouter #1:\n%s", run.ExitCode, run.Output, r1.Output.String())
+		}
+	})
+	return run, r2
 }
 
 // waitForFile waits until name exists, failing if codex ends first or the

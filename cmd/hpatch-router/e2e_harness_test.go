@@ -178,6 +178,35 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
+// restartableRouterSpec is the spec of a router that another can replace:
+// a fixed free loopback address and runtime root and state directories of
+// the test's own, so a router started again from it takes over the first
+// one's address, runtime and journals.
+func restartableRouterSpec(t testing.TB, binDir, upstream string) routerSpec {
+	t.Helper()
+	addr, err := freeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return routerSpec{binDir: binDir, upstream: upstream, runtimeDir: t.TempDir(), stateDir: t.TempDir(), listen: addr}
+}
+
+// forEachRouterStop runs test as a parallel subtest once for each way a
+// router ends before another takes its place: "sigterm" (stop, its
+// shutdown runs) and "kill" (kill -9, nothing of it runs).
+func forEachRouterStop(t *testing.T, test func(t *testing.T, stop func(*routerProc))) {
+	t.Helper()
+	for _, tc := range []struct {
+		name string
+		stop func(*routerProc)
+	}{{"sigterm", (*routerProc).stop}, {"kill", (*routerProc).kill}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, tc.stop)
+		})
+	}
+}
+
 // cleanEnv is the test process environment without variables that would
 // leak the developer's Codex, OpenAI or router settings into a run.
 func cleanEnv() []string {
@@ -271,6 +300,31 @@ func runCodex(t testing.TB, codex, home, binDir, runtimeDir, workspace, prompt s
 	cmd.Env = codexEnv(t, home, binDir, runtimeDir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return finishCodex(t, ctx, cmd)
+}
+
+// startCodex is runCodex on another goroutine, for a test that acts while
+// Codex runs: the run arrives on the channel when Codex ends (a failure to
+// run it, or a run that outlived codexRunBound, as exit code -1 with the
+// error after its output). The whole process group is killed when the
+// test ends first.
+func startCodex(t testing.TB, codex, home, binDir, runtimeDir, workspace, prompt string, args ...string) <-chan codexRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), codexRunBound)
+	t.Cleanup(cancel)
+	argv := append(append([]string{"exec", "--skip-git-repo-check"}, args...), prompt)
+	cmd := exec.CommandContext(ctx, codex, argv...)
+	cmd.Dir = workspace
+	cmd.Env = codexEnv(t, home, binDir, runtimeDir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	done := make(chan codexRun, 1)
+	go func() {
+		run, err := execCodex(ctx, cmd)
+		if err != nil {
+			run.ExitCode, run.Output = -1, run.Output+"\n("+err.Error()+")"
+		}
+		done <- run
+	}()
+	return done
 }
 
 // finishCodex runs a prepared `codex exec` (its own process group) and

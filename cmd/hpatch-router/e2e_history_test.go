@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -30,84 +27,32 @@ const waitForGo = "#!cmd=touch started; until [ -e go ]; do sleep 0.05; done; {.
 // was lost with the router and nothing committed it.
 func TestE2EEditCountsAcrossRestartBeforeOutput(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		stop func(*routerProc)
-	}{{"sigterm", (*routerProc).stop}, {"kill", (*routerProc).kill}} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			testenv.NeedTool(t, "python3")
-			up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
-				shellStep("call_keep_1", 2, stagedOriginal),
-				{Items: []routertest.Item{
-					{CustomToolCall: editStep("call_edit_1", "call_keep_1", "print('edited', 'before')").CustomToolCall},
-					{CustomToolCall: shellStep("call_wait_1", 1, waitForGo).CustomToolCall},
-				}},
-				shellStep("call_rerun_1", 1, "#!script=@shell/call_keep_1"),
-				{Message: "done"},
-			}})
-			run, r2 := runAcrossRestartWhileWaiting(t, up, tc.stop)
-			if run.ExitCode != 0 {
-				t.Fatalf("codex exited %d:\n%s", run.ExitCode, run.Output)
-			}
-			posts := up.Posts()
-			if len(posts) != 4 {
-				t.Fatalf("upstream got %d POST /responses, want 4", len(posts))
-			}
-			checkCallOutput(t, posts, callExpect{CallID: "call_edit_1", Output: []string{"print('edited', 'before')"}, NotOutput: []string{"hpatch:"}})
-			checkCallOutput(t, posts, callExpect{CallID: "call_wait_1", Output: []string{"waited for go"}})
-			checkCallOutput(t, posts, callExpect{CallID: "call_rerun_1", Output: []string{"edited before"}, NotOutput: []string{"original version"}})
-			if t.Failed() {
-				t.Logf("router #2:\n%s", r2.Output.String())
-			}
-		})
-	}
-}
-
-// runAcrossRestartWhileWaiting runs one `codex exec` turn (workspace-write)
-// against a router on a fixed address; once a waitForGo carrier has
-// started, it ends that router with stop, starts another on the same
-// address, runtime root and state directory, and lets the carrier finish.
-// It returns Codex's run and the second router.
-func runAcrossRestartWhileWaiting(t *testing.T, up *routertest.Upstream, stop func(*routerProc)) (codexRun, *routerProc) {
-	t.Helper()
-	codex := codexBin(t)
-	binDir := e2eBins.binDir(t)
-	ws := workspace(t, nil)
-	addr, err := freeAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: t.TempDir(), stateDir: t.TempDir(), listen: addr}
-	r1 := startRouter(t, spec)
-	home := writeCodexHome(t, configCatalog, r1.URL+"/v1")
-	ctx, cancel := context.WithTimeout(context.Background(), codexRunBound)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "--sandbox", "workspace-write", "edit and wait")
-	cmd.Dir = ws
-	cmd.Env = codexEnv(t, home, binDir, spec.runtimeDir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	done := make(chan codexRun, 1)
-	go func() {
-		run, err := execCodex(ctx, cmd)
-		if err != nil {
-			run.ExitCode, run.Output = -1, run.Output+"\n("+err.Error()+")"
+	forEachRouterStop(t, func(t *testing.T, stop func(*routerProc)) {
+		testenv.NeedTool(t, "python3")
+		up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
+			shellStep("call_keep_1", 2, stagedOriginal),
+			{Items: []routertest.Item{
+				{CustomToolCall: editStep("call_edit_1", "call_keep_1", "print('edited', 'before')").CustomToolCall},
+				{CustomToolCall: shellStep("call_wait_1", 1, waitForGo).CustomToolCall},
+			}},
+			shellStep("call_rerun_1", 1, "#!script=@shell/call_keep_1"),
+			{Message: "done"},
+		}})
+		run, r2 := runAcrossRestartWhileWaiting(t, up, stop, "edit and wait")
+		if run.ExitCode != 0 {
+			t.Fatalf("codex exited %d:\n%s", run.ExitCode, run.Output)
 		}
-		done <- run
-	}()
-	waitForFile(t, filepath.Join(ws, "started"), done)
-	stop(r1)
-	r2 := startRouter(t, spec)
-	if err := os.WriteFile(filepath.Join(ws, "go"), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	run := <-done
-	t.Cleanup(func() {
+		posts := up.Posts()
+		if len(posts) != 4 {
+			t.Fatalf("upstream got %d POST /responses, want 4", len(posts))
+		}
+		checkCallOutput(t, posts, callExpect{CallID: "call_edit_1", Output: []string{"print('edited', 'before')"}, NotOutput: []string{"hpatch:"}})
+		checkCallOutput(t, posts, callExpect{CallID: "call_wait_1", Output: []string{"waited for go"}})
+		checkCallOutput(t, posts, callExpect{CallID: "call_rerun_1", Output: []string{"edited before"}, NotOutput: []string{"original version"}})
 		if t.Failed() {
-			t.Logf("codex output (exit %d):\n%s\nrouter #1:\n%s", run.ExitCode, run.Output, r1.Output.String())
+			t.Logf("router #2:\n%s", r2.Output.String())
 		}
 	})
-	return run, r2
 }
 
 // TestE2EChangeCountsWhenSentAgainAfterAbort (issue 33, case 2): a
@@ -248,28 +193,10 @@ func TestE2EEditCountsWhenKilledMidResponse(t *testing.T) {
 		shellStep("call_rerun_1", 1, "#!script=@shell/call_keep_1"),
 		{Message: "done"},
 	}})
-	addr, err := freeAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: t.TempDir(), stateDir: t.TempDir(), listen: addr}
+	spec := restartableRouterSpec(t, binDir, up.URL())
 	r1 := startRouter(t, spec)
 	home := writeCodexHome(t, configCatalog, r1.URL+"/v1")
-	ws := workspace(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), codexRunBound)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "edit mid-response")
-	cmd.Dir = ws
-	cmd.Env = codexEnv(t, home, binDir, spec.runtimeDir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	done := make(chan codexRun, 1)
-	go func() {
-		run, err := execCodex(ctx, cmd)
-		if err != nil {
-			run.ExitCode, run.Output = -1, run.Output+"\n("+err.Error()+")"
-		}
-		done <- run
-	}()
+	done := startCodex(t, codex, home, binDir, spec.runtimeDir, workspace(t, nil), "edit mid-response")
 	waitForJournal(t, spec.stateDir, `"call_id":"call_edit_1"`, done)
 	r1.kill()
 	r2 := startRouter(t, spec)

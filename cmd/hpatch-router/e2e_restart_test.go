@@ -103,32 +103,26 @@ func checkResumed(t reporter, res restartResult, turnTwo int) {
 // edited script, hread shows it, and a further edit cites its rows.
 func TestE2ERerunAfterRouterRestart(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		stop func(*routerProc)
-	}{{"sigterm", (*routerProc).stop}, {"kill", (*routerProc).kill}} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			res := runAcrossStop(t, codexBin(t), configCatalog, []routertest.Step{
-				shellStep("call_kept_1", 2, "#!python3\nprint('before', 'restart')\n"),
-				{CustomToolCall: &routertest.CustomToolCall{Name: "hpatch", Namespace: "functions", CallID: "call_edit_1", ID: "ctc_edit_1",
-					Input: "in @shell/call_kept_1\ntype 2:" + rows.Hash([]byte("print('before', 'restart')")) + " \"print('edited', 'before')\"\n"}},
-				{Message: "turn one done"},
-				shellStep("call_rerun_1", 1, "#!script=@shell/call_kept_1"),
-				{CustomToolCall: &routertest.CustomToolCall{Name: "hpatch", Namespace: "functions", CallID: "call_edit_2", ID: "ctc_edit_2",
-					Input: "in @shell/call_kept_1\ntype 2:" + rows.Hash([]byte("print('edited', 'before')")) + " \"print('edited', 'after')\"\n"}},
-				shellStep("call_read_1", 1, "hread @shell/call_kept_1"),
-				shellStep("call_rerun_2", 1, "#!script=@shell/call_kept_1"),
-				{Message: "turn two done"},
-			}, tc.stop)
-			posts := res.Upstream.Posts()
-			checkResumed(t, res, 3)
-			checkReplay(t, posts)
-			checkCallOutput(t, posts, callExpect{CallID: "call_kept_1", Output: []string{"before restart", `"retained":true`}})
-			checkCallOutput(t, posts, callExpect{CallID: "call_rerun_1", Output: []string{"edited before"}, NotOutput: []string{"does not exist"}})
-			checkCallOutput(t, posts, callExpect{CallID: "call_edit_2", Output: []string{"print('edited', 'after')"}, NotOutput: []string{"hpatch:"}})
-			checkCallOutput(t, posts, callExpect{CallID: "call_read_1", Output: []string{"print('edited', 'after')"}})
-			checkCallOutput(t, posts, callExpect{CallID: "call_rerun_2", Output: []string{"edited after"}})
-		})
-	}
+	forEachRouterStop(t, func(t *testing.T, stop func(*routerProc)) {
+		res := runAcrossStop(t, codexBin(t), configCatalog, []routertest.Step{
+			shellStep("call_kept_1", 2, "#!python3\nprint('before', 'restart')\n"),
+			{CustomToolCall: &routertest.CustomToolCall{Name: "hpatch", Namespace: "functions", CallID: "call_edit_1", ID: "ctc_edit_1",
+				Input: "in @shell/call_kept_1\ntype 2:" + rows.Hash([]byte("print('before', 'restart')")) + " \"print('edited', 'before')\"\n"}},
+			{Message: "turn one done"},
+			shellStep("call_rerun_1", 1, "#!script=@shell/call_kept_1"),
+			{CustomToolCall: &routertest.CustomToolCall{Name: "hpatch", Namespace: "functions", CallID: "call_edit_2", ID: "ctc_edit_2",
+				Input: "in @shell/call_kept_1\ntype 2:" + rows.Hash([]byte("print('edited', 'before')")) + " \"print('edited', 'after')\"\n"}},
+			shellStep("call_read_1", 1, "hread @shell/call_kept_1"),
+			shellStep("call_rerun_2", 1, "#!script=@shell/call_kept_1"),
+			{Message: "turn two done"},
+		}, stop)
+		posts := res.Upstream.Posts()
+		checkResumed(t, res, 3)
+		checkReplay(t, posts)
+		checkCallOutput(t, posts, callExpect{CallID: "call_kept_1", Output: []string{"before restart", `"retained":true`}})
+		checkCallOutput(t, posts, callExpect{CallID: "call_rerun_1", Output: []string{"edited before"}, NotOutput: []string{"does not exist"}})
+		checkCallOutput(t, posts, callExpect{CallID: "call_edit_2", Output: []string{"print('edited', 'after')"}, NotOutput: []string{"hpatch:"}})
+		checkCallOutput(t, posts, callExpect{CallID: "call_read_1", Output: []string{"print('edited', 'after')"}})
+		checkCallOutput(t, posts, callExpect{CallID: "call_rerun_2", Output: []string{"edited after"}})
+	})
 }
