@@ -17,24 +17,20 @@ import (
 // environment), and each turn's history carries the original calls.
 func TestE2EAppServerDesktop(t *testing.T) {
 	t.Parallel()
-	codex := codexBin(t)
 	testenv.NeedTool(t, "python3")
-	binDir := e2eBins.binDir(t)
 	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
 		shellStep("call_app_1", 3, "#!python3\nimport os\nprint('desktop', len(os.environ['CODEX_THREAD_ID']))\n"),
 		{Message: "turn one done"},
 		shellStep("call_app_2", 3, "printf 'second turn %s\\n' \"$(echo ok | tr a-z A-Z)\"\n"),
 		{Message: "turn two done"},
 	}})
-	runtimeDir := t.TempDir()
-	r := startRouter(t, routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: runtimeDir})
-	home := writeCodexHome(t, configCatalog, r.URL+"/v1")
+	c := startRoutedCodex(t, up)
 	var log testenv.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), codexRunBound)
 	defer cancel()
 	s := appserver.Session{
-		Codex: codex, Dir: workspace(t, nil), ClientName: "Codex Desktop", Sandbox: "workspace-write", Log: &log,
-		Env: codexEnv(t, home, binDir, runtimeDir),
+		Codex: c.codex, Dir: workspace(t, nil), ClientName: "Codex Desktop", Sandbox: "workspace-write", Log: &log,
+		Env: codexEnv(t, c.home, c.binDir, c.runtimeDir),
 	}
 	res, err := s.Run(ctx, "first turn", "second turn")
 	t.Cleanup(func() {

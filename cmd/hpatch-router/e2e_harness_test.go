@@ -365,6 +365,30 @@ func execCodex(ctx context.Context, cmd *exec.Cmd) (codexRun, error) {
 	return run, nil
 }
 
+// routedCodex is a Codex CLI set up to reach the fake upstream through a
+// router of its own: the binaries, the router, its runtime root and a
+// CODEX_HOME (configCatalog) that points at it.
+type routedCodex struct {
+	codex, binDir, runtimeDir, home string
+	router                          *routerProc
+}
+
+// startRoutedCodex finds Codex and the binaries, starts a router in front
+// of up and writes a CODEX_HOME for it.
+func startRoutedCodex(t *testing.T, up *routertest.Upstream) routedCodex {
+	t.Helper()
+	c := routedCodex{codex: codexBin(t), binDir: e2eBins.binDir(t), runtimeDir: t.TempDir()}
+	c.router = startRouter(t, routerSpec{binDir: c.binDir, upstream: up.URL(), runtimeDir: c.runtimeDir})
+	c.home = writeCodexHome(t, configCatalog, c.router.URL+"/v1")
+	return c
+}
+
+// run is runCodex through c's router: `codex exec` in workspace.
+func (c routedCodex) run(t *testing.T, workspace, prompt string, args ...string) codexRun {
+	t.Helper()
+	return runCodex(t, c.codex, c.home, c.binDir, c.runtimeDir, workspace, prompt, args...)
+}
+
 // codexEnv is the environment Codex runs in: the test's, without the
 // developer's Codex/OpenAI/router settings, with a fresh HOME, XDG_* and
 // TMPDIR (no cache, config or language server state of an earlier run;

@@ -65,8 +65,6 @@ func TestE2EEditCountsAcrossRestartBeforeOutput(t *testing.T) {
 func TestE2EChangeCountsWhenSentAgainAfterAbort(t *testing.T) {
 	t.Parallel()
 	testenv.NeedTool(t, "python3")
-	codex := codexBin(t)
-	binDir := e2eBins.binDir(t)
 	retain2 := shellStep("call_keep_2", 1, "#!python3\nprint('kept', 'second')\n")
 	edit := editStep("call_edit_1", "call_keep_1", "print('edited', 'again')")
 	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
@@ -83,21 +81,7 @@ func TestE2EChangeCountsWhenSentAgainAfterAbort(t *testing.T) {
 		shellStep("call_rerun_2", 1, "#!script=@shell/call_keep_2"),
 		{Message: "turn three done"},
 	}})
-	runtimeDir := t.TempDir()
-	r := startRouter(t, routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: runtimeDir})
-	home := writeCodexHome(t, configCatalog, r.URL+"/v1")
-	ws := workspace(t, nil)
-	if run := runCodex(t, codex, home, binDir, runtimeDir, ws, "turn one"); run.ExitCode != 0 {
-		t.Fatalf("turn one: codex exit %d:\n%s", run.ExitCode, run.Output)
-	}
-	killed := runCodexKilledWhen(t, codex, home, binDir, runtimeDir, ws, func() bool { return processRuns("sleep", "986") }, "resume", "--last", "turn two")
-	run := runCodex(t, codex, home, binDir, runtimeDir, ws, "turn three", "resume", "--last")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("turn two (killed):\n%s", killed.Output)
-			t.Logf("turn three (exit %d):\n%s\nrouter:\n%s", run.ExitCode, run.Output, r.Output.String())
-		}
-	})
+	runResumedAfterKill(t, up, "sleep", "986")
 	posts := up.Posts()
 	if len(posts) != 8 {
 		t.Fatalf("upstream got %d requests, want 8", len(posts))

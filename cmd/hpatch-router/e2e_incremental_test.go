@@ -18,21 +18,17 @@ import (
 // shell call in turn two runs and is replayed.
 func TestE2EIncrementalToolsThroughRouter(t *testing.T) {
 	t.Parallel()
-	codex := codexBin(t)
 	testenv.NeedTool(t, "python3")
-	binDir := e2eBins.binDir(t)
 	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
 		{Message: "turn one done"},
 		shellStep("call_inc_1", 2, "#!python3\nprint('after', 'tools', 'changed')\n"),
 		{Message: "turn two done"},
 	}})
-	runtimeDir := t.TempDir()
-	r := startRouter(t, routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: runtimeDir})
-	home := writeCodexHome(t, configCatalog, r.URL+"/v1")
+	c := startRoutedCodex(t, up)
 	ws := workspace(t, nil)
-	run1 := runCodex(t, codex, home, binDir, runtimeDir, ws, "first turn")
-	mcp := filepath.Join(binDir, "tools", "recapture")
-	run2 := runCodex(t, codex, home, binDir, runtimeDir, ws, "second turn",
+	run1 := c.run(t, ws, "first turn")
+	mcp := filepath.Join(c.binDir, "tools", "recapture")
+	run2 := c.run(t, ws, "second turn",
 		"-c", fmt.Sprintf("mcp_servers.mini.command=%q", mcp), "-c", `mcp_servers.mini.args=["mini-mcp"]`,
 		"resume", "--last")
 	t.Cleanup(func() {

@@ -91,8 +91,6 @@ func TestE2EEditCountsOnceWhenSentTwice(t *testing.T) {
 func TestE2EInterruptedEditDoesNotCount(t *testing.T) {
 	t.Parallel()
 	testenv.NeedTool(t, "python3")
-	codex := codexBin(t)
-	binDir := e2eBins.binDir(t)
 	up := routertest.NewUpstream(t, routertest.Scenario{Steps: []routertest.Step{
 		shellStep("call_keep_1", 2, stagedOriginal),
 		{Message: "turn one done"},
@@ -106,21 +104,7 @@ func TestE2EInterruptedEditDoesNotCount(t *testing.T) {
 		shellStep("call_read_1", 1, "#!script=@shell/call_slow_1"),
 		{Message: "turn three done"},
 	}})
-	runtimeDir := t.TempDir()
-	r := startRouter(t, routerSpec{binDir: binDir, upstream: up.URL(), runtimeDir: runtimeDir})
-	home := writeCodexHome(t, configCatalog, r.URL+"/v1")
-	ws := workspace(t, nil)
-	if run := runCodex(t, codex, home, binDir, runtimeDir, ws, "turn one"); run.ExitCode != 0 {
-		t.Fatalf("turn one: codex exit %d:\n%s", run.ExitCode, run.Output)
-	}
-	killed := runCodexKilledWhen(t, codex, home, binDir, runtimeDir, ws, func() bool { return processRuns("sleep", "987") }, "resume", "--last", "turn two")
-	run := runCodex(t, codex, home, binDir, runtimeDir, ws, "turn three", "resume", "--last")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("turn two (killed):\n%s", killed.Output)
-			t.Logf("turn three (exit %d):\n%s", run.ExitCode, run.Output)
-		}
-	})
+	res := runResumedAfterKill(t, up, "sleep", "987")
 	posts := up.Posts()
 	if len(posts) != 8 {
 		t.Fatalf("upstream got %d requests, want 8", len(posts))
@@ -133,9 +117,40 @@ func TestE2EInterruptedEditDoesNotCount(t *testing.T) {
 	checkCallOutput(t, posts, callExpect{CallID: "call_edit_2", Output: []string{"print('second', 'edit')"}, NotOutput: []string{"hpatch:"}})
 	checkCallOutput(t, posts, callExpect{CallID: "call_rerun_2", Output: []string{"second edit"}})
 	checkCallOutput(t, posts, callExpect{CallID: "call_read_1", Output: []string{"@shell/call_slow_1 does not exist in this thread"}})
-	if !strings.Contains(r.Output.String(), "staged change discarded") {
-		t.Errorf("the router did not log discarding the aborted edit:\n%s", r.Output.String())
+	if !strings.Contains(res.router.Output.String(), "staged change discarded") {
+		t.Errorf("the router did not log discarding the aborted edit:\n%s", res.router.Output.String())
 	}
+}
+
+// resumedAfterKill is a conversation of three turns through one router
+// whose second turn was killed: the router, the killed turn's run and the
+// resumed third turn's.
+type resumedAfterKill struct {
+	router          *routerProc
+	killed, resumed codexRun
+}
+
+// runResumedAfterKill plays up's steps with Codex through one router:
+// "turn one", then "turn two" (resume --last), killed as soon as a process
+// whose argv is killArgv runs, then "turn three" (resume --last). It fails
+// the test unless turn one exits 0.
+func runResumedAfterKill(t *testing.T, up *routertest.Upstream, killArgv ...string) resumedAfterKill {
+	t.Helper()
+	c := startRoutedCodex(t, up)
+	ws := workspace(t, nil)
+	if run := c.run(t, ws, "turn one"); run.ExitCode != 0 {
+		t.Fatalf("turn one: codex exit %d:\n%s", run.ExitCode, run.Output)
+	}
+	res := resumedAfterKill{router: c.router}
+	res.killed = runCodexKilledWhen(t, c.codex, c.home, c.binDir, c.runtimeDir, ws, func() bool { return processRuns(killArgv...) }, "resume", "--last", "turn two")
+	res.resumed = c.run(t, ws, "turn three", "resume", "--last")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("turn two (killed):\n%s", res.killed.Output)
+			t.Logf("turn three (exit %d):\n%s", res.resumed.ExitCode, res.resumed.Output)
+		}
+	})
+	return res
 }
 
 // runCodexKilledWhen runs `codex exec --skip-git-repo-check ARGS…` like
