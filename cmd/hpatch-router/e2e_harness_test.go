@@ -412,3 +412,17 @@ func shellStep(callID string, deltas int, input string) routertest.Step {
 	return routertest.Step{CustomToolCall: &routertest.CustomToolCall{
 		Name: "shell", Namespace: "functions", CallID: callID, ID: "ctc_" + callID, Input: input}, Deltas: deltas}
 }
+
+// shellStepNoNamespace is shellStep with the call in no namespace, as a
+// model names the router's tools on the flat layout.
+func shellStepNoNamespace(callID string, deltas int, input string) routertest.Step {
+	step := shellStep(callID, deltas, input)
+	step.CustomToolCall.Namespace = ""
+	return step
+}
+
+// hpatchStep is the upstream step of a model `hpatch` call in the
+// functions namespace, its input streamed in the given number of deltas.
+func hpatchStep(callID string, deltas int, input string) routertest.Step {
+	return routertest.Step{CustomToolCall: hpatchCall(callID, input), Deltas: deltas}
+}

@@ -20,17 +20,13 @@ import (
 // hread and hgrep in the worker, an hpatch edit of the retained script
 // and a rerun of it.
 func rootInstallSteps() []routertest.Step {
-	direct := shellStep("call_ri_direct", 1, "uname -s\n")
-	direct.CustomToolCall.Namespace = ""
-	edit := shellStep("call_ri_edit", 2, "in @shell/call_ri_py\ntype 2:cd58 \"total = 40 + 2\"\n")
-	edit.CustomToolCall.Name = "hpatch"
 	return []routertest.Step{
 		shellStep("call_ri_bash", 2, "for w in one two; do\n  echo \"w=$w\"\ndone | tr a-z A-Z\n"),
 		shellStep("call_ri_py", 2, "#!python3\ntotal = 1 + 1\nimport sys; print('total', total, sys.argv[0])\n"),
-		direct,
+		shellStepNoNamespace("call_ri_direct", 1, "uname -s\n"),
 		shellStep("call_ri_hread", 1, "hread notes.txt\n"),
 		shellStep("call_ri_hgrep", 1, "hgrep second notes.txt\n"),
-		edit,
+		hpatchStep("call_ri_edit", 2, "in @shell/call_ri_py\ntype 2:cd58 \"total = 40 + 2\"\n"),
 		shellStep("call_ri_rerun", 1, "#!script=@shell/call_ri_py"),
 		{Message: "root install done"},
 	}

@@ -25,8 +25,7 @@ const (
 
 // editStep is an hpatch call that replaces the script's second row.
 func editStep(callID, target, text string) routertest.Step {
-	input := "in @shell/" + target + "\ntype 2:" + rows.Hash([]byte(stagedRow)) + " \"" + text + "\"\n"
-	return routertest.Step{CustomToolCall: &routertest.CustomToolCall{Name: "hpatch", Namespace: "functions", CallID: callID, ID: "ctc_" + callID, Input: input}}
+	return hpatchStep(callID, 0, "in @shell/"+target+"\ntype 2:"+rows.Hash([]byte(stagedRow))+" \""+text+"\"\n")
 }
 
 // outputsOf returns the output texts of callID in req, in order.

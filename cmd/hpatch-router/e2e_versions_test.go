@@ -123,17 +123,13 @@ func TestE2ECodexVersions(t *testing.T) {
 // versionSteps is the core conversation: turn one (stdin, Bash, direct,
 // retain, read, edit, rerun) before the router restart, turn two after it.
 func versionSteps() []routertest.Step {
-	direct := shellStep("call_v_direct", 1, "uname -s\n")
-	direct.CustomToolCall.Namespace = ""
-	edit := shellStep("call_v_edit", 2, "in @shell/call_v_keep\ntype 2:cd58 \"total = 40 + 2\"\n")
-	edit.CustomToolCall.Name = "hpatch"
 	return []routertest.Step{
 		shellStep("call_v_stdin", 3, "#!python3\n#!cmd=printf 'a\\nb\\n' | {.}\nimport sys\nprint('py got', sys.stdin.read().split())\n"),
 		shellStep("call_v_bash", 2, "for w in one two; do\n  echo \"w=$w\"\ndone | tr a-z A-Z\n"),
-		direct,
+		shellStepNoNamespace("call_v_direct", 1, "uname -s\n"),
 		shellStep("call_v_keep", 2, "#!python3\ntotal = 1 + 1\nprint('total', total)\n"),
 		shellStep("call_v_read", 1, "hread @shell/call_v_keep\n"),
-		edit,
+		hpatchStep("call_v_edit", 2, "in @shell/call_v_keep\ntype 2:cd58 \"total = 40 + 2\"\n"),
 		shellStep("call_v_rerun", 1, "#!script=@shell/call_v_keep"),
 		{Message: "turn one done"},
 		shellStep("call_v_after", 2, "#!python3\nprint('after', 'restart')\n"),
