@@ -21,6 +21,7 @@ import (
 // (thread_runtime.go; every request does, forwarded unchanged or not),
 // read the body, bounded (request_read.go), forward (proxy_forward.go) and
 // relay (proxy_relay.go).
+//
 // A compaction's input is the conversation too, so its carriers are
 // restored the same way (the compaction model must see what the model
 // emitted, not carriers), but its tools are not rewritten and its
