@@ -9,11 +9,13 @@ import (
 	"hpatch-router/router/request"
 )
 
-// BenchmarkHistoryReconcile is the cost reconcileHistory adds to every
-// request of a thread whose changes are all known (the steady state): a
-// conversation of 120 retentions, edits and reruns that all ran. parse is
-// the request's one parse of the same body, for scale.
-func BenchmarkHistoryReconcile(b *testing.B) {
+// BenchmarkHistoryStage is the cost the history stage (history.Stage.Apply:
+// settle, reconcile and the edits that restore every carrier) adds to
+// every request of a thread whose changes are all known (the steady
+// state): a conversation of 120 retentions, edits and reruns that all
+// ran, every carrier restored. parse is the request's one parse of the
+// same body, for scale.
+func BenchmarkHistoryStage(b *testing.B) {
 	p := newHistoryPlayer(b, 7)
 	for range 60 {
 		p.request()
@@ -29,7 +31,7 @@ func BenchmarkHistoryReconcile(b *testing.B) {
 	ctx := context.Background()
 	p.rt.history.Apply(ctx, history.Turn{Thread: historyThread, Req: req}) // the first request after a start reconciles once
 	b.Logf("%d calls, %d bytes", len(req.ExecCalls), len(body))
-	b.Run("reconcile", func(b *testing.B) {
+	b.Run("apply", func(b *testing.B) {
 		for b.Loop() {
 			p.rt.history.Apply(ctx, history.Turn{Thread: historyThread, Req: req})
 		}
