@@ -26,8 +26,10 @@ package main
 // writeCodexConfig, workspace, runCodex, checkCallOutput.
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,6 +73,10 @@ func TestMain(m *testing.M) {
 	if !explicit {
 		_ = flag.Set("test.parallel", strconv.Itoa(max(e2eParallel, runtime.GOMAXPROCS(0))))
 	}
+	if err := keepSharedTmpAgents(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
 	dir, err := os.MkdirTemp("", "hpatch-e2e-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)
@@ -80,6 +86,23 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// keepSharedTmpAgents makes /tmp/.agents exist before any Codex runs. In
+// workspace-write mode Codex makes .agents, .codex and .git read-only below
+// every writable root, /tmp among them; one that is missing it creates on
+// the host for the command and removes afterwards. Two sandboxes that
+// start at once, as parallel tests' do, race on /tmp/.agents ("bwrap:
+// Can't remount readonly on /newroot/tmp/.agents: Unable to find ... in
+// mount table": one removed what the other was binding). A directory that
+// is there already Codex binds and leaves alone. It is left for the next
+// run: removing it could start the race for a Codex still running.
+func keepSharedTmpAgents() error {
+	err := os.Mkdir("/tmp/.agents", 0o755)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("cannot make /tmp/.agents, which keeps parallel Codex sandboxes from racing on it: %w", err)
+	}
+	return nil
 }
 
 // binDir returns the directory holding the freshly built `hpatch-router`
