@@ -9,39 +9,26 @@ import (
 	"hpatch-router/router/request"
 )
 
-// restoreCreated puts back the retained scripts of a thread whose
-// directory the runtime just created, whose hour has not passed, from
-// the journal (retain.Store.Restore): a directory removed while the
-// router ran, alone or with the runtime root, took them with it. It runs
-// before restoreScripts, which then finds the journal read and does not
-// restore a second time.
-func (s *Stage) restoreCreated(ctx context.Context, thread string) {
-	if s.scripts == nil {
-		return
-	}
-	history, _ := s.store.History(thread)
-	if len(history) == 0 {
-		return
-	}
-	if n := s.scripts.Restore(ctx, thread, history); n > 0 {
-		s.metrics.RestoredScripts(n)
-		s.log.Info("restored the retained scripts of a thread whose directory was made again", "thread", thread, "scripts", n)
-	}
-}
-
-// restoreScripts puts back, on a thread's first request since the router
-// started (or since its journal was last loaded), the retained scripts a
-// restart removed whose hour has not passed (retain.Store.Restore).
-func (s *Stage) restoreScripts(ctx context.Context, thread string) {
+// restoreScripts puts back the retained scripts of thread whose hour has
+// not passed, from its journal (retain.Store.Restore), when something
+// took them: a restart, on the thread's first request since the router
+// started (or since its journal was last loaded), or a directory removed
+// while the router ran, alone or with the runtime root, when the runtime
+// has just created the thread's directory again (created). Either way
+// they are restored once.
+func (s *Stage) restoreScripts(ctx context.Context, thread string, created bool) {
 	if s.scripts == nil {
 		return
 	}
 	history, first := s.store.History(thread)
-	if !first || len(history) == 0 {
+	if !first && !created || len(history) == 0 {
 		return
 	}
 	if n := s.scripts.Restore(ctx, thread, history); n > 0 {
 		s.metrics.RestoredScripts(n)
+		if created {
+			s.log.Info("restored the retained scripts of a thread whose directory was made again", "thread", thread, "scripts", n)
+		}
 	}
 }
 

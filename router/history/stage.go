@@ -85,10 +85,7 @@ func (s *Stage) Apply(ctx context.Context, t Turn) ([]request.Edit, error) {
 	if t.Thread == "" {
 		return nil, nil
 	}
-	if t.Created {
-		s.restoreCreated(ctx, t.Thread)
-	}
-	s.restoreScripts(ctx, t.Thread)
+	s.restoreScripts(ctx, t.Thread, t.Created)
 	if t.Req == nil {
 		return nil, nil
 	}

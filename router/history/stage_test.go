@@ -96,8 +96,8 @@ func TestApplyRestoresOncePerThread(t *testing.T) {
 		created bool
 	}{
 		{"first request", false},
-		// restoreCreated reads the journal first; restoreScripts then
-		// finds it read and does not restore a second time.
+		// A first request whose directory was made again is one
+		// reason to restore, not two.
 		{"first request with its directory made again", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
