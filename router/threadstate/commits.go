@@ -147,16 +147,7 @@ func (t *threadState) markKnownLocked(id string, f callFate, lim Limits) {
 // MarkKnown records that the changes of calls ids are written (or known
 // to have no version) in thread, so a request that shows them again does
 // not reconcile them again.
-func (s *Store) MarkKnown(thread string, ids []string) {
-	if len(ids) == 0 {
-		return
-	}
-	t := s.locked(thread)
-	defer t.mu.Unlock()
-	for _, id := range ids {
-		t.markKnownLocked(id, fateWritten, s.lim)
-	}
-}
+func (s *Store) MarkKnown(thread string, ids []string) { s.mark(thread, ids, fateWritten) }
 
 // Knows reports whether the change of call callID is written in thread
 // (settled, journaled or reconciled); a call found quiet is forgotten, as
@@ -172,13 +163,16 @@ func (s *Store) Knows(thread, callID string) bool {
 
 // MarkQuiet records that Codex aborted calls ids of thread: until one is
 // sent again (Knows), a request does not look at it again.
-func (s *Store) MarkQuiet(thread string, ids []string) {
+func (s *Store) MarkQuiet(thread string, ids []string) { s.mark(thread, ids, fateQuiet) }
+
+// mark records the fate of calls ids of thread.
+func (s *Store) mark(thread string, ids []string, f callFate) {
 	if len(ids) == 0 {
 		return
 	}
 	t := s.locked(thread)
 	defer t.mu.Unlock()
 	for _, id := range ids {
-		t.markKnownLocked(id, fateQuiet, s.lim)
+		t.markKnownLocked(id, f, s.lim)
 	}
 }
