@@ -44,7 +44,7 @@ func BenchmarkSSERewrite(b *testing.B) {
 	b.ReportAllocs()
 	var out []byte
 	for b.Loop() {
-		w := response.NewStream(response.New(context.Background(), &rt.rewrite, "bench", facts, response.Turn{}))
+		w := response.NewStream(response.New(context.Background(), &rt.responseDeps, "bench", facts, response.Turn{}))
 		r := rt.sse.Get(strings.NewReader(in))
 		out = out[:0]
 		for {

@@ -322,7 +322,7 @@ func newTestRouter(t testing.TB, opts ...Option) *Router {
 // rewriteStream runs the SSE rewrite over in, as one response.
 func rewriteStream(t testing.TB, rt *Router, thread string, facts request.Info, in string) []byte {
 	t.Helper()
-	w := response.NewStream(response.New(context.Background(), &rt.rewrite, thread, facts, response.Turn{}))
+	w := response.NewStream(response.New(context.Background(), &rt.responseDeps, thread, facts, response.Turn{}))
 	r := sse.NewReader(strings.NewReader(in), 1<<20)
 	var out []byte
 	for {

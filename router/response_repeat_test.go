@@ -43,7 +43,7 @@ func TestOneCarrierPerCall(t *testing.T) {
 			second := callItem(secondID, "call_1", "shell", "functions", tc.second, "completed")
 			var out []byte
 			if tc.json {
-				s := response.New(t.Context(), &rt.rewrite, "th", facts, response.Turn{})
+				s := response.New(t.Context(), &rt.responseDeps, "th", facts, response.Turn{})
 				out, _ = s.RewriteOutput([]byte(`{"id":"resp_1","output":[`+first+`,`+second+`]}`), "output")
 			} else {
 				s := &stream{}

@@ -35,8 +35,9 @@ type Router struct {
 	// history stage's settle takes no call as gone while one streams).
 	streams threadStreams
 	runtime threadRuntime
-	// rewrite is what every response's rewrite session uses of the router.
-	rewrite response.Deps
+	// responseDeps is what every response's rewrite session uses of the
+	// router.
+	responseDeps response.Deps
 }
 
 // New builds a Router. Upstream is required.
@@ -81,7 +82,7 @@ func New(opts ...Option) (*Router, error) {
 		runtime:  threadRuntime{runtime: cfg.runtime, log: cfg.logger},
 	}
 	rt.history = history.New(store, cfg.scripts, cfg.translator, rt.metrics, rt.log)
-	rt.rewrite = response.Deps{Store: store, Translator: cfg.translator, Scripts: cfg.scripts, Runtime: rt.runtime,
+	rt.responseDeps = response.Deps{Store: store, Translator: cfg.translator, Scripts: cfg.scripts, Runtime: rt.runtime,
 		Metrics: rt.metrics, Observers: &rt.cfg.observers, Log: rt.log}
 	rt.metrics.gauge("hpatch_router_request_bytes_held", "Request body bytes held in memory now.", rt.held.used.Load)
 	rt.metrics.gauge("hpatch_router_request_bytes_limit", "Bound on the request body bytes held in memory at once (beyond it: 503).",

@@ -64,7 +64,7 @@ func (rt *Router) serveResponses(w http.ResponseWriter, r *http.Request, compact
 		return
 	}
 	turn := readTurnWorkspace(out.req, r.Header)
-	s := response.New(r.Context(), &rt.rewrite, thread, out.facts, turn)
+	s := response.New(r.Context(), &rt.responseDeps, thread, out.facts, turn)
 	s.RuntimeReady(runtimeErr)
 	if thread != "" {
 		rt.streams.begin(thread)
